@@ -1,0 +1,173 @@
+// Package store defines hookrelay's storage seam: the records hookrelay keeps
+// and the operations every storage driver implements. It holds no SQL; the
+// drivers live in the sqlite and postgres subpackages, and the storetest
+// subpackage is the conformance suite both of them pass.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors returned by drivers. Drivers map their native errors to these at the
+// boundary so that callers never import a driver.
+var (
+	// ErrNotFound reports that the requested record does not exist.
+	ErrNotFound = errors.New("store: not found")
+	// ErrUnavailable reports that the database cannot be reached or cannot
+	// accept writes right now (connection lost, server down, disk full, store
+	// closed). The caller may retry later; nothing was committed.
+	ErrUnavailable = errors.New("store: unavailable")
+)
+
+// IDOrigin tells how an event's provider id was obtained.
+type IDOrigin string
+
+// The ways a provider event id is obtained, from strongest to weakest.
+const (
+	IDFromHeader IDOrigin = "header" // a header the provider signs or sets per event
+	IDFromBody   IDOrigin = "body"   // a field of the JSON body
+	IDFromHash   IDOrigin = "hash"   // SHA-256 of the raw body: the last resort
+)
+
+// NoSlot is the SignatureSlot of an event whose source verifies nothing
+// (scheme "none").
+const NoSlot = -1
+
+// Event is one webhook as it arrived and was verified.
+type Event struct {
+	// ID is hookrelay's own id: opaque, unique, and sortable by arrival.
+	ID string
+	// Source is the configured source name the event arrived on.
+	Source string
+	// ProviderEventID is the provider's id; unique together with Source.
+	ProviderEventID string
+	// IDOrigin tells how ProviderEventID was obtained.
+	IDOrigin IDOrigin
+	// Type is the provider's event type, or empty when it has none.
+	Type string
+	// Body is the raw request body, byte for byte; never re-encoded.
+	Body []byte
+	// ContentType is the request's Content-Type header.
+	ContentType string
+	// Headers are the request headers minus sensitive ones (Authorization,
+	// Cookie, ...). Keys are canonical MIME header keys.
+	Headers map[string][]string
+	// SignatureSlot is the index, in the source's secrets list, of the secret
+	// that verified the event, or NoSlot.
+	SignatureSlot int
+	// OccurredAt is when the provider says the event happened; zero when the
+	// provider asserts no time.
+	OccurredAt time.Time
+	// ReceivedAt is when hookrelay received the event.
+	ReceivedAt time.Time
+}
+
+// DeliveryStatus is the state of one delivery of one event to one
+// destination.
+type DeliveryStatus string
+
+// Delivery statuses. Pending, Processing and Failed are live; Done, Skipped
+// and Dead are final.
+const (
+	StatusPending    DeliveryStatus = "pending"    // due, never tried since created or re-armed
+	StatusProcessing DeliveryStatus = "processing" // held by a worker or pull consumer under a lease
+	StatusFailed     DeliveryStatus = "failed"     // last attempt failed; waits for next_attempt_at
+	StatusDone       DeliveryStatus = "done"
+	StatusSkipped    DeliveryStatus = "skipped"
+	StatusDead       DeliveryStatus = "dead"
+)
+
+// Statuses lists every delivery status in display order.
+var Statuses = []DeliveryStatus{StatusPending, StatusProcessing, StatusFailed, StatusDone, StatusSkipped, StatusDead}
+
+// NewDelivery asks for one delivery row to be created with an event.
+type NewDelivery struct {
+	// Destination is the configured destination name.
+	Destination string
+	// OrderingKey is the value of the destination's ordering_key path in
+	// the event body, or empty when the destination does not order.
+	OrderingKey string
+}
+
+// IngestItem is one verified event and the deliveries it fans out to.
+type IngestItem struct {
+	Event      Event
+	Deliveries []NewDelivery
+}
+
+// Delivery is one delivery row.
+type Delivery struct {
+	ID             int64
+	EventID        string
+	Destination    string
+	Status         DeliveryStatus
+	Attempts       int
+	ReplayCount    int
+	OrderingKey    string
+	NextAttemptAt  time.Time
+	LeaseUntil     time.Time // zero unless processing
+	LastError      string
+	LastStatusCode int // 0 when no HTTP response was received
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	FinishedAt     time.Time // zero unless final
+}
+
+// Rejection is bounded metadata about a request that failed verification.
+// It never holds the body.
+type Rejection struct {
+	ID         int64
+	At         time.Time
+	Source     string
+	Reason     string
+	RemoteAddr string
+	BodySize   int64
+	// Skew is the signed timestamp's distance from the receive time, when
+	// the request carried a readable timestamp; HasSkew tells whether it did.
+	Skew    time.Duration
+	HasSkew bool
+}
+
+// Store is the storage seam. Implementations are safe for concurrent use.
+type Store interface {
+	// Migrate applies every pending embedded migration. It is idempotent.
+	Migrate(ctx context.Context) error
+
+	// Ping checks that the database answers. It returns ErrUnavailable
+	// when it does not.
+	Ping(ctx context.Context) error
+
+	// Ingest stores a batch of verified events, each with its delivery
+	// rows, in one transaction with one durable commit. It returns, for each
+	// item in order, true when the event was inserted and false when an
+	// event with the same (Source, ProviderEventID) was already stored —
+	// by an earlier call or earlier in the same batch — in which case
+	// nothing is written for that item. Deliveries are created with status
+	// pending, next_attempt_at = the event's ReceivedAt. On error nothing
+	// of the batch is committed; the error wraps ErrUnavailable when the
+	// database cannot be reached or written.
+	Ingest(ctx context.Context, items []IngestItem) ([]bool, error)
+
+	// GetEvent returns the event with the given hookrelay id, or
+	// ErrNotFound.
+	GetEvent(ctx context.Context, id string) (Event, error)
+
+	// EventDeliveries returns the deliveries of one event ordered by
+	// destination name; an unknown event has none.
+	EventDeliveries(ctx context.Context, eventID string) ([]Delivery, error)
+
+	// RecordRejections appends rejection records in one transaction.
+	RecordRejections(ctx context.Context, rs []Rejection) error
+
+	// Rejections returns the newest rejections, at most limit, newest first.
+	Rejections(ctx context.Context, limit int) ([]Rejection, error)
+
+	// TrimRejections deletes all but the newest keep rejections and returns
+	// how many it deleted.
+	TrimRejections(ctx context.Context, keep int) (int64, error)
+
+	// Close releases the database. In-flight calls finish first.
+	Close() error
+}
