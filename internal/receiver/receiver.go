@@ -1,0 +1,181 @@
+// Package receiver is hookrelay's public ingest endpoint, POST
+// /webhooks/{source}: it verifies the provider's signature over the raw
+// bytes, stores the event durably through a group committer, and only then
+// answers 200. Every other answer tells the provider to keep the event and,
+// where it makes sense, to try again.
+package receiver
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/hookrelay/hookrelay/internal/route"
+	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Source is one configured ingest source.
+type Source struct {
+	Name    string
+	Scheme  signature.Scheme
+	MaxBody int64
+}
+
+// Committer stores one event durably; *groupcommit.Committer implements it.
+type Committer interface {
+	Commit(ctx context.Context, item store.IngestItem) (inserted bool, err error)
+}
+
+// Options configure a Receiver.
+type Options struct {
+	Sources    []Source
+	Router     *route.Router
+	Committer  Committer
+	Rejections *RejectionRecorder
+	Metrics    *Metrics
+	Logger     *slog.Logger
+	// MaxConcurrency caps requests handled at once; beyond it the answer is
+	// 503 with Retry-After. Default 512.
+	MaxConcurrency int
+	// MaxInflightBytes caps the body bytes held in memory at once. Default
+	// 64 MiB.
+	MaxInflightBytes int64
+	// BudgetWait is how long a request may wait for body memory before it
+	// is answered 503. Default 5s.
+	BudgetWait time.Duration
+	// Now returns the current time; default time.Now.
+	Now func() time.Time
+}
+
+// Receiver is the ingest http.Handler. Mount it on a pattern that binds
+// {source}, e.g. "POST /webhooks/{source}".
+type Receiver struct {
+	sources    map[string]*Source
+	router     *route.Router
+	committer  Committer
+	rejections *RejectionRecorder
+	metrics    *Metrics
+	logger     *slog.Logger
+	slots      chan struct{}
+	budget     *bodyBudget
+	now        func() time.Time
+}
+
+// New returns a Receiver.
+func New(o Options) *Receiver {
+	if o.MaxConcurrency <= 0 {
+		o.MaxConcurrency = 512
+	}
+	if o.MaxInflightBytes <= 0 {
+		o.MaxInflightBytes = 64 << 20
+	}
+	if o.BudgetWait <= 0 {
+		o.BudgetWait = 5 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	rc := &Receiver{
+		sources:    make(map[string]*Source, len(o.Sources)),
+		router:     o.Router,
+		committer:  o.Committer,
+		rejections: o.Rejections,
+		metrics:    o.Metrics,
+		logger:     o.Logger.With("component", "receiver"),
+		slots:      make(chan struct{}, o.MaxConcurrency),
+		budget:     newBodyBudget(o.MaxInflightBytes, o.BudgetWait),
+		now:        o.Now,
+	}
+	for i := range o.Sources {
+		rc.sources[o.Sources[i].Name] = &o.Sources[i]
+	}
+	return rc
+}
+
+// outcome is everything the answer, the log line and the metrics need to
+// know about one request.
+type outcome struct {
+	err       error
+	event     store.Event
+	inserted  bool
+	handshake *signature.Handshake
+	verified  signature.Result
+	bodySize  int64
+}
+
+// ServeHTTP handles one webhook delivery.
+func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := rc.now()
+	rc.metrics.inflight.Inc()
+	defer rc.metrics.inflight.Dec()
+
+	src, ok := rc.sources[r.PathValue("source")]
+	if !ok {
+		rc.respond(w, r, nil, outcome{err: errUnknownSource}, start)
+		return
+	}
+	select {
+	case rc.slots <- struct{}{}:
+		defer func() { <-rc.slots }()
+	default:
+		rc.respond(w, r, src, outcome{err: errOverloaded}, start)
+		return
+	}
+	rc.respond(w, r, src, rc.ingest(w, r, src, start), start)
+}
+
+// ingest runs the four steps that must happen in order: read within limits,
+// verify, identify, store.
+func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, start time.Time) outcome {
+	reserve := r.ContentLength
+	if reserve < 0 || reserve > src.MaxBody {
+		reserve = src.MaxBody
+	}
+	release, err := rc.budget.reserve(r.Context(), reserve)
+	if err != nil {
+		return outcome{err: err}
+	}
+	defer release()
+
+	body, err := readBody(w, r, src.MaxBody)
+	if err != nil {
+		return outcome{err: err, bodySize: max(r.ContentLength, 0)}
+	}
+	req := signature.Request{Header: r.Header, Body: body, Now: start}
+	o := outcome{bodySize: int64(len(body))}
+
+	o.verified, o.err = src.Scheme.Verify(req)
+	if o.err != nil {
+		return o
+	}
+	id, err := src.Scheme.Identify(req)
+	if err != nil {
+		o.err = err
+		return o
+	}
+	if hs, ok := src.Scheme.Handshake(req); ok {
+		o.handshake = &hs
+		return o
+	}
+
+	o.event = store.Event{
+		ID:              ulid.Make().String(),
+		Source:          src.Name,
+		ProviderEventID: id.ID,
+		IDOrigin:        id.Origin,
+		Type:            id.Type,
+		Body:            body,
+		ContentType:     r.Header.Get("Content-Type"),
+		Headers:         storableHeaders(r.Header),
+		SignatureSlot:   o.verified.Slot,
+		OccurredAt:      id.OccurredAt,
+		ReceivedAt:      start.UTC(),
+	}
+	item := store.IngestItem{Event: o.event, Deliveries: rc.router.Route(src.Name, id.Type, body)}
+	o.inserted, o.err = rc.committer.Commit(r.Context(), item)
+	return o
+}

@@ -1,0 +1,132 @@
+package receiver
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Log keys used by the receiver.
+const (
+	logSource          = "source"
+	logEventID         = "event_id"
+	logProviderEventID = "provider_event_id"
+	logType            = "type"
+	logOutcome         = "outcome"
+	logStatus          = "status"
+	logReason          = "reason"
+	logDurationMS      = "duration_ms"
+	logSlot            = "slot"
+	logRemote          = "remote_addr"
+	logBodySize        = "body_size"
+	logSkewSeconds     = "skew_seconds"
+	logError           = "error"
+)
+
+// retryAfterSeconds is what a provider is asked to wait after a 503.
+const retryAfterSeconds = "5"
+
+// respond writes the answer, then logs the request and counts it.
+func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source, o outcome, start time.Time) {
+	a := answerFor(o.err)
+	h := w.Header()
+	switch {
+	case o.handshake != nil:
+		h.Set("Content-Type", o.handshake.ContentType)
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(o.handshake.Body)
+	case o.err == nil:
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		if o.inserted {
+			_, _ = w.Write([]byte(`{"status":"stored"}`))
+		} else {
+			_, _ = w.Write([]byte(`{"status":"duplicate"}`))
+		}
+	default:
+		if a.retry {
+			h.Set("Retry-After", retryAfterSeconds)
+		}
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(a.status)
+		_, _ = w.Write([]byte(`{"error":"` + a.reason + `"}`))
+	}
+
+	took := time.Since(start)
+	if src == nil {
+		// The source name is the caller's text: keep it out of metric
+		// labels, where it could grow the series without bound.
+		rc.metrics.observe("", "", "rejected", a.reason, took)
+		rc.logger.LogAttrs(r.Context(), slog.LevelInfo, "webhook refused",
+			slog.Int(logStatus, a.status), slog.String(logReason, a.reason), slog.String(logRemote, r.RemoteAddr))
+		return
+	}
+	switch {
+	case o.handshake != nil:
+		rc.metrics.observe(src.Name, "", "handshake", "", took)
+		rc.logger.LogAttrs(r.Context(), slog.LevelInfo, "webhook handshake answered",
+			slog.String(logSource, src.Name), slog.Float64(logDurationMS, ms(took)))
+	case o.err == nil:
+		outcome := "stored"
+		if !o.inserted {
+			outcome = "duplicate"
+		}
+		rc.metrics.observe(src.Name, o.event.Type, outcome, "", took)
+		if o.event.SignatureSlot != store.NoSlot {
+			rc.metrics.observeSlot(src.Name, o.event.SignatureSlot)
+		}
+		rc.logger.LogAttrs(r.Context(), slog.LevelInfo, "webhook received",
+			slog.String(logSource, src.Name),
+			slog.String(logEventID, o.event.ID),
+			slog.String(logProviderEventID, o.event.ProviderEventID),
+			slog.String(logType, o.event.Type),
+			slog.String(logOutcome, outcome),
+			slog.Int(logSlot, o.event.SignatureSlot),
+			slog.Float64(logDurationMS, ms(took)))
+	case a.isVerificationFailure():
+		rc.metrics.observe(src.Name, "", "rejected", a.reason, took)
+		rc.reject(r, src, a, o, start, took)
+	default:
+		rc.metrics.observe(src.Name, "", "error", a.reason, took)
+		rc.logger.LogAttrs(r.Context(), slog.LevelError, "webhook not stored",
+			slog.String(logSource, src.Name),
+			slog.Int(logStatus, a.status),
+			slog.String(logReason, a.reason),
+			slog.String(logError, o.err.Error()),
+			slog.Float64(logDurationMS, ms(took)))
+	}
+}
+
+// reject records and logs a verification failure, within the source's
+// recording rate.
+func (rc *Receiver) reject(r *http.Request, src *Source, a answer, o outcome, start time.Time, took time.Duration) {
+	if !rc.rejections.Allow(src.Name) {
+		return
+	}
+	rej := store.Rejection{
+		At:         start.UTC(),
+		Source:     src.Name,
+		Reason:     a.reason,
+		RemoteAddr: r.RemoteAddr,
+		BodySize:   o.bodySize,
+		Skew:       o.verified.Skew,
+		HasSkew:    o.verified.HasTimestamp,
+	}
+	rc.rejections.Record(rej)
+	attrs := []slog.Attr{
+		slog.String(logSource, src.Name),
+		slog.Int(logStatus, a.status),
+		slog.String(logReason, a.reason),
+		slog.String(logRemote, r.RemoteAddr),
+		slog.Int64(logBodySize, o.bodySize),
+		slog.Float64(logDurationMS, ms(took)),
+	}
+	if rej.HasSkew {
+		attrs = append(attrs, slog.Float64(logSkewSeconds, rej.Skew.Seconds()))
+	}
+	rc.logger.LogAttrs(r.Context(), slog.LevelWarn, "webhook rejected", attrs...)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

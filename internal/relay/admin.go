@@ -1,0 +1,38 @@
+package relay
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// adminMux serves the admin listener: health, readiness and metrics. The
+// admin API and console join it later; none of it is ever on the public
+// listener.
+func (r *Relay) adminMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	mux.HandleFunc("GET /readyz", r.readyz)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))
+	return mux
+}
+
+// readyz answers 200 while the store answers, 503 otherwise, so a load
+// balancer stops sending webhooks to a relay that could not keep them.
+func (r *Relay) readyz(w http.ResponseWriter, req *http.Request) {
+	ctx, cancel := context.WithTimeout(req.Context(), 2*time.Second)
+	defer cancel()
+	w.Header().Set("Content-Type", "application/json")
+	if err := r.store.Ping(ctx); err != nil {
+		r.logger.Warn("not ready", "error", err)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"status":"storage_unavailable"}`))
+		return
+	}
+	_, _ = w.Write([]byte(`{"status":"ready"}`))
+}

@@ -1,0 +1,70 @@
+package relay
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/groupcommit"
+	"github.com/hookrelay/hookrelay/internal/receiver"
+	"github.com/hookrelay/hookrelay/internal/route"
+	"github.com/hookrelay/hookrelay/internal/signature"
+)
+
+// buildReceiver wires the ingest handler: one verifier per source, the
+// router, the group committer and the rejection record.
+func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
+	cfg := r.cfg
+	sources := make([]receiver.Source, 0, len(cfg.Sources))
+	for i, s := range cfg.Sources {
+		scheme, err := signature.New(signature.Options{
+			Scheme:     s.Verify,
+			Secrets:    s.Secrets,
+			Tolerance:  time.Duration(s.Tolerance),
+			AllowSHA1:  s.AllowSHA1,
+			HMAC:       signature.HMACOptions(s.HMAC),
+			IDHeader:   s.IDHeader,
+			IDField:    s.IDField,
+			TypeHeader: s.TypeHeader,
+			TypeField:  s.TypeField,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sources[%d] (%s): %w", i, s.Name, err)
+		}
+		if s.Verify == "none" {
+			r.logger.Warn("SOURCE VERIFIES NOTHING: anyone who can reach it can inject events; use only for local development",
+				"source", s.Name)
+		}
+		sources = append(sources, receiver.Source{Name: s.Name, Scheme: scheme, MaxBody: int64(s.MaxBody)})
+	}
+
+	dests := make([]route.Destination, 0, len(cfg.Destinations))
+	for _, d := range cfg.Destinations {
+		dests = append(dests, route.Destination{Name: d.Name, Sources: d.Sources, Types: d.Types, OrderingKey: d.OrderingKey})
+	}
+	router, err := route.New(dests)
+	if err != nil {
+		return nil, fmt.Errorf("build router: %w", err)
+	}
+
+	metrics := receiver.NewMetrics(r.registry)
+	opts := commitOptions(cfg.Database)
+	opts.Observe = metrics.ObserveCommit
+	r.committer = groupcommit.New(r.store, opts, r.logger)
+	r.rejections = receiver.NewRejectionRecorder(r.store, receiver.RejectionOptions{
+		Keep:      cfg.Ingest.RejectionsKeep,
+		PerSecond: cfg.Ingest.RejectionsPerSecond,
+	}, metrics, r.logger)
+
+	return receiver.New(receiver.Options{
+		Sources:          sources,
+		Router:           router,
+		Committer:        r.committer,
+		Rejections:       r.rejections,
+		Metrics:          metrics,
+		Logger:           r.logger,
+		MaxConcurrency:   cfg.Ingest.MaxConcurrency,
+		MaxInflightBytes: int64(cfg.Ingest.MaxInflightBytes),
+	}), nil
+}
+
+var _ receiver.Committer = (*groupcommit.Committer)(nil)

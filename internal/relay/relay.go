@@ -1,0 +1,211 @@
+// Package relay assembles one hookrelay process from its configuration: the
+// store, the public ingest listener, and the admin listener with health and
+// metrics. The CLI's serve command and the end-to-end tests both run it.
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/groupcommit"
+	"github.com/hookrelay/hookrelay/internal/receiver"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Role selects which parts of hookrelay a process runs.
+type Role string
+
+// The roles of `hookrelay serve --role`.
+const (
+	RoleAll      Role = "all"
+	RoleReceiver Role = "receiver"
+	RoleWorker   Role = "worker"
+)
+
+// ParseRole returns the Role named s.
+func ParseRole(s string) (Role, error) {
+	switch r := Role(s); r {
+	case RoleAll, RoleReceiver, RoleWorker:
+		return r, nil
+	}
+	return "", fmt.Errorf("unknown role %q (want all, receiver or worker)", s)
+}
+
+func (r Role) receives() bool { return r == RoleAll || r == RoleReceiver }
+
+// shutdownGrace bounds how long in-flight requests may take to finish once
+// shutdown begins.
+const shutdownGrace = 25 * time.Second
+
+// Relay is one running hookrelay process.
+type Relay struct {
+	cfg    *config.Config
+	role   Role
+	logger *slog.Logger
+
+	store      store.Store
+	registry   *prometheus.Registry
+	committer  *groupcommit.Committer
+	rejections *receiver.RejectionRecorder
+
+	public      *http.Server
+	publicLn    net.Listener
+	admin       *http.Server
+	adminLn     net.Listener
+	serveErrs   chan error
+	shutdownOne sync.Once
+}
+
+// New opens and migrates the store and builds the listeners' handlers. It
+// binds nothing yet; call Start.
+func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger) (*Relay, error) {
+	st, err := OpenStore(ctx, cfg.Database, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Migrate(ctx); err != nil {
+		_ = st.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	r := &Relay{
+		cfg:       cfg,
+		role:      role,
+		logger:    logger,
+		store:     st,
+		registry:  prometheus.NewRegistry(),
+		serveErrs: make(chan error, 2),
+	}
+	r.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	if role.receives() {
+		h, err := r.buildReceiver()
+		if err != nil {
+			_ = st.Close()
+			return nil, err
+		}
+		mux := http.NewServeMux()
+		mux.Handle("POST /webhooks/{source}", h)
+		ing := cfg.Ingest
+		r.public = &http.Server{
+			Handler:           mux,
+			ReadHeaderTimeout: time.Duration(ing.ReadHeaderTimeout),
+			ReadTimeout:       time.Duration(ing.ReadTimeout),
+			WriteTimeout:      time.Duration(ing.WriteTimeout),
+			IdleTimeout:       time.Duration(ing.IdleTimeout),
+			MaxHeaderBytes:    64 << 10,
+			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		}
+	}
+	r.admin = &http.Server{
+		Handler:           r.adminMux(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	return r, nil
+}
+
+// Store returns the relay's store.
+func (r *Relay) Store() store.Store { return r.store }
+
+// Start binds the listeners and serves in the background.
+func (r *Relay) Start() error {
+	var err error
+	if r.public != nil {
+		if r.publicLn, err = net.Listen("tcp", r.cfg.Listen); err != nil {
+			return fmt.Errorf("listen %s: %w", r.cfg.Listen, err)
+		}
+		go r.serve(r.public, r.publicLn)
+	}
+	if r.adminLn, err = net.Listen("tcp", r.cfg.AdminListen); err != nil {
+		if r.publicLn != nil {
+			_ = r.publicLn.Close()
+		}
+		return fmt.Errorf("listen %s: %w", r.cfg.AdminListen, err)
+	}
+	go r.serve(r.admin, r.adminLn)
+	attrs := []any{"role", string(r.role), "admin", r.adminLn.Addr().String()}
+	if r.publicLn != nil {
+		attrs = append(attrs, "public", r.publicLn.Addr().String())
+	}
+	r.logger.Info("hookrelay serving", attrs...)
+	return nil
+}
+
+func (r *Relay) serve(srv *http.Server, ln net.Listener) {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		r.serveErrs <- fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	}
+}
+
+// PublicAddr is the bound address of the ingest listener, or "" when this
+// role does not receive.
+func (r *Relay) PublicAddr() string {
+	if r.publicLn == nil {
+		return ""
+	}
+	return r.publicLn.Addr().String()
+}
+
+// AdminAddr is the bound address of the admin listener.
+func (r *Relay) AdminAddr() string { return r.adminLn.Addr().String() }
+
+// Run starts the relay and serves until ctx is done or a listener fails,
+// then shuts down gracefully.
+func (r *Relay) Run(ctx context.Context) error {
+	if err := r.Start(); err != nil {
+		_ = r.store.Close()
+		return err
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-r.serveErrs:
+		r.logger.Error("listener failed", "error", serveErr)
+	}
+	return errors.Join(serveErr, r.Shutdown(context.Background()))
+}
+
+// Shutdown stops accepting webhooks, lets in-flight requests finish and
+// their commits land, flushes the rejection record, and closes the store.
+// It is safe to call more than once.
+func (r *Relay) Shutdown(ctx context.Context) error {
+	var err error
+	r.shutdownOne.Do(func() { err = r.shutdown(ctx) })
+	return err
+}
+
+func (r *Relay) shutdown(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
+	defer cancel()
+	r.logger.Info("hookrelay shutting down")
+	var errs []error
+	if r.public != nil {
+		if err := r.public.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("shut down ingest listener: %w", err))
+		}
+	}
+	if r.committer != nil {
+		r.committer.Close()
+	}
+	if r.rejections != nil {
+		r.rejections.Close()
+	}
+	if err := r.admin.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("shut down admin listener: %w", err))
+	}
+	if err := r.store.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close store: %w", err))
+	}
+	r.logger.Info("hookrelay stopped")
+	return errors.Join(errs...)
+}

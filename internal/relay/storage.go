@@ -1,0 +1,44 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/hookrelay/hookrelay/internal/groupcommit"
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/postgres"
+	"github.com/hookrelay/hookrelay/internal/store/sqlite"
+)
+
+// OpenStore opens the database named by a config's database URL:
+// "sqlite:PATH" or "postgres://…". It does not migrate.
+func OpenStore(ctx context.Context, url string, logger *slog.Logger) (store.Store, error) {
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		s, err := sqlite.Open(ctx, strings.TrimPrefix(url, "sqlite:"), logger)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		return s, nil
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		s, err := postgres.Open(ctx, url, postgres.Options{}, logger)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		return s, nil
+	default:
+		return nil, fmt.Errorf("open store: unsupported database URL (want sqlite:PATH or postgres://…)")
+	}
+}
+
+// commitOptions fits group commit to the driver: SQLite has one writer, so
+// one transaction at a time; PostgreSQL overlaps a few commits and batches
+// their fsyncs itself.
+func commitOptions(url string) groupcommit.Options {
+	if strings.HasPrefix(url, "sqlite:") {
+		return groupcommit.Options{Committers: 1}
+	}
+	return groupcommit.Options{Committers: 4}
+}
