@@ -1,0 +1,147 @@
+package bodyfield
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	const event = `{
+		"id": "evt_1",
+		"type": "invoice.paid",
+		"created": 1700000000,
+		"livemode": false,
+		"big": 820982911946154508,
+		"ratio": 1.50,
+		"neg": -3e2,
+		"nothing": null,
+		"list": [1, 2],
+		"data": {"object": {"id": "in_1", "amount": 0, "meta": {}}},
+		"esc": "a\u00e9\n\"q\"",
+		"dots": {"a.b": "x"}
+	}`
+	tests := []struct {
+		name, body, path string
+		want             string
+		ok               bool
+	}{
+		{"top string", event, "id", "evt_1", true},
+		{"top string with dot", event, "type", "invoice.paid", true},
+		{"integer", event, "created", "1700000000", true},
+		{"large integer keeps every digit", event, "big", "820982911946154508", true},
+		{"number literal text kept", event, "ratio", "1.50", true},
+		{"exponent kept", event, "neg", "-3e2", true},
+		{"false", event, "livemode", "false", true},
+		{"true", `{"ok":true}`, "ok", "true", true},
+		{"nested", event, "data.object.id", "in_1", true},
+		{"nested zero", event, "data.object.amount", "0", true},
+		{"escaped string decoded", event, "esc", "a\u00e9\n\"q\"", true},
+		{"empty string", `{"s":""}`, "s", "", true},
+		{"object", event, "data", "", false},
+		{"empty object", event, "data.object.meta", "", false},
+		{"array", event, "list", "", false},
+		{"null", event, "nothing", "", false},
+		{"missing", event, "nope", "", false},
+		{"missing nested", event, "data.object.nope", "", false},
+		{"through a string", event, "id.x", "", false},
+		{"through an array", event, "list.0", "", false},
+		{"through null", event, "nothing.x", "", false},
+		{"key with a dot is not reachable", event, "dots.a.b", "", false},
+		{"empty path", event, "", "", false},
+		{"empty segment", event, "data..id", "", false},
+		{"invalid json", `{"id": "evt_1",}`, "id", "", false},
+		{"truncated json", `{"id": "evt_1"`, "id", "", false},
+		{"trailing garbage", `{"id": "evt_1"} x`, "id", "", false},
+		{"top-level array", `[{"id":"x"}]`, "id", "", false},
+		{"top-level string", `"id"`, "id", "", false},
+		{"top-level null", `null`, "id", "", false},
+		{"empty body", ``, "id", "", false},
+		{"form body", `id=evt_1&type=x`, "id", "", false},
+		{"duplicate key takes the last", `{"id":"a","id":"b"}`, "id", "b", true},
+		{"white space around body", " \n{\"id\":\"a\"}\n ", "id", "a", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := Lookup([]byte(tt.body), tt.path)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("Lookup(%q) = %q, %v; want %q, %v", tt.path, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestValid(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		path string
+		ok   bool
+	}{
+		{"id", true},
+		{"data.object.id", true},
+		{"event.type", true},
+		{"a-b_c.d1", true},
+		{"", false},
+		{".", false},
+		{".id", false},
+		{"id.", false},
+		{"data..id", false},
+		{"data. id", false},
+		{"data.object id", false},
+		{"id\t", false},
+		{"id\n", false},
+	}
+	for _, tt := range tests {
+		err := Valid(tt.path)
+		if (err == nil) != tt.ok {
+			t.Errorf("Valid(%q) = %v; want ok %v", tt.path, err, tt.ok)
+		}
+	}
+}
+
+// FuzzLookup checks Lookup against a plain decode of the same body: whatever
+// Lookup finds at a top-level key must be what encoding/json finds there.
+func FuzzLookup(f *testing.F) {
+	f.Add([]byte(`{"id":"evt_1","type":"a.b"}`), "id")
+	f.Add([]byte(`{"data":{"object":{"id":12345678901234567890}}}`), "data.object.id")
+	f.Fuzz(func(t *testing.T, body []byte, path string) {
+		got, ok := Lookup(body, path)
+		if !ok {
+			return
+		}
+		var doc map[string]any
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&doc); err != nil {
+			t.Fatalf("Lookup found %q in a body encoding/json rejects: %v", got, err)
+		}
+		var v any = doc
+		for _, seg := range strings.Split(path, ".") {
+			m, isObj := v.(map[string]any)
+			if !isObj {
+				t.Fatalf("Lookup found %q through a non-object at %q", got, seg)
+			}
+			v = m[seg]
+		}
+		var want string
+		switch x := v.(type) {
+		case string:
+			want = x
+		case json.Number:
+			want = x.String()
+		case bool:
+			want = "false"
+			if x {
+				want = "true"
+			}
+		default:
+			t.Fatalf("Lookup found %q where encoding/json has %T", got, v)
+		}
+		if got != want {
+			t.Fatalf("Lookup(%q) = %q; encoding/json has %q", path, got, want)
+		}
+	})
+}
