@@ -1,0 +1,30 @@
+# hookrelay developer targets. See README.md, "Contributing".
+
+GO ?= go
+
+.PHONY: build run test lint bench bench-memory fuzz
+
+build:
+	$(GO) build -o bin/hookrelay ./cmd/hookrelay
+
+run:
+	$(GO) run ./cmd/hookrelay serve --config examples/hookrelay.yaml
+
+# The whole suite, on SQLite and on a fresh PostgreSQL database.
+test:
+	./scripts/test.sh
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+
+# Ingest throughput and latency against a no-op handler, both drivers.
+bench:
+	$(GO) run ./cmd/hookrelay-bench ingest --driver both --senders 32 --duration 10s
+
+bench-memory:
+	$(GO) run ./cmd/hookrelay-bench memory --driver sqlite --concurrency 256
+
+# A short fuzzing pass over every fuzz target (the seed corpora run in `test`).
+fuzz:
+	./scripts/fuzz.sh 30s
