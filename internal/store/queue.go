@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrLeaseLost reports that a delivery's lease ran out and the delivery was
+// claimed again (or released) before its holder finished with it; the late
+// holder's outcome is not recorded.
+var ErrLeaseLost = errors.New("store: lease lost")
+
+// ClaimRequest asks for due deliveries of one destination.
+type ClaimRequest struct {
+	Destination string
+	// Max is the most deliveries to claim.
+	Max int
+	// Lease is how long the claim holds; it must outlast the request the
+	// claimer is about to make.
+	Lease time.Duration
+	// Now is the claim time; due means next_attempt_at <= Now.
+	Now time.Time
+}
+
+// Claim is one delivery leased to one claimer, with its event.
+type Claim struct {
+	// Delivery has status processing, Attempts counting the attempt now
+	// being made, and LeaseUntil set.
+	Delivery Delivery
+	// LeaseToken guards completion: only the holder of the current lease
+	// may record the outcome.
+	LeaseToken string
+	Event      Event
+}
+
+// Attempt is one try of one delivery.
+type Attempt struct {
+	ID          int64
+	DeliveryID  int64
+	AttemptedAt time.Time
+	Duration    time.Duration
+	// StatusCode is the response code, 0 when none was received.
+	StatusCode int
+	// Error is the transport error or a short description of the failure.
+	Error string
+	// ResponseSnippet is the start of the response body, at most 1 KiB.
+	ResponseSnippet string
+}
+
+// Completion records the outcome of one claimed attempt.
+type Completion struct {
+	DeliveryID int64
+	LeaseToken string
+	// Status is the delivery's new status: done, skipped, failed or dead.
+	Status DeliveryStatus
+	// NextAttemptAt is when a failed delivery is due again.
+	NextAttemptAt time.Time
+	Attempt       Attempt
+	Now           time.Time
+}
+
+// Release hands a claimed delivery back unattempted.
+type Release struct {
+	DeliveryID int64
+	LeaseToken string
+}
+
+// Queue is the delivery side of the store: the event log is the queue.
+type Queue interface {
+	// ClaimDeliveries leases up to Max due deliveries of one destination,
+	// oldest due first: status pending or failed with next_attempt_at <=
+	// Now, or processing with an expired lease. Each claimed row becomes
+	// processing with a new lease token, lease_until = Now + Lease and
+	// attempts + 1. For rows with an ordering key, only the key's head is
+	// claimable — its oldest live delivery by the event's occurred_at
+	// (received_at when absent) — and only while no other delivery of that
+	// key holds a live lease. On PostgreSQL concurrent claimers never
+	// receive the same row (FOR UPDATE SKIP LOCKED).
+	ClaimDeliveries(ctx context.Context, req ClaimRequest) ([]Claim, error)
+
+	// CompleteDelivery records an attempt and sets the delivery's new
+	// status, provided the lease token still matches; otherwise it returns
+	// ErrLeaseLost and records nothing.
+	CompleteDelivery(ctx context.Context, c Completion) error
+
+	// ReleaseDeliveries returns held deliveries to their queue, due now,
+	// without counting the attempt. Rows whose lease token no longer
+	// matches are left alone.
+	ReleaseDeliveries(ctx context.Context, rs []Release) error
+
+	// NextDue returns when the destination's next live delivery is due
+	// (its next_attempt_at, or lease_until for one processing); ok is false
+	// when it has none.
+	NextDue(ctx context.Context, destination string) (at time.Time, ok bool, err error)
+
+	// DeliveryAttempts returns the attempts of one delivery, oldest first.
+	DeliveryAttempts(ctx context.Context, deliveryID int64) ([]Attempt, error)
+}
