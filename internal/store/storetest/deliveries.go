@@ -1,0 +1,88 @@
+package storetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// checkDestinations fails unless ds go to want, in that order.
+func checkDestinations(t *testing.T, ds []store.Delivery, want ...string) {
+	t.Helper()
+	got := make([]string, len(ds))
+	for i, d := range ds {
+		got[i] = d.Destination
+	}
+	if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Errorf("deliveries go to %q, want %q", got, want)
+	}
+}
+
+func testDeliveriesCreated(t *testing.T, s store.Store) {
+	before := time.Now().Add(-time.Minute)
+	e := newEvent("stripe", "evt_1")
+	it := store.IngestItem{Event: e, Deliveries: []store.NewDelivery{
+		{Destination: "billing", OrderingKey: "sub_42"},
+		{Destination: "audit"},
+	}}
+	checkInserted(t, ingest(t, s, it), true)
+	after := time.Now().Add(time.Minute)
+
+	ds := deliveries(t, s, e.ID)
+	checkDestinations(t, ds, "audit", "billing")
+	if len(ds) != 2 {
+		return
+	}
+	if ds[0].ID == ds[1].ID {
+		t.Errorf("both deliveries have id %d", ds[0].ID)
+	}
+	for i, wantKey := range []string{"", "sub_42"} {
+		d := ds[i]
+		if d.EventID != e.ID || d.Status != store.StatusPending || d.Attempts != 0 || d.ReplayCount != 0 ||
+			d.OrderingKey != wantKey || d.LastError != "" || d.LastStatusCode != 0 {
+			t.Errorf("delivery to %s = %+v, want event %s, pending, no attempts, no replays, ordering key %q, no error",
+				d.Destination, d, e.ID, wantKey)
+		}
+		checkTime(t, "NextAttemptAt", d.NextAttemptAt, e.ReceivedAt)
+		checkTime(t, "LeaseUntil", d.LeaseUntil, time.Time{})
+		checkTime(t, "FinishedAt", d.FinishedAt, time.Time{})
+		checkTime(t, "UpdatedAt", d.UpdatedAt, d.CreatedAt)
+		if d.CreatedAt.Before(before) || d.CreatedAt.After(after) || d.CreatedAt.Location() != time.UTC {
+			t.Errorf("CreatedAt = %v, want about now, in UTC", d.CreatedAt)
+		}
+	}
+}
+
+func testDeliveriesNoneListed(t *testing.T, s store.Store) {
+	e := newEvent("stripe", "evt_1")
+	checkInserted(t, ingest(t, s, item(e)), true)
+	checkDestinations(t, deliveries(t, s, e.ID))
+}
+
+// testDeliveriesOrdered checks that the order is bytewise, whatever the
+// database's collation.
+func testDeliveriesOrdered(t *testing.T, s store.Store) {
+	e := newEvent("stripe", "evt_1")
+	checkInserted(t, ingest(t, s, item(e, "beta", "alpha", "_x", "Zeta", "Alpha", "alpha-2", "alpha 2")), true)
+	checkDestinations(t, deliveries(t, s, e.ID), "Alpha", "Zeta", "_x", "alpha", "alpha 2", "alpha-2", "beta")
+}
+
+// testDeliveriesRepeatedDestination checks that a destination listed twice
+// for one event is one delivery, not a failed batch.
+func testDeliveriesRepeatedDestination(t *testing.T, s store.Store) {
+	e := newEvent("stripe", "evt_1")
+	other := newEvent("stripe", "evt_2")
+	it := store.IngestItem{Event: e, Deliveries: []store.NewDelivery{
+		{Destination: "billing", OrderingKey: "k1"},
+		{Destination: "billing", OrderingKey: "k1"},
+	}}
+	checkInserted(t, ingest(t, s, it, item(other, "billing")), true, true)
+	checkDestinations(t, deliveries(t, s, e.ID), "billing")
+	checkDestinations(t, deliveries(t, s, other.ID), "billing")
+}
+
+func testDeliveriesUnknownEvent(t *testing.T, s store.Store) {
+	checkDestinations(t, deliveries(t, s, "evt_unknown"))
+}

@@ -1,0 +1,119 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+func testIngestRoundTrip(t *testing.T, s store.Store) {
+	paris := time.FixedZone("CET", 3600)
+	full := newEvent("stripe", "evt_full")
+	full.IDOrigin = store.IDFromBody
+	full.SignatureSlot = 2
+	full.Headers = map[string][]string{
+		"Content-Type":     {"application/json; charset=utf-8"},
+		"Stripe-Signature": {"t=1700000000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd"},
+		"X-Forwarded-For":  {"203.0.113.7", "10.0.0.1"},
+		"X-Note":           {"héllo ☃", ""},
+	}
+	full.OccurredAt = time.Date(2026, time.March, 3, 10, 29, 59, 999999999, paris)
+	full.ReceivedAt = baseTime.In(paris)
+
+	bare := newEvent("github", "evt_bare")
+	bare.IDOrigin = store.IDFromHash
+	bare.Type = ""
+	bare.ContentType = ""
+	bare.Headers = nil
+	bare.SignatureSlot = store.NoSlot
+	bare.OccurredAt = time.Time{}
+
+	binary := newEvent("shop", "evt_binary")
+	binary.Body = []byte{0x00, 0xff, 0xfe, 'a', 0x00, 0xc3, 0x28, 0x80, 0x00}
+	binary.ContentType = "application/octet-stream"
+
+	empty := newEvent("shop", "evt_empty")
+	empty.Body = []byte{}
+
+	nilBody := newEvent("shop", "evt_nil_body")
+	nilBody.Body = nil
+
+	large := newEvent("acme", "evt_large")
+	large.Body = randomBytes(1<<20, 1)
+
+	cases := []struct {
+		name string
+		e    store.Event
+		want store.Event
+	}{
+		{"every field set", full, full},
+		{"no occurred_at, type, headers or slot", bare, bare},
+		{"non-UTF-8 and NUL bytes", binary, binary},
+		{"empty body", empty, empty},
+		{"nil body reads back empty", nilBody, withBody(nilBody, []byte{})},
+		{"1 MiB body", large, large},
+	}
+	items := make([]store.IngestItem, len(cases))
+	for i, c := range cases {
+		items[i] = item(c.e)
+	}
+	checkInserted(t, ingest(t, s, items...), true, true, true, true, true, true)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkEvent(t, getEvent(t, s, c.e.ID), c.want)
+		})
+	}
+}
+
+func withBody(e store.Event, body []byte) store.Event {
+	e.Body = body
+	return e
+}
+
+func testIngestEmptyBatch(t *testing.T, s store.Store) {
+	got, err := s.Ingest(context.Background(), nil)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("Ingest(nil) = %v, %v; want no results and no error", got, err)
+	}
+}
+
+func testIngestLargeBatch(t *testing.T, s store.Store) {
+	const n = 500
+	items := make([]store.IngestItem, n)
+	for i := range items {
+		items[i] = item(newEvent("stripe", fmt.Sprintf("evt_%04d", i)), "billing")
+	}
+	for i, ok := range ingest(t, s, items...) {
+		if !ok {
+			t.Fatalf("item %d of %d not inserted", i, n)
+		}
+	}
+	for _, it := range items {
+		checkEvent(t, getEvent(t, s, it.Event.ID), it.Event)
+	}
+	for _, it := range items[:10] {
+		if ds := deliveries(t, s, it.Event.ID); len(ds) != 1 {
+			t.Errorf("event %s has %d deliveries, want 1", it.Event.ID, len(ds))
+		}
+	}
+
+	again := make([]store.IngestItem, n)
+	for i, it := range items {
+		again[i] = item(newEvent(it.Event.Source, it.Event.ProviderEventID), "billing")
+	}
+	for i, ok := range ingest(t, s, again...) {
+		if ok {
+			t.Fatalf("item %d re-ingested as new", i)
+		}
+	}
+}
+
+func testGetEventUnknown(t *testing.T, s store.Store) {
+	checkNoEvent(t, s, "evt_unknown")
+	e := newEvent("stripe", "evt_1")
+	ingest(t, s, item(e))
+	checkNoEvent(t, s, e.ProviderEventID) // the provider's id is not ours
+}

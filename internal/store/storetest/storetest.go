@@ -1,0 +1,59 @@
+// Package storetest is the conformance suite of hookrelay's storage drivers:
+// the behaviour every store.Store must have, specified as tests. Each
+// driver's tests call Run with a function that opens a fresh, migrated store.
+package storetest
+
+import (
+	"testing"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// OpenFunc opens a fresh, empty, migrated store for one test and registers
+// its cleanup (Close, dropping the database) with t.
+type OpenFunc func(t *testing.T) store.Store
+
+// A conformance test: what it checks, and the check on a fresh store.
+type conformanceTest struct {
+	name string
+	run  func(t *testing.T, s store.Store)
+}
+
+// tests lists the suite; the checks live in files named for what they
+// cover.
+var tests = []conformanceTest{
+	{"MigrateTwiceIsNoOp", testMigrateTwice},
+	{"Ping", testPing},
+	{"CloseMakesUnavailable", testCloseMakesUnavailable},
+	{"CancelledContextIsUnavailable", testCancelledContext},
+
+	{"IngestRoundTripsEveryField", testIngestRoundTrip},
+	{"IngestEmptyBatch", testIngestEmptyBatch},
+	{"IngestLargeBatch", testIngestLargeBatch},
+	{"GetEventUnknownIsNotFound", testGetEventUnknown},
+
+	{"DuplicateAcrossCalls", testDuplicateAcrossCalls},
+	{"DuplicateWithinBatch", testDuplicateWithinBatch},
+	{"SameProviderIDOnTwoSources", testSameProviderIDOnTwoSources},
+	{"ConcurrentIngestInsertsOnce", testConcurrentIngest},
+
+	{"DeliveriesCreatedPending", testDeliveriesCreated},
+	{"DeliveriesNoneListed", testDeliveriesNoneListed},
+	{"DeliveriesOrderedByDestination", testDeliveriesOrdered},
+	{"DeliveriesRepeatedDestination", testDeliveriesRepeatedDestination},
+	{"DeliveriesOfUnknownEvent", testDeliveriesUnknownEvent},
+
+	{"RejectionsNewestFirst", testRejectionsNewestFirst},
+	{"RejectionsTrimKeepsNewest", testRejectionsTrim},
+}
+
+// Run runs the conformance suite, each test in parallel on a store of its
+// own from open.
+func Run(t *testing.T, open OpenFunc) {
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, open(t))
+		})
+	}
+}
