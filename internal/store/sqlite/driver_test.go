@@ -1,0 +1,175 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// openFile opens and migrates a store on path, closed when the test ends.
+func openFile(t *testing.T, path string) *Store {
+	t.Helper()
+	ctx := context.Background()
+	s, err := Open(ctx, path, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	return s
+}
+
+func testItem(source, providerID string, body []byte) store.IngestItem {
+	return store.IngestItem{
+		Event: store.Event{
+			ID: "evt_" + providerID, Source: source, ProviderEventID: providerID, IDOrigin: store.IDFromHeader,
+			Body: body, SignatureSlot: store.NoSlot, ReceivedAt: time.Now(),
+		},
+		Deliveries: []store.NewDelivery{{Destination: "billing"}},
+	}
+}
+
+func TestWriterPragmas(t *testing.T) {
+	t.Parallel()
+	s := openFile(t, filepath.Join(t.TempDir(), "hookrelay.db"))
+	for _, c := range []struct {
+		pragma string
+		want   string
+	}{
+		{"journal_mode", "wal"},
+		{"synchronous", "2"}, // FULL
+		{"foreign_keys", "1"},
+		{"busy_timeout", "5000"},
+	} {
+		var got string
+		if err := s.writer.QueryRow("PRAGMA " + c.pragma).Scan(&got); err != nil {
+			t.Fatalf("PRAGMA %s: %v", c.pragma, err)
+		}
+		if got != c.want {
+			t.Errorf("writer PRAGMA %s = %s, want %s", c.pragma, got, c.want)
+		}
+	}
+	var readOnly string
+	if err := s.reader.QueryRow("PRAGMA query_only").Scan(&readOnly); err != nil || readOnly != "1" {
+		t.Errorf("reader PRAGMA query_only = %q, %v; want 1", readOnly, err)
+	}
+}
+
+func TestOpenRejectsURIsAndMemory(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"", ":memory:", "file:x.db", filepath.Join(t.TempDir(), "x.db?mode=ro")} {
+		s, err := Open(context.Background(), path, nil)
+		if err == nil {
+			s.Close()
+			t.Errorf("Open(%q) succeeded, want an error", path)
+			continue
+		}
+		t.Logf("Open(%q): %v", path, err)
+	}
+}
+
+func TestBodyStoredAsBlob(t *testing.T) {
+	t.Parallel()
+	s := openFile(t, filepath.Join(t.TempDir(), "hookrelay.db"))
+	if _, err := s.Ingest(context.Background(), []store.IngestItem{
+		testItem("stripe", "1", []byte("{}")), testItem("stripe", "2", nil),
+	}); err != nil {
+		t.Fatalf("Ingest: %v", err)
+	}
+	rows, err := s.reader.Query("SELECT typeof(body), typeof(received_at) FROM events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var body, received string
+		if err := rows.Scan(&body, &received); err != nil {
+			t.Fatal(err)
+		}
+		if body != "blob" || received != "integer" {
+			t.Errorf("body stored as %s and received_at as %s, want blob and integer", body, received)
+		}
+	}
+}
+
+func TestReopenKeepsEvents(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "hookrelay.db")
+	s := openFile(t, path)
+	if _, err := s.Ingest(ctx, []store.IngestItem{testItem("stripe", "1", []byte("{}"))}); err != nil {
+		t.Fatalf("Ingest: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	s = openFile(t, path)
+	if _, err := s.GetEvent(ctx, "evt_1"); err != nil {
+		t.Fatalf("GetEvent after reopening: %v", err)
+	}
+	got, err := s.Ingest(ctx, []store.IngestItem{testItem("stripe", "1", []byte("{}"))})
+	if err != nil || got[0] {
+		t.Fatalf("Ingest of a duplicate after reopening = %v, %v; want [false]", got, err)
+	}
+}
+
+// TestConcurrentMigrate has several stores, as several processes would,
+// migrate one new file at once.
+func TestConcurrentMigrate(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hookrelay.db")
+	var wg sync.WaitGroup
+	for range 4 {
+		s, err := Open(context.Background(), path, nil)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		wg.Go(func() {
+			if err := s.Migrate(context.Background()); err != nil {
+				t.Errorf("Migrate: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	s := openFile(t, path)
+	var n int
+	if err := s.reader.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&n); err != nil || n != 1 {
+		t.Errorf("schema_migrations has %d rows (%v), want 1", n, err)
+	}
+}
+
+// TestDiskFullIsUnavailable fills the database to its page limit: Ingest
+// must fail with store.ErrUnavailable and commit nothing of the batch.
+func TestDiskFullIsUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openFile(t, filepath.Join(t.TempDir(), "hookrelay.db"))
+	var pages int64
+	if err := s.writer.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.writer.Exec(fmt.Sprintf("PRAGMA max_page_count = %d", pages+4)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Ingest(ctx, []store.IngestItem{
+		testItem("stripe", "small", []byte("{}")),
+		testItem("stripe", "large", make([]byte, 1<<20)),
+	})
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("Ingest into a full database: error = %v, want ErrUnavailable", err)
+	}
+	t.Logf("Ingest into a full database: %v", err)
+	if _, err := s.GetEvent(ctx, "evt_small"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetEvent of the failed batch's first event: error = %v, want ErrNotFound", err)
+	}
+}

@@ -1,0 +1,174 @@
+// Package sqlite is hookrelay's embedded storage driver, on a single SQLite
+// file through the pure-Go modernc.org/sqlite driver.
+//
+// Every write goes through one connection, so writers never wait on each
+// other's locks inside SQLite; reads use a separate pool and, thanks to WAL
+// mode, never block the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// busyTimeoutMS is how long a connection waits for a lock held by another
+// process (a second hookrelay, a backup) before failing with SQLITE_BUSY.
+const busyTimeoutMS = 5000
+
+// readConns is the size of the read pool.
+const readConns = 4
+
+// errClosed is returned by every call made after Close.
+var errClosed = fmt.Errorf("%w: store closed", store.ErrUnavailable)
+
+// Store is the SQLite implementation of store.Store.
+type Store struct {
+	writer *sql.DB // exactly one connection; transactions BEGIN IMMEDIATE
+	reader *sql.DB // read-only pool
+	logger *slog.Logger
+
+	// mu is held for reading by every call and for writing by Close, so
+	// that Close waits for calls in flight and later calls see closed.
+	mu     sync.RWMutex
+	closed bool // guarded by mu
+
+	stmtMu sync.Mutex
+	stmts  *writeStmts // guarded by stmtMu; prepared on first use
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open opens, creating it if needed, the SQLite database at path (a file
+// name, not a URI). It does not migrate; call Migrate.
+func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error) {
+	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("open sqlite database: path %q must be a plain file name", path)
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	writer, err := sql.Open("sqlite", path+"?"+writerParams())
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite database: %w", err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+
+	reader, err := sql.Open("sqlite", path+"?"+readerParams())
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open sqlite database: %w", err)
+	}
+	reader.SetMaxOpenConns(readConns)
+	reader.SetMaxIdleConns(readConns)
+
+	s := &Store{writer: writer, reader: reader, logger: logger.With(logComponent, "store.sqlite")}
+	if err := s.checkJournalMode(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open sqlite database: %w", err)
+	}
+	if err := reader.PingContext(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open sqlite database: %w", mapErr(ctx, err))
+	}
+	s.logger.Info("database opened", logPath, path)
+	return s, nil
+}
+
+// Log keys.
+const (
+	logComponent = "component"
+	logPath      = "path"
+	logMigration = "migration"
+)
+
+// writerParams are the writer's DSN parameters: durable commits (the 200 the
+// receiver sends depends on synchronous=FULL), WAL, enforced foreign keys.
+func writerParams() string {
+	q := url.Values{}
+	q.Set("_txlock", "immediate")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	return q.Encode()
+}
+
+// readerParams are the read pool's DSN parameters. The journal mode is a
+// property of the file, set by the writer.
+func readerParams() string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "query_only(1)")
+	return q.Encode()
+}
+
+// checkJournalMode connects the writer and fails unless the file is in WAL
+// mode, which an in-memory database or some file systems refuse.
+func (s *Store) checkJournalMode(ctx context.Context) error {
+	var mode string
+	if err := s.writer.QueryRowContext(ctx, journalModeQuery).Scan(&mode); err != nil {
+		return mapErr(ctx, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("journal_mode is %q, want wal", mode)
+	}
+	return nil
+}
+
+// enter admits a call, or refuses it once the store is closed. A call that
+// was admitted must call s.mu.RUnlock when done.
+func (s *Store) enter() error {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return errClosed
+	}
+	return nil
+}
+
+// Ping checks that the database file answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.enter(); err != nil {
+		return fmt.Errorf("ping: %w", err)
+	}
+	defer s.mu.RUnlock()
+	var v int64
+	if err := s.reader.QueryRowContext(ctx, pingQuery).Scan(&v); err != nil {
+		return fmt.Errorf("ping: %w: %w", store.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// Close waits for calls in flight, then closes the database. Later calls
+// fail with an error wrapping store.ErrUnavailable. Closing twice is a no-op.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var errs []error
+	if s.stmts != nil {
+		errs = append(errs, s.stmts.close())
+	}
+	errs = append(errs, s.reader.Close(), s.writer.Close())
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close sqlite database: %w", err)
+	}
+	return nil
+}
