@@ -1,0 +1,93 @@
+package signature
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"errors"
+	"net/http"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// GitHub's headers.
+const (
+	githubSHA256Header = "X-Hub-Signature-256"
+	githubSHA1Header   = "X-Hub-Signature"
+	githubDelivery     = "X-GitHub-Delivery"
+	githubEvent        = "X-GitHub-Event"
+)
+
+// github verifies "X-Hub-Signature-256: sha256=<hex>", the HMAC-SHA256 of
+// the body. With AllowSHA1, a request without it may instead carry the
+// legacy "X-Hub-Signature: sha1=<hex>".
+type github struct {
+	common
+	noHandshake
+	sha256Keys keyring
+	sha1Keys   keyring // nil unless AllowSHA1
+}
+
+func newGitHub(o Options, c common) (Scheme, error) {
+	g := &github{common: c}
+	var err error
+	if g.sha256Keys, err = newKeyring(o.Secrets, sha256.New, nil); err != nil {
+		return nil, err
+	}
+	if o.AllowSHA1 {
+		if g.sha1Keys, err = newKeyring(o.Secrets, sha1.New, nil); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+func (*github) Name() string { return "github" }
+
+func (g *github) Verify(req Request) (Result, error) {
+	if !g.sha256Keys.active() {
+		return Result{Slot: store.NoSlot}, ErrNoSecret
+	}
+	header, prefix, keys := githubSHA256Header, "sha256=", g.sha256Keys
+	v := req.Header.Get(header)
+	if v == "" && g.sha1Keys != nil {
+		header, prefix, keys = githubSHA1Header, "sha1=", g.sha1Keys
+		v = req.Header.Get(header)
+	}
+	sig, err := prefixed(header, v, prefix)
+	if err != nil {
+		return Result{Slot: store.NoSlot}, err
+	}
+	slot, ok := keys.match(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
+	return untimed(slot, ok)
+}
+
+// Identify reads X-GitHub-Delivery and X-GitHub-Event; both are required.
+func (g *github) Identify(req Request) (Identity, error) {
+	var id Identity
+	id.ID, id.Origin = headerID(req.Header.Get(githubDelivery))
+	id.Type = req.Header.Get(githubEvent)
+	return g.fields.complete(req, id, need{id: githubDelivery, typ: githubEvent})
+}
+
+func (g *github) sign(slot int, msg Message) (http.Header, error) {
+	if msg.ID == "" || msg.Type == "" {
+		return nil, errors.New("github needs a message id and type")
+	}
+	c := &content{body: msg.Body}
+	sig, err := g.sha256Keys.sign(slot, bodyOnly, c, hexEncoding)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	h.Set(githubSHA256Header, "sha256="+sig)
+	if g.sha1Keys != nil {
+		sig1, err := g.sha1Keys.sign(slot, bodyOnly, c, hexEncoding)
+		if err != nil {
+			return nil, err
+		}
+		h.Set(githubSHA1Header, "sha1="+sig1)
+	}
+	h.Set(githubDelivery, msg.ID)
+	h.Set(githubEvent, msg.Type)
+	return h, nil
+}

@@ -1,0 +1,53 @@
+package signature
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Message is what Sign signs: an event as a provider would send it.
+type Message struct {
+	// ID and Type go into the headers of the schemes that carry them
+	// there (X-GitHub-Delivery, webhook-id, X-Shopify-Topic, ...).
+	ID, Type string
+	Body     []byte
+	// Now is the signing time; zero means time.Now().
+	Now time.Time
+}
+
+func (m Message) now() time.Time {
+	if m.Now.IsZero() {
+		return time.Now()
+	}
+	return m.Now
+}
+
+// signer is implemented by every scheme.
+type signer interface {
+	sign(slot int, msg Message) (http.Header, error)
+}
+
+// Sign returns every header the provider would send for msg, signed with
+// the secret in o.Secrets[slot]: the signature, the timestamp, and the id
+// and type headers the scheme reads. Schemes that read their id or type
+// from headers and require them (github, standard) need msg.ID, and github
+// msg.Type.
+func Sign(o Options, slot int, msg Message) (http.Header, error) {
+	s, err := New(o)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.(signer).sign(slot, msg)
+	if err != nil {
+		return nil, fmt.Errorf("sign for %s: %w", o.Scheme, err)
+	}
+	return h, nil
+}
+
+// setIf sets the header name to v when both are non-empty.
+func setIf(h http.Header, name, v string) {
+	if name != "" && v != "" {
+		h.Set(name, v)
+	}
+}

@@ -1,0 +1,145 @@
+package signature
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// standardHeaders names the three headers of Standard Webhooks; Svix sends
+// the same under its own prefix.
+type standardHeaders struct{ id, timestamp, signature string }
+
+var (
+	webhookHeaders = standardHeaders{"webhook-id", "webhook-timestamp", "webhook-signature"}
+	svixHeaders    = standardHeaders{"svix-id", "svix-timestamp", "svix-signature"}
+)
+
+// standardSecretPrefix marks a Standard Webhooks secret.
+const standardSecretPrefix = "whsec_"
+
+// standard verifies Standard Webhooks (and Svix): webhook-signature holds
+// space-separated "v1,<base64>" signatures, any of which may match the
+// HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>". The key is the
+// base64 secret after its optional whsec_ prefix, as the official libraries
+// read it. Signatures of other versions are ignored.
+type standard struct {
+	common
+	noHandshake
+	keys keyring
+}
+
+func newStandard(o Options, c common) (Scheme, error) {
+	keys, err := newKeyring(o.Secrets, sha256.New, standardKey)
+	if err != nil {
+		return nil, err
+	}
+	return &standard{common: c, keys: keys}, nil
+}
+
+// standardKey decodes a Standard Webhooks secret. Like the reference
+// libraries it strips the whsec_ prefix when present and reads the rest
+// as standard base64.
+func standardKey(secret string) ([]byte, error) {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, standardSecretPrefix))
+	if err != nil {
+		return nil, fmt.Errorf("decode %s secret as base64: %w", standardSecretPrefix, err)
+	}
+	if len(key) == 0 {
+		return nil, errors.New("secret is empty after its " + standardSecretPrefix + " prefix")
+	}
+	return key, nil
+}
+
+func (*standard) Name() string { return "standard" }
+
+// headers returns the header names the request uses: webhook-* unless
+// only svix-* carries a signature.
+func (*standard) headers(h http.Header) standardHeaders {
+	if h.Get(webhookHeaders.signature) == "" && h.Get(svixHeaders.signature) != "" {
+		return svixHeaders
+	}
+	return webhookHeaders
+}
+
+func (s *standard) Verify(req Request) (Result, error) {
+	if !s.keys.active() {
+		return Result{Slot: store.NoSlot}, ErrNoSecret
+	}
+	names := s.headers(req.Header)
+	if err := requireHeaders(req.Header, names.id, names.timestamp, names.signature); err != nil {
+		return Result{Slot: store.NoSlot}, err
+	}
+	c := content{id: req.Header.Get(names.id), timestamp: req.Header.Get(names.timestamp), body: req.Body}
+	ts, ok := parseUnix(c.timestamp)
+	if !ok {
+		return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: not unix seconds: %w", names.timestamp, ErrMalformedSignature)
+	}
+	var buf [4]string
+	sigs := parseStandardSignatures(req.Header.Get(names.signature), buf[:0])
+	if len(sigs) == 0 {
+		return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: no v1 signature: %w", names.signature, ErrMalformedSignature)
+	}
+	slot, matched := s.keys.match(idTimestampDot, &c, base64Encoding, sigs)
+	return verdict(slot, matched, ts, true, req.now(), s.tolerance)
+}
+
+// parseStandardSignatures appends to sigs the base64 text of every
+// "v1,<base64>" entry of a space-separated signature header.
+func parseStandardSignatures(v string, sigs []string) []string {
+	for entry := range strings.FieldsSeq(v) {
+		if sig, ok := strings.CutPrefix(entry, "v1,"); ok {
+			sigs = append(sigs, sig)
+		}
+	}
+	return sigs
+}
+
+// Identify reads the id from webhook-id (or svix-id), which is required;
+// the type from the body's type and occurred_at from its RFC 3339
+// timestamp, when present.
+func (s *standard) Identify(req Request) (Identity, error) {
+	names := s.headers(req.Header)
+	var id Identity
+	id.ID, id.Origin = headerID(req.Header.Get(names.id))
+	id.Type = bodyString(req.Body, "type")
+	id.OccurredAt = parseRFC3339(bodyString(req.Body, "timestamp"))
+	return s.fields.complete(req, id, need{id: names.id})
+}
+
+func (s *standard) sign(slot int, msg Message) (http.Header, error) {
+	if msg.ID == "" {
+		return nil, errors.New("standard needs a message id")
+	}
+	ts := formatUnix(msg.now())
+	sig, err := s.keys.sign(slot, idTimestampDot, &content{id: msg.ID, timestamp: ts, body: msg.Body}, base64Encoding)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	h.Set(webhookHeaders.id, msg.ID)
+	h.Set(webhookHeaders.timestamp, ts)
+	h.Set(webhookHeaders.signature, "v1,"+sig)
+	return h, nil
+}
+
+// SignStandard returns the Standard Webhooks signature "v1,<base64>" of
+// (id, ts, body) with a whsec_ secret, as a destination receives it in
+// webhook-signature.
+func SignStandard(secret, id string, ts time.Time, body []byte) (string, error) {
+	s, err := newStandard(Options{Secrets: []string{secret}}, common{})
+	if err != nil {
+		return "", err
+	}
+	h, err := s.(*standard).sign(0, Message{ID: id, Body: body, Now: ts})
+	if err != nil {
+		return "", err
+	}
+	return h.Get(webhookHeaders.signature), nil
+}

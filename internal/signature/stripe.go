@@ -1,0 +1,114 @@
+package signature
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// stripeHeader is the header Stripe signs with.
+const stripeHeader = "Stripe-Signature"
+
+// stripe verifies "Stripe-Signature: t=<unix>,v1=<hex>[,v1=<hex>...]": the
+// hex HMAC-SHA256 of "<t>.<body>", keyed with the whole secret string
+// (whsec_ prefix included). Only v1 signatures count; v0 and unknown
+// fields are ignored.
+type stripe struct {
+	common
+	noHandshake
+	keys keyring
+}
+
+func newStripe(o Options, c common) (Scheme, error) {
+	keys, err := newKeyring(o.Secrets, sha256.New, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &stripe{common: c, keys: keys}, nil
+}
+
+func (*stripe) Name() string { return "stripe" }
+
+func (s *stripe) Verify(req Request) (Result, error) {
+	if !s.keys.active() {
+		return Result{Slot: store.NoSlot}, ErrNoSecret
+	}
+	v := req.Header.Get(stripeHeader)
+	if v == "" {
+		return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: %w", stripeHeader, ErrMissingSignature)
+	}
+	var buf [4]string
+	h, err := parseStripeHeader(v, buf[:0])
+	if err != nil {
+		return Result{Slot: store.NoSlot}, err
+	}
+	slot, ok := s.keys.match(timestampDot, &content{timestamp: h.timestamp, body: req.Body}, hexEncoding, h.sigs)
+	return verdict(slot, ok, h.time, true, req.now(), s.tolerance)
+}
+
+// stripeSignature is a parsed Stripe-Signature header.
+type stripeSignature struct {
+	timestamp string // the text of t=, which is what was signed
+	time      time.Time
+	sigs      []string // the v1 values, still hex
+}
+
+// parseStripeHeader reads a Stripe-Signature header, appending the v1
+// signatures to sigs. The header is malformed unless it holds exactly one
+// numeric t= and at least one v1=.
+func parseStripeHeader(v string, sigs []string) (stripeSignature, error) {
+	h := stripeSignature{sigs: sigs}
+	seenT := false
+	for item := range strings.SplitSeq(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(item, "=")
+		if !ok {
+			return h, fmt.Errorf("read %s: item %q is not key=value: %w", stripeHeader, item, ErrMalformedSignature)
+		}
+		switch key {
+		case "t":
+			t, ok := parseUnix(val)
+			if !ok || seenT {
+				return h, fmt.Errorf("read %s: bad or repeated t=: %w", stripeHeader, ErrMalformedSignature)
+			}
+			h.timestamp, h.time, seenT = val, t, true
+		case "v1":
+			h.sigs = append(h.sigs, val)
+		}
+	}
+	if !seenT {
+		return h, fmt.Errorf("read %s: no t=: %w", stripeHeader, ErrMalformedSignature)
+	}
+	if len(h.sigs) == 0 {
+		return h, fmt.Errorf("read %s: no v1= signature: %w", stripeHeader, ErrMalformedSignature)
+	}
+	return h, nil
+}
+
+// Identify reads the event's id, type and created time from the body; the
+// id and type are required.
+func (s *stripe) Identify(req Request) (Identity, error) {
+	var id Identity
+	id.ID, id.Origin = bodyID(req.Body, "id")
+	id.Type = bodyString(req.Body, "type")
+	id.OccurredAt = bodyUnix(req.Body, "created")
+	return s.fields.complete(req, id, need{id: "body field id", typ: "body field type"})
+}
+
+func (s *stripe) sign(slot int, msg Message) (http.Header, error) {
+	ts := formatUnix(msg.now())
+	sig, err := s.keys.sign(slot, timestampDot, &content{timestamp: ts, body: msg.Body}, hexEncoding)
+	if err != nil {
+		return nil, err
+	}
+	h := http.Header{}
+	h.Set(stripeHeader, "t="+ts+",v1="+sig)
+	return h, nil
+}
