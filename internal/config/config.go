@@ -1,0 +1,297 @@
+// Package config loads hookrelay's configuration: one YAML file whose secrets
+// come from the environment (${NAME}) or from files (file:PATH), never from
+// the file itself. Load reads, expands, decodes, fills defaults and validates
+// it; a bad file is reported with every problem at once, each naming its key
+// path.
+package config
+
+import (
+	"net"
+	"time"
+)
+
+// Config is hookrelay's whole configuration. Its yaml tags are the key names
+// of the file; Path and Warnings are not read from the file.
+type Config struct {
+	// Path is the absolute path of the file the configuration was loaded
+	// from, or empty when it was parsed from bytes.
+	Path string `yaml:"-"`
+	// Warnings lists problems that do not stop hookrelay but that an
+	// operator must hear about: dropped tokens, sources without a secret,
+	// sources that verify nothing. Parse fills it; serve logs it.
+	Warnings []string `yaml:"-"`
+
+	// Database is "sqlite:PATH" or a "postgres://…" / "postgresql://…" URL.
+	// A relative SQLite path is resolved against the config file's directory.
+	Database string `yaml:"database"`
+	// Listen is the public ingest listener, host:port.
+	Listen string `yaml:"listen"`
+	// AdminListen is the admin API, console and metrics listener, host:port.
+	AdminListen  string        `yaml:"admin_listen"`
+	Tokens       []Token       `yaml:"tokens"`
+	Sources      []Source      `yaml:"sources"`
+	Destinations []Destination `yaml:"destinations"`
+	Retention    Retention     `yaml:"retention"`
+	Alerts       Alerts        `yaml:"alerts,omitempty"`
+	Ingest       Ingest        `yaml:"ingest"`
+	Log          Log           `yaml:"log"`
+
+	// origins records, by key path, where an expanded or file-read value
+	// came from, so that Validate can say which variable to set.
+	origins map[string]origin
+}
+
+// Roles a token may have.
+const (
+	RoleRead     = "read"     // may read events, stats and the console
+	RoleAdmin    = "admin"    // may do everything, replay included
+	RoleConsumer = "consumer" // may claim and ack its listed pull destinations
+)
+
+// Token is a bearer token of the admin API.
+type Token struct {
+	Name string `yaml:"name"`
+	// Role is RoleRead, RoleAdmin or RoleConsumer.
+	Role string `yaml:"role"`
+	// Secret is the bearer value. An empty secret never authenticates; Parse
+	// drops such tokens with a warning.
+	Secret string `yaml:"secret"`
+	// Destinations lists the pull destinations a consumer token may claim
+	// from; it is empty for every other role.
+	Destinations []string `yaml:"destinations,omitempty"`
+}
+
+// Verification schemes a source may use.
+var Schemes = []string{"stripe", "github", "shopify", "standard", "slack", "gitlab", "hmac", "none"}
+
+// Source is a provider that posts to /webhooks/{name}.
+type Source struct {
+	Name string `yaml:"name"`
+	// Verify is the signature scheme, one of Schemes.
+	Verify string `yaml:"verify"`
+	// Secrets are the active secrets, numbered by their place from slot 0.
+	// An empty entry (an unset variable) keeps its slot but never matches.
+	Secrets []string `yaml:"secrets"`
+	// Tolerance is how far a signed timestamp may be from now.
+	Tolerance Duration `yaml:"tolerance"`
+	// MaxBody is the largest body accepted; larger ones are answered 413.
+	MaxBody ByteSize `yaml:"max_body"`
+	// AllowSHA1 accepts GitHub's legacy X-Hub-Signature (sha1) header.
+	AllowSHA1 bool `yaml:"allow_sha1,omitempty"`
+	// HMAC configures the generic "hmac" scheme.
+	HMAC HMAC `yaml:"hmac,omitempty"`
+	// IDHeader and IDField name where the provider's event id is read:
+	// a request header, or a dotted path into the JSON body.
+	IDHeader string `yaml:"id_header,omitempty"`
+	IDField  string `yaml:"id_field,omitempty"`
+	// TypeHeader and TypeField name where the event type is read.
+	TypeHeader string `yaml:"type_header,omitempty"`
+	TypeField  string `yaml:"type_field,omitempty"`
+}
+
+// HMAC holds the options of the generic "hmac" scheme.
+type HMAC struct {
+	// Header carries the signature; required.
+	Header string `yaml:"header,omitempty"`
+	// Algorithm is sha1, sha256 (the default) or sha512.
+	Algorithm string `yaml:"algorithm,omitempty"`
+	// Encoding of the digest: hex (the default) or base64.
+	Encoding string `yaml:"encoding,omitempty"`
+	// Prefix precedes the digest in the header, e.g. "sha256=".
+	Prefix string `yaml:"prefix,omitempty"`
+	// TimestampHeader, when set, carries a signed timestamp checked against
+	// the source's tolerance.
+	TimestampHeader string `yaml:"timestamp_header,omitempty"`
+	// SignedContent is the template of the signed bytes; empty means the
+	// raw body alone.
+	SignedContent string `yaml:"signed_content,omitempty"`
+}
+
+// Destination receives events: pushed to URL, or claimed from a pull queue.
+type Destination struct {
+	Name string `yaml:"name"`
+	// URL is the absolute http(s) URL events are POSTed to; empty when Pull.
+	URL string `yaml:"url,omitempty"`
+	// Pull makes the destination a queue claimed over the admin API.
+	Pull bool `yaml:"pull,omitempty"`
+	// Secret (whsec_…) signs what the destination receives.
+	Secret string `yaml:"secret"`
+	// Sources lists the sources whose events the destination receives.
+	Sources []string `yaml:"sources"`
+	// Types are event-type globs (path.Match syntax); empty means every type.
+	Types []string `yaml:"types,omitempty"`
+	// Timeout bounds one attempt.
+	Timeout Duration `yaml:"timeout"`
+	// MaxAttempts counts every try, the first included.
+	MaxAttempts int `yaml:"max_attempts"`
+	// Backoff is the wait before each retry; the last step repeats.
+	Backoff []Duration `yaml:"backoff"`
+	// Concurrency is the most deliveries in flight at once.
+	Concurrency int `yaml:"concurrency"`
+	// Rate caps deliveries per unit of time; the zero Rate is no limit.
+	Rate Rate `yaml:"rate,omitempty"`
+	// OrderingKey is a dotted path into the JSON body; deliveries with the
+	// same key go one at a time, oldest first.
+	OrderingKey string `yaml:"ordering_key,omitempty"`
+	// ForwardHeaders also sends the original provider headers.
+	ForwardHeaders bool `yaml:"forward_headers,omitempty"`
+}
+
+// Retention says how long finished events are kept.
+type Retention struct {
+	// Done is how long an event whose deliveries all finished well is kept.
+	Done Duration `yaml:"done"`
+	// Dead is how long an event with a dead delivery is kept.
+	Dead Duration `yaml:"dead"`
+}
+
+// Alerts configures where operators hear about dead letters.
+type Alerts struct {
+	// URL, when set, receives a POST for every delivery that goes dead.
+	URL string `yaml:"url,omitempty"`
+}
+
+// Ingest tunes the public listener.
+type Ingest struct {
+	// MaxConcurrency caps requests being handled at once; beyond it the
+	// receiver answers 503 with Retry-After.
+	MaxConcurrency    int      `yaml:"max_concurrency"`
+	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
+	ReadTimeout       Duration `yaml:"read_timeout"`
+	WriteTimeout      Duration `yaml:"write_timeout"`
+	IdleTimeout       Duration `yaml:"idle_timeout"`
+	// RejectionsKeep bounds how many rejection records are kept.
+	RejectionsKeep int `yaml:"rejections_keep"`
+	// RejectionsPerSecond bounds how many rejections per second are
+	// recorded for one source.
+	RejectionsPerSecond int `yaml:"rejections_per_second"`
+}
+
+// Log configures hookrelay's own logs.
+type Log struct {
+	// Level is debug, info, warn or error.
+	Level string `yaml:"level"`
+	// Format is json or text.
+	Format string `yaml:"format"`
+}
+
+// Default values.
+const (
+	DefaultDatabase    = "sqlite:./hookrelay.db"
+	DefaultListen      = ":8080"
+	DefaultAdminListen = "127.0.0.1:8081"
+	DefaultMaxBody     = 1 * MiB
+	// MaxMaxBody is the largest max_body a source may set.
+	MaxMaxBody = 64 * MiB
+)
+
+// DefaultBackoff is the retry schedule of a destination that sets none.
+var DefaultBackoff = []Duration{
+	Duration(10 * time.Second), Duration(time.Minute), Duration(5 * time.Minute),
+	Duration(30 * time.Minute), Duration(2 * time.Hour), Duration(8 * time.Hour),
+}
+
+// Default returns a Config holding every top-level default and no tokens,
+// sources or destinations.
+func Default() *Config {
+	return &Config{
+		Database:    DefaultDatabase,
+		Listen:      DefaultListen,
+		AdminListen: DefaultAdminListen,
+		Retention: Retention{
+			Done: Duration(30 * 24 * time.Hour),
+			Dead: Duration(90 * 24 * time.Hour),
+		},
+		Ingest: Ingest{
+			MaxConcurrency:      512,
+			ReadHeaderTimeout:   Duration(5 * time.Second),
+			ReadTimeout:         Duration(30 * time.Second),
+			WriteTimeout:        Duration(30 * time.Second),
+			IdleTimeout:         Duration(120 * time.Second),
+			RejectionsKeep:      10000,
+			RejectionsPerSecond: 50,
+		},
+		Log: Log{Level: "info", Format: "json"},
+	}
+}
+
+// DefaultSource returns a Source holding every default.
+func DefaultSource() Source {
+	return Source{Tolerance: Duration(5 * time.Minute), MaxBody: DefaultMaxBody}
+}
+
+// DefaultDestination returns a Destination holding every default.
+func DefaultDestination() Destination {
+	return Destination{
+		Timeout:     Duration(10 * time.Second),
+		MaxAttempts: 7,
+		Backoff:     append([]Duration(nil), DefaultBackoff...),
+		Concurrency: 4,
+	}
+}
+
+// fillHMACDefaults sets the generic scheme's algorithm and encoding when a
+// source uses it and leaves them out.
+func (s *Source) fillHMACDefaults() {
+	if s.Verify != "hmac" {
+		return
+	}
+	if s.HMAC.Algorithm == "" {
+		s.HMAC.Algorithm = "sha256"
+	}
+	if s.HMAC.Encoding == "" {
+		s.HMAC.Encoding = "hex"
+	}
+}
+
+// Source returns the source with the given name.
+func (c *Config) Source(name string) (*Source, bool) {
+	for i := range c.Sources {
+		if c.Sources[i].Name == name {
+			return &c.Sources[i], true
+		}
+	}
+	return nil, false
+}
+
+// Destination returns the destination with the given name.
+func (c *Config) Destination(name string) (*Destination, bool) {
+	for i := range c.Destinations {
+		if c.Destinations[i].Name == name {
+			return &c.Destinations[i], true
+		}
+	}
+	return nil, false
+}
+
+// DatabaseDriver splits Database into the driver name, "sqlite" or
+// "postgres", and what that driver opens: a file path or the URL itself.
+// It returns empty strings for a database it does not recognize.
+func (c *Config) DatabaseDriver() (driver, dsn string) {
+	if p, ok := sqlitePath(c.Database); ok {
+		return "sqlite", p
+	}
+	if isPostgresURL(c.Database) {
+		return "postgres", c.Database
+	}
+	return "", ""
+}
+
+// ActiveSecrets reports whether the source has at least one non-empty secret.
+func (s *Source) ActiveSecrets() bool {
+	for _, sec := range s.Secrets {
+		if sec != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// listenPort returns the port of a host:port address.
+func listenPort(addr string) string {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	return port
+}

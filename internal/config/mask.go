@@ -1,0 +1,113 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// masked replaces a secret value in WriteMasked's output.
+const masked = "****"
+
+// WriteMasked writes the effective configuration, defaults filled, as YAML
+// to w, with every secret replaced by "****" (an empty one stays ""): token,
+// source and destination secrets, the database password, the user info and
+// query values of destination and alert URLs, and the path of the alerts URL
+// (which often is the secret, as in chat webhooks).
+func (c *Config) WriteMasked(w io.Writer) error {
+	m := *c
+	m.Database = maskDatabase(c.Database)
+	m.Tokens = slices.Clone(c.Tokens)
+	for i := range m.Tokens {
+		m.Tokens[i].Secret = mask(m.Tokens[i].Secret)
+	}
+	m.Sources = slices.Clone(c.Sources)
+	for i := range m.Sources {
+		secrets := make([]string, len(m.Sources[i].Secrets))
+		for j, s := range m.Sources[i].Secrets {
+			secrets[j] = mask(s)
+		}
+		m.Sources[i].Secrets = secrets
+	}
+	m.Destinations = slices.Clone(c.Destinations)
+	for i := range m.Destinations {
+		m.Destinations[i].Secret = mask(m.Destinations[i].Secret)
+		m.Destinations[i].URL = maskURL(m.Destinations[i].URL, true, false)
+	}
+	m.Alerts.URL = maskURL(c.Alerts.URL, true, true)
+
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(&m); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	return nil
+}
+
+func mask(s string) string {
+	if s == "" {
+		return ""
+	}
+	return masked
+}
+
+// maskDatabase hides the password of a postgres URL, in the user info or in
+// a password query parameter.
+func maskDatabase(db string) string {
+	if !isPostgresURL(db) {
+		return db
+	}
+	return maskURL(db, false, false)
+}
+
+// maskURL hides a URL's password and query values, its user name too when
+// hideUser, and its path when hidePath. A URL that cannot be parsed is
+// hidden entirely.
+func maskURL(raw string, hideUser, hidePath bool) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return masked
+	}
+	// net/url escapes "*", so a placeholder of plain letters stands in for
+	// the mask until the URL is a string.
+	const hole = "MASKEDVALUE"
+	if u.User != nil {
+		user := u.User.Username()
+		if hideUser {
+			user = hole
+		}
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(user, hole)
+		} else {
+			u.User = url.User(user)
+		}
+	}
+	if u.RawQuery != "" {
+		keys := slices.Sorted(maps.Keys(u.Query()))
+		for i, k := range keys {
+			keys[i] = url.QueryEscape(k) + "=" + hole
+		}
+		u.RawQuery = strings.Join(keys, "&")
+	}
+	if u.Fragment != "" {
+		u.Fragment, u.RawFragment = hole, ""
+	}
+	if hidePath && u.Path != "" && u.Path != "/" {
+		u.Path, u.RawPath = "/"+hole, ""
+	}
+	if u.Opaque != "" {
+		u.Opaque = hole
+	}
+	return strings.ReplaceAll(u.String(), hole, masked)
+}
