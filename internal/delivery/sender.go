@@ -1,0 +1,162 @@
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Limits on what is kept of a destination's answer.
+const (
+	// SnippetLimit is the most of a response body kept with an attempt.
+	SnippetLimit = 1 << 10
+	// drainLimit is the most of the rest of a response read, so that the
+	// connection can be reused; past it the connection is closed instead.
+	drainLimit = 64 << 10
+	// errorLimit bounds the error text kept with an attempt.
+	errorLimit = 512
+)
+
+// Result is the outcome of one push attempt.
+type Result struct {
+	// Outcome is StatusDone, StatusSkipped or StatusFailed.
+	Outcome store.DeliveryStatus
+	// StatusCode is the response code, 0 when no response was received.
+	StatusCode int
+	// Error describes a failure; empty on success.
+	Error string
+	// Snippet is the start of the response body, at most SnippetLimit
+	// bytes, as received.
+	Snippet []byte
+	// RetryAfter is the wait the destination asked for, 0 when none.
+	RetryAfter time.Duration
+	// AttemptedAt is when the attempt started; Duration how long it took.
+	AttemptedAt time.Time
+	Duration    time.Duration
+}
+
+// Attempt returns r as the attempt record of one delivery.
+func (r Result) Attempt(deliveryID int64) store.Attempt {
+	return store.Attempt{
+		DeliveryID:      deliveryID,
+		AttemptedAt:     r.AttemptedAt,
+		Duration:        r.Duration,
+		StatusCode:      r.StatusCode,
+		Error:           r.Error,
+		ResponseSnippet: string(r.Snippet),
+	}
+}
+
+// Sender pushes deliveries to one destination. It has its own connection
+// pool, so a destination that hangs holds no connection another needs. It
+// is safe for concurrent use.
+type Sender struct {
+	target  Target
+	timeout time.Duration
+	client  *http.Client
+	now     func() time.Time
+}
+
+// NewSender returns a Sender to t whose attempts each last at most timeout,
+// keeping up to conns idle connections. now is the signing clock; nil means
+// time.Now.
+func NewSender(t Target, timeout time.Duration, conns int, now func() time.Time) *Sender {
+	if now == nil {
+		now = time.Now
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = max(conns, 2)
+	return &Sender{
+		target:  t,
+		timeout: timeout,
+		now:     now,
+		client: &http.Client{
+			Transport: tr,
+			Timeout:   timeout,
+			// A redirect is the destination's answer, not an instruction:
+			// it is recorded as a failure and never followed.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+	}
+}
+
+// Send makes one attempt of delivery d of ev and classifies the answer: a
+// 2xx is done, or skipped when it carries "hookrelay-outcome: skipped";
+// anything else, a timeout or a connection error is failed. Send never
+// returns an error of its own; a request it cannot even build is a failed
+// attempt.
+func (s *Sender) Send(ctx context.Context, ev store.Event, d store.Delivery) Result {
+	start := s.now()
+	res := s.send(ctx, ev, d, start)
+	res.AttemptedAt = start
+	res.Duration = max(0, s.now().Sub(start))
+	return res
+}
+
+func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, start time.Time) Result {
+	res := Result{Outcome: store.StatusFailed}
+	req, err := s.target.BuildRequest(ctx, ev, d, start)
+	if err != nil {
+		res.Error = shortError(err.Error())
+		return res
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		res.Error = s.describe(err)
+		return res
+	}
+	// The status decides the outcome; a body cut short by the timeout
+	// only shortens the snippet.
+	res.StatusCode = resp.StatusCode
+	res.Snippet, _ = io.ReadAll(io.LimitReader(resp.Body, SnippetLimit))
+	_, _ = io.CopyN(io.Discard, resp.Body, drainLimit)
+	_ = resp.Body.Close()
+
+	switch code := resp.StatusCode; {
+	case code >= 200 && code < 300:
+		res.Outcome = store.StatusDone
+		if strings.EqualFold(strings.TrimSpace(resp.Header.Get(HeaderOutcome)), "skipped") {
+			res.Outcome = store.StatusSkipped
+		}
+	case code >= 300 && code < 400:
+		res.Error = fmt.Sprintf("status %d: redirect not followed", code)
+	default:
+		res.Error = fmt.Sprintf("status %d", code)
+		res.RetryAfter = ParseRetryAfter(resp.Header.Get("Retry-After"), s.now())
+	}
+	return res
+}
+
+// CloseIdleConnections closes the sender's idle connections.
+func (s *Sender) CloseIdleConnections() { s.client.CloseIdleConnections() }
+
+// describe turns a transport error into attempt text. It leaves out the URL,
+// which may carry a token in its query, and names timeouts plainly.
+func (s *Sender) describe(err error) string {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Sprintf("timeout after %s", s.timeout)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return shortError(err.Error())
+}
+
+// shortError bounds an error text and keeps it storable as text.
+func shortError(s string) string {
+	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "?")
+	if len(s) > errorLimit {
+		s = strings.ToValidUTF8(s[:errorLimit], "") + "…"
+	}
+	return s
+}
