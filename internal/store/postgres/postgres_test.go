@@ -1,0 +1,42 @@
+package postgres_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/postgres"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+// openTest opens and migrates a store on a schema of its own (see
+// testdb.PostgresURL), closed when the test ends; it skips without
+// HOOKRELAY_TEST_POSTGRES_URL.
+func openTest(tb testing.TB) *postgres.Store {
+	tb.Helper()
+	ctx := context.Background()
+	s, err := postgres.Open(ctx, testdb.PostgresURL(tb), postgres.Options{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	if err := s.Migrate(ctx); err != nil {
+		tb.Fatalf("Migrate: %v", err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(t *testing.T) store.Store { return openTest(t) })
+}
+
+func BenchmarkIngest(b *testing.B) {
+	storetest.BenchIngest(b, openTest(b))
+}

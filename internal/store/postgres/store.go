@@ -1,0 +1,120 @@
+// Package postgres is hookrelay's PostgreSQL storage driver, on pgx.
+//
+// It keeps two connection pools: one for Ingest alone, so that delivery,
+// replay and admin work can never starve the receiver of connections, and
+// one for everything else.
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Options sizes the connection pools. Zero fields take their defaults.
+type Options struct {
+	// IngestConns is the size of the pool Ingest uses (default 8).
+	IngestConns int
+	// OtherConns is the size of the pool every other call uses (default 8).
+	OtherConns int
+}
+
+// Default pool sizes.
+const (
+	DefaultIngestConns = 8
+	DefaultOtherConns  = 8
+)
+
+// Log keys.
+const (
+	logComponent = "component"
+	logHost      = "host"
+	logDatabase  = "database"
+	logMigration = "migration"
+)
+
+// Store is the PostgreSQL implementation of store.Store.
+type Store struct {
+	ingest *pgxpool.Pool // Ingest only; synchronous_commit=on
+	other  *pgxpool.Pool
+	logger *slog.Logger
+	closed atomic.Bool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database at url (a postgres:// URL or a key=value
+// string; runtime parameters such as search_path may be given in it) and
+// checks that it answers; when it does not, the error wraps
+// store.ErrUnavailable. It does not migrate; call Migrate.
+func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*Store, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.IngestConns <= 0 {
+		opts.IngestConns = DefaultIngestConns
+	}
+	if opts.OtherConns <= 0 {
+		opts.OtherConns = DefaultOtherConns
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres database: %w", err)
+	}
+	setDefaultParam(cfg, "application_name", "hookrelay")
+
+	ingestCfg := cfg.Copy()
+	ingestCfg.MaxConns = int32(opts.IngestConns)
+	// The 200 the receiver sends depends on a durable commit, whatever the
+	// server's or the role's default.
+	ingestCfg.ConnConfig.RuntimeParams["synchronous_commit"] = "on"
+
+	otherCfg := cfg.Copy()
+	otherCfg.MaxConns = int32(opts.OtherConns)
+
+	s := &Store{logger: logger.With(logComponent, "store.postgres")}
+	if s.ingest, err = pgxpool.NewWithConfig(ctx, ingestCfg); err != nil {
+		return nil, fmt.Errorf("open postgres database: %w", err)
+	}
+	if s.other, err = pgxpool.NewWithConfig(ctx, otherCfg); err != nil {
+		s.ingest.Close()
+		return nil, fmt.Errorf("open postgres database: %w", err)
+	}
+	if err := s.other.Ping(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open postgres database: %w", unavailable(err))
+	}
+	s.logger.Info("database opened", logHost, cfg.ConnConfig.Host, logDatabase, cfg.ConnConfig.Database)
+	return s, nil
+}
+
+// setDefaultParam sets a runtime parameter unless the URL set it.
+func setDefaultParam(cfg *pgxpool.Config, name, value string) {
+	if _, ok := cfg.ConnConfig.RuntimeParams[name]; !ok {
+		cfg.ConnConfig.RuntimeParams[name] = value
+	}
+}
+
+// Ping checks that the database answers, on the pool that is not
+// reserved for Ingest.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.other.Ping(ctx); err != nil {
+		return fmt.Errorf("ping: %w", unavailable(err))
+	}
+	return nil
+}
+
+// Close waits for calls in flight to release their connections, then
+// closes both pools. Later calls fail with an error wrapping
+// store.ErrUnavailable. Closing twice is a no-op.
+func (s *Store) Close() error {
+	s.closed.Store(true)
+	s.ingest.Close()
+	s.other.Close()
+	return nil
+}
