@@ -52,7 +52,7 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 	r.committer = groupcommit.New(r.store, opts, r.logger)
 	r.rejections = receiver.NewRejectionRecorder(r.store, receiver.RejectionOptions{
 		Keep:      cfg.Ingest.RejectionsKeep,
-		PerSecond: cfg.Ingest.RejectionsPerSecond,
+		PerSecond: float64(cfg.Ingest.RejectionsPerSecond),
 	}, metrics, r.logger)
 
 	return receiver.New(receiver.Options{
