@@ -110,7 +110,7 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		res.Error = s.describe(err)
+		res.Error = transportError(err, s.timeout)
 		return res
 	}
 	// The status decides the outcome; a body cut short by the timeout
@@ -138,12 +138,13 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 // CloseIdleConnections closes the sender's idle connections.
 func (s *Sender) CloseIdleConnections() { s.client.CloseIdleConnections() }
 
-// describe turns a transport error into attempt text. It leaves out the URL,
-// which may carry a token in its query, and names timeouts plainly.
-func (s *Sender) describe(err error) string {
+// transportError describes an error of an HTTP client with the given
+// timeout. It leaves out the request URL, which may carry a token, and names
+// timeouts plainly.
+func transportError(err error, timeout time.Duration) string {
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Sprintf("timeout after %s", s.timeout)
+		return fmt.Sprintf("timeout after %s", timeout)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

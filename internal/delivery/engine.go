@@ -1,0 +1,183 @@
+// Package delivery turns stored events into deliveries: per push
+// destination, a loop claims due deliveries from the store's queue under a
+// lease, POSTs each event's raw bytes signed with the destination's secret,
+// and records the outcome — done, skipped, failed with its next attempt, or
+// dead. Destinations never share a loop, a connection pool or a rate
+// limiter, so a slow or broken one never delays another.
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Log keys.
+const (
+	keyDestination = "destination"
+	keyDeliveryID  = "delivery_id"
+	keyEventID     = "event_id"
+	keyAttempts    = "attempts"
+	keyStatus      = "status"
+	keyStatusCode  = "status_code"
+	keyError       = "error"
+	keyDuration    = "duration"
+)
+
+// DefaultPollInterval is how often an idle destination looks for due
+// deliveries when nothing wakes it sooner.
+const DefaultPollInterval = time.Second
+
+// LeaseMargin is how much longer than its timeout a claim is leased, so
+// that a lease never runs out while its request is still running and the
+// outcome still has time to be recorded.
+const LeaseMargin = 30 * time.Second
+
+// Options configure an Engine.
+type Options struct {
+	// Queue is the store's delivery queue.
+	Queue store.Queue
+	// Destinations are the push destinations; pull destinations are
+	// claimed over the admin API and are ignored here.
+	Destinations []config.Destination
+	// AlertURL, when set, receives one JSON POST per dead delivery.
+	AlertURL string
+	// Logger receives the engine's logs; nil discards them.
+	Logger *slog.Logger
+	// Registerer receives the engine's metrics; nil registers none.
+	Registerer prometheus.Registerer
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+	// PollInterval bounds how long an idle destination sleeps between
+	// looks at the queue; 0 means DefaultPollInterval.
+	PollInterval time.Duration
+}
+
+// Engine delivers every push destination's due deliveries.
+type Engine struct {
+	workers map[string]*worker
+	order   []*worker
+	alerts  *alerter // nil without an alert URL
+	metrics *metrics
+	logger  *slog.Logger
+	now     func() time.Time
+	poll    time.Duration
+}
+
+// New returns an Engine for the push destinations of o. It returns an error
+// when a destination cannot be delivered to as configured.
+func New(o Options) (*Engine, error) {
+	if o.Queue == nil {
+		return nil, errors.New("new delivery engine: no queue")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	e := &Engine{
+		workers: map[string]*worker{},
+		logger:  o.Logger.With("component", "delivery"),
+		now:     o.Now,
+		poll:    o.PollInterval,
+	}
+	var names []string
+	for _, d := range o.Destinations {
+		if d.Pull {
+			continue
+		}
+		if _, dup := e.workers[d.Name]; dup {
+			return nil, fmt.Errorf("new delivery engine: destination %q listed twice", d.Name)
+		}
+		w, err := newWorker(e, o.Queue, d)
+		if err != nil {
+			return nil, fmt.Errorf("new delivery engine: destination %q: %w", d.Name, err)
+		}
+		e.workers[d.Name] = w
+		e.order = append(e.order, w)
+		names = append(names, d.Name)
+	}
+	m, err := newMetrics(o.Registerer, names)
+	if err != nil {
+		return nil, fmt.Errorf("new delivery engine: %w", err)
+	}
+	e.metrics = m
+	if o.AlertURL != "" {
+		if u, err := url.Parse(o.AlertURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, errors.New("new delivery engine: alerts.url is not an absolute http(s) URL")
+		}
+		e.alerts = newAlerter(o.AlertURL, e.logger, m)
+	}
+	return e, nil
+}
+
+// Run delivers until ctx is done. It then stops claiming, lets the attempts
+// in flight finish (each within its destination's timeout) and record their
+// outcomes, posts the dead-letter alerts still queued (for a few seconds at
+// most), and returns. Run may be called once.
+func (e *Engine) Run(ctx context.Context) error {
+	alertCtx, cancelAlerts := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelAlerts()
+	if e.alerts != nil {
+		go e.alerts.run(alertCtx)
+	}
+	var wg sync.WaitGroup
+	for _, w := range e.order {
+		wg.Go(func() { w.run(ctx) })
+	}
+	e.logger.Info("delivery started", "destinations", len(e.order))
+	wg.Wait()
+	if e.alerts != nil {
+		e.alerts.stop(cancelAlerts)
+	}
+	for _, w := range e.order {
+		w.sender.CloseIdleConnections()
+	}
+	e.logger.Info("delivery stopped")
+	return nil
+}
+
+// Wake tells the destination's loop that deliveries may have become due, so
+// that it claims now rather than at its next poll. It never blocks; a name
+// that is not a push destination of the engine is ignored.
+func (e *Engine) Wake(destination string) {
+	if w, ok := e.workers[destination]; ok {
+		w.wakeUp()
+	}
+}
+
+// deadLetter reports a delivery that went dead: an error log line, the
+// metric and, when configured, an alert. None of them carries the payload.
+func (e *Engine) deadLetter(c store.Claim, res Result) {
+	d := c.Delivery
+	e.logger.Error("delivery dead",
+		keyDeliveryID, d.ID, keyEventID, d.EventID, keyDestination, d.Destination,
+		keyAttempts, d.Attempts, keyStatusCode, res.StatusCode, keyError, res.Error)
+	e.metrics.dead.WithLabelValues(d.Destination).Inc()
+	if e.alerts != nil {
+		e.alerts.enqueue(Alert{
+			DeliveryID:      d.ID,
+			EventID:         d.EventID,
+			ProviderEventID: c.Event.ProviderEventID,
+			Source:          c.Event.Source,
+			Type:            c.Event.Type,
+			Destination:     d.Destination,
+			Attempts:        d.Attempts,
+			LastError:       res.Error,
+			LastStatusCode:  res.StatusCode,
+		})
+	}
+}

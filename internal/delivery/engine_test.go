@@ -1,0 +1,389 @@
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+func TestEngineFanOutWithOneDestinationDown(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		up := newEndpoint(t, nil)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		downURL := "http://" + ln.Addr().String()
+		_ = ln.Close() // connection refused from now on
+
+		events := ingestEvents(t, b.store, 30, []string{"up", "down"}, nil)
+		down := testDestination("down", downURL)
+		down.MaxAttempts = 1000
+		startEngine(t, Options{
+			Queue:        b.queue,
+			Destinations: []config.Destination{testDestination("up", up.srv.URL), down},
+			Registerer:   b.reg,
+		})
+
+		waitStatus(t, b.store, events, "up", store.StatusDone, 10*time.Second)
+		got := up.byEvent()
+		for _, ev := range events {
+			hs := got[ev.ID]
+			if len(hs) != 1 {
+				t.Errorf("event %s reached up %d times, want once", ev.ID, len(hs))
+				continue
+			}
+			if !bytes.Equal(hs[0].body, ev.Body) {
+				t.Errorf("event %s: body %q, want %q", ev.ID, hs[0].body, ev.Body)
+			}
+			if !verifyStandard(testSecret, hs[0].header, hs[0].body, time.Now()) {
+				t.Errorf("event %s: signature does not verify", ev.ID)
+			}
+		}
+		waitFor(t, "down's deliveries to fail", 10*time.Second, func() bool {
+			for _, ev := range events {
+				d := deliveryOf(t, b.store, ev.ID, "down")
+				if d.Attempts < 1 || d.Status == store.StatusDone || d.Status == store.StatusDead {
+					return false
+				}
+			}
+			return true
+		})
+		d := deliveryOf(t, b.store, events[0].ID, "down")
+		if d.LastStatusCode != 0 || d.LastError == "" {
+			t.Errorf("down delivery = %+v, want a connection error and no status code", d)
+		}
+		if n := counterValue(t, b.reg, "hookrelay_deliveries_total", map[string]string{"destination": "up", "outcome": "done"}); n != 30 {
+			t.Errorf("hookrelay_deliveries_total{up,done} = %v, want 30", n)
+		}
+	})
+}
+
+func TestEngineRetriesThenSucceeds(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, func(_ hit, n int) (int, http.Header) {
+			if n <= 2 {
+				return http.StatusInternalServerError, nil
+			}
+			return http.StatusOK, nil
+		})
+		events := ingestEvents(t, b.store, 1, []string{"d"}, nil)
+		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{testDestination("d", ep.srv.URL)}})
+
+		waitStatus(t, b.store, events, "d", store.StatusDone, 10*time.Second)
+		hits := ep.received()
+		if len(hits) != 3 {
+			t.Fatalf("destination received %d requests, want 3", len(hits))
+		}
+		for i, h := range hits {
+			if got := h.header.Get("hookrelay-attempt"); got != strconv.Itoa(i+1) {
+				t.Errorf("request %d: hookrelay-attempt = %q, want %d", i, got, i+1)
+			}
+			if got := h.header.Get("webhook-id"); got != events[0].ID {
+				t.Errorf("request %d: webhook-id = %q, want %q", i, got, events[0].ID)
+			}
+			if got := h.header.Get("hookrelay-replay"); got != "0" {
+				t.Errorf("request %d: hookrelay-replay = %q, want 0", i, got)
+			}
+		}
+		d := deliveryOf(t, b.store, events[0].ID, "d")
+		if d.Attempts != 3 || d.FinishedAt.IsZero() {
+			t.Errorf("delivery = %+v, want done after 3 attempts", d)
+		}
+		attempts, err := b.queue.DeliveryAttempts(context.Background(), d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var codes []int
+		for _, a := range attempts {
+			codes = append(codes, a.StatusCode)
+		}
+		if len(codes) != 3 || codes[0] != 500 || codes[1] != 500 || codes[2] != 200 {
+			t.Errorf("attempt codes = %v, want [500 500 200]", codes)
+		}
+	})
+}
+
+func TestEngineDeadAfterMaxAttemptsAlertsOnce(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, func(hit, int) (int, http.Header) { return http.StatusServiceUnavailable, nil })
+		sink, alertSrv := newAlertSink(t, 0)
+		events := ingestEvents(t, b.store, 1, []string{"d"}, nil)
+		dest := testDestination("d", ep.srv.URL)
+		dest.MaxAttempts = 3
+		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{dest}, AlertURL: alertSrv.URL, Registerer: b.reg})
+
+		waitStatus(t, b.store, events, "d", store.StatusDead, 10*time.Second)
+		waitFor(t, "the alert", 5*time.Second, func() bool { _, alerts, _ := sink.snapshot(); return len(alerts) > 0 })
+		time.Sleep(200 * time.Millisecond) // room for a wrong second alert or attempt
+
+		if n := len(ep.received()); n != 3 {
+			t.Errorf("destination received %d requests, want 3", n)
+		}
+		d := deliveryOf(t, b.store, events[0].ID, "d")
+		if d.Attempts != 3 || d.LastStatusCode != 503 {
+			t.Errorf("delivery = %+v, want dead after 3 attempts with 503", d)
+		}
+		posts, alerts, raw := sink.snapshot()
+		want := Alert{
+			DeliveryID: d.ID, EventID: events[0].ID, ProviderEventID: events[0].ProviderEventID,
+			Source: "src", Type: "thing.happened", Destination: "d", Attempts: 3,
+			LastError: "status 503", LastStatusCode: 503,
+		}
+		if posts != 1 || len(alerts) != 1 || alerts[0] != want {
+			t.Errorf("alerts = %d posts %+v, want exactly one %+v", posts, alerts, want)
+		}
+		if len(raw) == 1 && bytes.Contains([]byte(raw[0]), events[0].Body) {
+			t.Errorf("alert carries the payload: %s", raw[0])
+		}
+		if n := counterValue(t, b.reg, "hookrelay_dead_letters_total", map[string]string{"destination": "d"}); n != 1 {
+			t.Errorf("hookrelay_dead_letters_total = %v, want 1", n)
+		}
+	})
+}
+
+func TestEngineSkipped(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, func(hit, int) (int, http.Header) {
+			return http.StatusOK, http.Header{"Hookrelay-Outcome": {"skipped"}}
+		})
+		events := ingestEvents(t, b.store, 2, []string{"d"}, nil)
+		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{testDestination("d", ep.srv.URL)}})
+
+		waitStatus(t, b.store, events, "d", store.StatusSkipped, 10*time.Second)
+		time.Sleep(100 * time.Millisecond)
+		if n := len(ep.received()); n != 2 {
+			t.Errorf("destination received %d requests, want 2", n)
+		}
+		if d := deliveryOf(t, b.store, events[0].ID, "d"); d.Attempts != 1 {
+			t.Errorf("attempts = %d, want 1", d.Attempts)
+		}
+	})
+}
+
+// TestEngineOrderingPerKey interleaves three keys. The head of key "a" fails
+// until every delivery of "b" and "c" has arrived, so it only succeeds if a
+// failing head blocks its own key alone.
+func TestEngineOrderingPerKey(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		keys := []string{"a", "b", "c"}
+		const perKey = 5
+		type msg struct {
+			Seq int    `json:"seq"`
+			Key string `json:"key"`
+		}
+		var (
+			mu          sync.Mutex
+			inFlight    = map[string]int{}
+			maxInFlight int
+			order       = map[string][]int{}
+		)
+		ep := newEndpoint(t, func(h hit, _ int) (int, http.Header) {
+			var m msg
+			_ = json.Unmarshal(h.body, &m)
+			mu.Lock()
+			inFlight[m.Key]++
+			maxInFlight = max(maxInFlight, inFlight[m.Key])
+			others := len(order["b"]) + len(order["c"])
+			mu.Unlock()
+
+			time.Sleep(5 * time.Millisecond)
+			status := http.StatusOK
+			if m.Key == "a" && m.Seq == 0 && others < 2*perKey {
+				status = http.StatusInternalServerError
+			}
+			mu.Lock()
+			inFlight[m.Key]--
+			if status == http.StatusOK {
+				order[m.Key] = append(order[m.Key], m.Seq)
+			}
+			mu.Unlock()
+			return status, nil
+		})
+		// Event i has key keys[i%3]; its occurred_at grows with i.
+		events := ingestEvents(t, b.store, perKey*len(keys), []string{"d"}, func(i int) string { return keys[i%len(keys)] })
+		dest := testDestination("d", ep.srv.URL)
+		dest.OrderingKey = "key"
+		dest.Concurrency = 4
+		dest.MaxAttempts = 1000
+		dest.Backoff = []config.Duration{config.Duration(20 * time.Millisecond)}
+		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{dest}})
+
+		waitStatus(t, b.store, events, "d", store.StatusDone, 20*time.Second)
+		mu.Lock()
+		defer mu.Unlock()
+		if maxInFlight != 1 {
+			t.Errorf("at most %d deliveries of one key were in flight, want 1", maxInFlight)
+		}
+		for k, key := range keys {
+			var want []int
+			for i := k; i < perKey*len(keys); i += len(keys) {
+				want = append(want, i)
+			}
+			if got := order[key]; !slices.Equal(got, want) {
+				t.Errorf("key %s delivered in order %v, want %v", key, got, want)
+			}
+		}
+		if d := deliveryOf(t, b.store, events[0].ID, "d"); d.Attempts < 2 {
+			t.Errorf("head of key a took %d attempts, want it to have failed first", d.Attempts)
+		}
+	})
+}
+
+// TestEngineOrderingDeadHeadReleasesKey checks that a key moves on once its
+// head is dead.
+func TestEngineOrderingDeadHeadReleasesKey(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, func(h hit, _ int) (int, http.Header) {
+			if bytes.Contains(h.body, []byte(`"seq":0`)) {
+				return http.StatusInternalServerError, nil
+			}
+			return http.StatusOK, nil
+		})
+		events := ingestEvents(t, b.store, 2, []string{"d"}, func(int) string { return "k" })
+		dest := testDestination("d", ep.srv.URL)
+		dest.OrderingKey = "key"
+		dest.MaxAttempts = 2
+		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{dest}})
+
+		waitStatus(t, b.store, events[1:], "d", store.StatusDone, 10*time.Second)
+		if d := deliveryOf(t, b.store, events[0].ID, "d"); d.Status != store.StatusDead {
+			t.Errorf("head status = %s, want dead", d.Status)
+		}
+		var seen []string
+		for _, h := range ep.received() {
+			seen = append(seen, h.header.Get("webhook-id"))
+		}
+		want := []string{events[0].ID, events[0].ID, events[1].ID}
+		if len(seen) != 3 || seen[0] != want[0] || seen[1] != want[1] || seen[2] != want[2] {
+			t.Errorf("requests for %v, want %v", seen, want)
+		}
+	})
+}
+
+func TestEngineHangingDestinationDoesNotSlowAnother(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		release := make(chan struct{})
+		hang := newEndpoint(t, func(hit, int) (int, http.Header) {
+			<-release
+			return http.StatusOK, nil
+		})
+		fast := newEndpoint(t, nil)
+		events := ingestEvents(t, b.store, 40, []string{"hang", "fast"}, nil)
+		slow := testDestination("hang", hang.srv.URL)
+		slow.Timeout = config.Duration(5 * time.Second)
+		slow.Concurrency = 2
+		start := time.Now()
+		startEngine(t, Options{
+			Queue:        b.queue,
+			Destinations: []config.Destination{slow, testDestination("fast", fast.srv.URL)},
+		})
+		t.Cleanup(func() { close(release) }) // runs first: the engine's stop waits for the hanging attempts
+
+		waitStatus(t, b.store, events, "fast", store.StatusDone, 4*time.Second)
+		if took := time.Since(start); took > 4*time.Second {
+			t.Errorf("fast destination took %v, not independent of the hanging one", took)
+		}
+		if n := len(hang.received()); n != 2 {
+			t.Errorf("hanging destination has %d requests, want its concurrency (2)", n)
+		}
+	})
+}
+
+func TestEngineWakeWithoutPolling(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, nil)
+		e, _, _ := startEngine(t, Options{
+			Queue:        b.queue,
+			Destinations: []config.Destination{testDestination("d", ep.srv.URL)},
+			PollInterval: time.Hour,
+		})
+		time.Sleep(100 * time.Millisecond) // the first look finds nothing
+		events := ingestEvents(t, b.store, 1, []string{"d"}, nil)
+		time.Sleep(200 * time.Millisecond)
+		if n := len(ep.received()); n != 0 {
+			t.Fatalf("delivered %d before Wake with an hour's poll", n)
+		}
+		e.Wake("unknown") // ignored
+		e.Wake("d")
+		waitStatus(t, b.store, events, "d", store.StatusDone, 5*time.Second)
+	})
+}
+
+func TestEngineStopLetsAttemptsFinish(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		arrived := make(chan struct{}, 1)
+		ep := newEndpoint(t, func(hit, int) (int, http.Header) {
+			arrived <- struct{}{}
+			time.Sleep(300 * time.Millisecond)
+			return http.StatusOK, nil
+		})
+		events := ingestEvents(t, b.store, 1, []string{"d"}, nil)
+		_, cancel, done := startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{testDestination("d", ep.srv.URL)}})
+		select {
+		case <-arrived:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no request arrived")
+		}
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Run did not return")
+		}
+		if d := deliveryOf(t, b.store, events[0].ID, "d"); d.Status != store.StatusDone {
+			t.Errorf("status after stop = %s, want done: the attempt in flight finished and was recorded", d.Status)
+		}
+	})
+}
+
+func TestNewRejects(t *testing.T) {
+	t.Parallel()
+	ok := testDestination("d", "http://127.0.0.1:1/")
+	noURL := testDestination("d", "")
+	pull := testDestination("p", "")
+	pull.Pull = true
+	tests := []struct {
+		name string
+		o    Options
+	}{
+		{name: "no queue", o: Options{}},
+		{name: "bad url", o: Options{Queue: nopQueue{}, Destinations: []config.Destination{noURL}}},
+		{name: "twice", o: Options{Queue: nopQueue{}, Destinations: []config.Destination{ok, ok}}},
+		{name: "bad alert url", o: Options{Queue: nopQueue{}, AlertURL: "mailto:ops@example.com"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := New(tt.o); err == nil {
+				t.Error("New succeeded")
+			}
+		})
+	}
+	e, err := New(Options{Queue: nopQueue{}, Destinations: []config.Destination{ok, pull}})
+	if err != nil || len(e.order) != 1 {
+		t.Errorf("New with a pull destination = %v, %v; want it skipped", e, err)
+	}
+}
+
+// nopQueue satisfies store.Queue for tests of New, which never calls it.
+type nopQueue struct{ store.Queue }

@@ -1,0 +1,83 @@
+package delivery
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Alert outcomes counted by hookrelay_dead_letter_alerts_total.
+const (
+	alertSent    = "sent"
+	alertFailed  = "failed"  // every try failed
+	alertDropped = "dropped" // the alert queue was full
+)
+
+// metrics are the delivery engine's Prometheus collectors.
+//
+// The backlog and oldest-pending-age gauges per destination are not here:
+// they come from the store's stats query, which the admin API's stats
+// endpoint also serves, and will be exported with it.
+type metrics struct {
+	deliveries *prometheus.CounterVec
+	duration   *prometheus.HistogramVec
+	dead       *prometheus.CounterVec
+	alerts     *prometheus.CounterVec
+}
+
+// newMetrics registers the engine's collectors with reg, which may be nil,
+// and sets every destination's series to zero so that they exist before the
+// first delivery.
+func newMetrics(reg prometheus.Registerer, destinations []string) (*metrics, error) {
+	m := &metrics{
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookrelay_deliveries_total",
+			Help: "Delivery attempts recorded, by destination and the delivery's resulting status (done, skipped, failed, dead).",
+		}, []string{"destination", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "hookrelay_delivery_attempt_duration_seconds",
+			Help:    "Duration of one push attempt, from request start to the answer read, by destination.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"destination"}),
+		dead: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookrelay_dead_letters_total",
+			Help: "Deliveries that went dead after their last attempt, by destination.",
+		}, []string{"destination"}),
+		alerts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookrelay_dead_letter_alerts_total",
+			Help: "Dead-letter alerts posted to alerts.url, by outcome (sent, failed, dropped).",
+		}, []string{"outcome"}),
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.deliveries, m.duration, m.dead, m.alerts} {
+			if err := reg.Register(c); err != nil {
+				return nil, fmt.Errorf("register delivery metrics: %w", err)
+			}
+		}
+	}
+	for _, d := range destinations {
+		for _, s := range []store.DeliveryStatus{store.StatusDone, store.StatusSkipped, store.StatusFailed, store.StatusDead} {
+			m.deliveries.WithLabelValues(d, string(s))
+		}
+		m.duration.WithLabelValues(d)
+		m.dead.WithLabelValues(d)
+	}
+	for _, o := range []string{alertSent, alertFailed, alertDropped} {
+		m.alerts.WithLabelValues(o)
+	}
+	return m, nil
+}
+
+// attempted records how long one attempt took, whether or not its outcome
+// could be recorded.
+func (m *metrics) attempted(destination string, took time.Duration) {
+	m.duration.WithLabelValues(destination).Observe(took.Seconds())
+}
+
+// recorded counts one attempt whose outcome the store recorded.
+func (m *metrics) recorded(destination string, status store.DeliveryStatus) {
+	m.deliveries.WithLabelValues(destination, string(status)).Inc()
+}
