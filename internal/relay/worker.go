@@ -1,0 +1,54 @@
+package relay
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/delivery"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// startDelivery runs the delivery engine for the configured push
+// destinations in the background. wake tells a destination's loop that a
+// commit gave it work; stop cancels the engine and waits until the attempts
+// in flight have finished and recorded their outcomes.
+func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string), stop func(), err error) {
+	q, ok := r.store.(store.Queue)
+	if !ok {
+		return nil, nil, fmt.Errorf("start delivery: the %T store has no delivery queue", r.store)
+	}
+	var push []config.Destination
+	for _, d := range r.cfg.Destinations {
+		if !d.Pull {
+			push = append(push, d)
+		}
+	}
+	eng, err := delivery.New(delivery.Options{
+		Queue:        q,
+		Destinations: push,
+		AlertURL:     r.cfg.Alerts.URL,
+		Logger:       r.logger,
+		Registerer:   r.registry,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("start delivery: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := eng.Run(ctx); err != nil {
+			r.logger.Error("delivery engine stopped", "error", err)
+		}
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+	return eng.Wake, stop, nil
+}
