@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// noopHandler reads the whole body and answers 200: the cheapest handler
+// that still does what any webhook endpoint must.
+func noopHandler(w http.ResponseWriter, r *http.Request) {
+	if _, err := io.Copy(io.Discard, r.Body); err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// runNoop serves noopHandler on --listen, prints the bound address as the
+// first line of stdout, and stops on SIGTERM or SIGINT.
+func runNoop(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("noop", stderr)
+	listen := fs.String("listen", "127.0.0.1:0", "address to listen on")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(noopHandler), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintln(stdout, ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("shut down: %w", err)
+	}
+	return nil
+}
+
+// childProc is a child process started by the benchmark.
+type childProc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error // set before done is closed
+}
+
+func (p *childProc) wait() {
+	p.err = p.cmd.Wait()
+	close(p.done)
+}
+
+// stop sends SIGTERM and waits up to timeout for the child to exit; it
+// kills it after that. It returns an error unless the child exited 0.
+func (p *childProc) stop(timeout time.Duration) error {
+	select {
+	case <-p.done:
+		return p.exitErr("exited early")
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("signal: %w", err)
+	}
+	return p.awaitExit(timeout)
+}
+
+func (p *childProc) awaitExit(timeout time.Duration) error {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return p.exitErr("exited")
+	case <-t.C:
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return fmt.Errorf("still running %v after SIGTERM; killed", timeout)
+	}
+}
+
+func (p *childProc) exitErr(what string) error {
+	if p.err != nil {
+		return fmt.Errorf("%s: %w", what, p.err)
+	}
+	return nil
+}
+
+// startNoop runs this program's noop command as a child process and returns
+// it with the address it serves.
+func startNoop(ctx context.Context) (*childProc, string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, "", fmt.Errorf("find own executable: %w", err)
+	}
+	cmd := exec.Command(self, "noop", "--listen", "127.0.0.1:0")
+	cmd.Stderr = os.Stderr
+	first := &firstLine{line: make(chan string, 1)}
+	cmd.Stdout = first
+	if err := cmd.Start(); err != nil {
+		return nil, "", fmt.Errorf("start noop: %w", err)
+	}
+	p := &childProc{cmd: cmd, done: make(chan struct{})}
+	go p.wait()
+	select {
+	case addr := <-first.line:
+		return p, addr, nil
+	case <-p.done:
+		return nil, "", fmt.Errorf("start noop: exited before printing its address: %v", p.err)
+	case <-time.After(10 * time.Second):
+	case <-ctx.Done():
+	}
+	_ = cmd.Process.Kill()
+	<-p.done
+	return nil, "", errors.New("start noop: no address within 10s")
+}
+
+// firstLine is a writer that hands over the first line written to it and
+// discards the rest.
+type firstLine struct {
+	buf  []byte
+	sent bool
+	line chan string
+}
+
+func (f *firstLine) Write(b []byte) (int, error) {
+	if f.sent {
+		return len(b), nil
+	}
+	f.buf = append(f.buf, b...)
+	if i := bytes.IndexByte(f.buf, '\n'); i >= 0 {
+		f.line <- strings.TrimSpace(string(f.buf[:i]))
+		f.sent, f.buf = true, nil
+	}
+	return len(b), nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func TestWriteConfig(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		cfg         relayConfig
+		wantMaxBody string
+	}{
+		{name: "default body limit", cfg: relayConfig{Database: "sqlite:/tmp/x/bench.db", Listen: "127.0.0.1:1", AdminListen: "127.0.0.1:2", LogLevel: "warn"}},
+		{name: "large bodies", cfg: relayConfig{Database: "postgres://postgres@127.0.0.1:5432/hookrelay_bench_x", Listen: "127.0.0.1:3", AdminListen: "127.0.0.1:4", LogLevel: "info", MaxBody: "2MiB"}, wantMaxBody: "2MiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "hookrelay.yaml")
+			if err := writeConfig(path, tt.cfg); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got struct {
+				Database    string `yaml:"database"`
+				Listen      string `yaml:"listen"`
+				AdminListen string `yaml:"admin_listen"`
+				Sources     []struct {
+					Name    string   `yaml:"name"`
+					Verify  string   `yaml:"verify"`
+					Secrets []string `yaml:"secrets"`
+					MaxBody string   `yaml:"max_body"`
+				} `yaml:"sources"`
+				Log struct {
+					Level string `yaml:"level"`
+				} `yaml:"log"`
+			}
+			if err := yaml.Unmarshal(b, &got); err != nil {
+				t.Fatalf("config is not YAML: %v\n%s", err, b)
+			}
+			if got.Database != tt.cfg.Database || got.Listen != tt.cfg.Listen || got.AdminListen != tt.cfg.AdminListen || got.Log.Level != tt.cfg.LogLevel {
+				t.Fatalf("config %+v from\n%s", got, b)
+			}
+			if len(got.Sources) != 1 {
+				t.Fatalf("sources %+v", got.Sources)
+			}
+			s := got.Sources[0]
+			if s.Name != "stripe" || s.Verify != "stripe" || len(s.Secrets) != 1 || s.Secrets[0] != "${"+secretEnv+"}" || s.MaxBody != tt.wantMaxBody {
+				t.Fatalf("source %+v", s)
+			}
+		})
+	}
+}
+
+func TestProcMemory(t *testing.T) {
+	t.Parallel()
+	rss, hwm, err := procMemory(os.Getpid())
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	if rss <= 0 || hwm < rss {
+		t.Fatalf("rss %d hwm %d", rss, hwm)
+	}
+	s := sampleRSS(os.Getpid(), time.Millisecond)
+	time.Sleep(20 * time.Millisecond)
+	peak, n := s.Stop()
+	if peak <= 0 || n == 0 {
+		t.Fatalf("peak %d after %d samples", peak, n)
+	}
+}
+
+func TestFreeAddr(t *testing.T) {
+	t.Parallel()
+	a, err := freeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(a, "127.0.0.1:") {
+		t.Fatalf("address %q", a)
+	}
+}
