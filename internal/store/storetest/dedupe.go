@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -23,6 +24,32 @@ func testDuplicateAcrossCalls(t *testing.T, s store.Store) {
 	checkEvent(t, getEvent(t, s, first.ID), first)
 	checkDestinations(t, deliveries(t, s, first.ID), "billing")
 	checkDestinations(t, deliveries(t, s, dup.ID))
+
+	// A retry of the very same item, as after a commit whose outcome the
+	// caller never learnt, is a duplicate too, not an error.
+	checkInserted(t, ingest(t, s, item(first, "billing", "crm")), false)
+	checkDestinations(t, deliveries(t, s, first.ID), "billing")
+}
+
+// testIDTaken checks that an event whose hookrelay id another event holds
+// fails the batch, committing nothing of it: ids are unique by
+// construction, and dropping the event as a duplicate would lose it.
+func testIDTaken(t *testing.T, s store.Store) {
+	first := newEvent("stripe", "evt_1")
+	checkInserted(t, ingest(t, s, item(first, "billing")), true)
+
+	fresh := newEvent("stripe", "evt_2")
+	clash := newEvent("stripe", "evt_3")
+	clash.ID = first.ID
+	_, err := s.Ingest(context.Background(), []store.IngestItem{item(fresh, "billing"), item(clash, "billing")})
+	if err == nil {
+		t.Fatal("Ingest of an event with a taken id succeeded, want an error")
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Ingest of an event with a taken id: error = %v, want one that does not wrap ErrUnavailable", err)
+	}
+	checkNoEvent(t, s, fresh.ID)
+	checkEvent(t, getEvent(t, s, first.ID), first)
 }
 
 func testDuplicateWithinBatch(t *testing.T, s store.Store) {

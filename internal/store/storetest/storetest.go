@@ -35,6 +35,7 @@ var tests = []conformanceTest{
 	{"DuplicateAcrossCalls", testDuplicateAcrossCalls},
 	{"DuplicateWithinBatch", testDuplicateWithinBatch},
 	{"SameProviderIDOnTwoSources", testSameProviderIDOnTwoSources},
+	{"TakenIDFailsTheBatch", testIDTaken},
 	{"ConcurrentIngestInsertsOnce", testConcurrentIngest},
 
 	{"DeliveriesCreatedPending", testDeliveriesCreated},
