@@ -139,6 +139,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		wg.Go(func() { w.run(ctx) })
 	}
 	e.logger.Info("delivery started", "destinations", len(e.order))
+	<-ctx.Done()
 	wg.Wait()
 	if e.alerts != nil {
 		e.alerts.stop(cancelAlerts)

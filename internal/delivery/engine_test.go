@@ -387,3 +387,28 @@ func TestNewRejects(t *testing.T) {
 
 // nopQueue satisfies store.Queue for tests of New, which never calls it.
 type nopQueue struct{ store.Queue }
+
+func TestEngineRunWithoutDestinationsWaitsForCancel(t *testing.T) {
+	t.Parallel()
+	e, err := New(Options{Queue: nopQueue{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Run(ctx) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned %v before its context was cancelled", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return")
+	}
+}
