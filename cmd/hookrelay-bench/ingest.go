@@ -88,14 +88,17 @@ func runIngest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 	}
 	secret := randomSecret()
-	newFeed := func() loadgen.Feed {
-		feed := loadgen.NewStripeFeed(secret, f.body)
-		feed.Prebuild(f.prebuild)
-		return feed
-	}
+	// Each target gets a feed of its own, signed just before its run, so
+	// no timestamp ages past the relay's tolerance however long the whole
+	// benchmark takes; the bodies are the same for every target.
 	load := func(url string) (loadgen.Result, error) {
+		feed, err := loadgen.NewStripeFeed(secret, f.body)
+		if err != nil {
+			return loadgen.Result{}, err
+		}
+		feed.Prebuild(f.prebuild)
 		return loadgen.Run(ctx, loadgen.Options{
-			URL: url, Senders: f.senders, Warmup: f.warmup, Duration: f.duration, Feed: newFeed(),
+			URL: url, Senders: f.senders, Warmup: f.warmup, Duration: f.duration, Feed: feed,
 		})
 	}
 

@@ -82,13 +82,16 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 	}()
 	secret := randomSecret()
+	feed, err := loadgen.NewStripeFeed(secret, body)
+	if err != nil {
+		return err
+	}
 	p, err := startRelay(ctx, bin, dir, "memory", relayConfig{Database: db.URL(), LogLevel: "warn", MaxBody: *maxBody}, secret)
 	if err != nil {
 		return err
 	}
 	rep := &memoryReport{Driver: *driver, Concurrency: *concurrency, Body: body}
 	sampler := sampleRSS(p.cmd.Process.Pid, 20*time.Millisecond)
-	feed := loadgen.NewStripeFeed(secret, body)
 	client := loadgen.NewClient(*concurrency)
 	for r := range *rounds {
 		fmt.Fprintf(stderr, "round %d: %d posts of %d bytes\n", r+1, *concurrency, feed.Size())

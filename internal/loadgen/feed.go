@@ -1,14 +1,12 @@
 package loadgen
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
-	"hash"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/signature"
 )
 
 // Request is one request a generator sends: the body and the headers that go
@@ -44,10 +42,10 @@ var eventTypes = []string{
 const idDigits = 20
 
 // StripeFeed makes Stripe-shaped JSON events of a fixed size, each with the
-// unique id "evt_<counter>" and a Stripe-Signature header (t=<unix>,v1=<hex
-// HMAC-SHA256 of "t.body">) made with one secret.
+// unique id "evt_<counter>", signed with one secret by signature.Sign as
+// Stripe signs: Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">.
 type StripeFeed struct {
-	secret    []byte
+	opts      signature.Options
 	templates [][]byte // one body per event type, id digits zeroed
 	idAt      []int    // offset of the id digits in each template
 	now       func() time.Time
@@ -56,8 +54,14 @@ type StripeFeed struct {
 
 // NewStripeFeed returns a feed of size-byte bodies signed with secret. size
 // is raised to the smallest body that holds the event's fields.
-func NewStripeFeed(secret string, size int) *StripeFeed {
-	f := &StripeFeed{secret: []byte(secret), now: time.Now}
+func NewStripeFeed(secret string, size int) (*StripeFeed, error) {
+	if secret == "" {
+		return nil, errors.New("make stripe feed: empty secret")
+	}
+	f := &StripeFeed{opts: signature.Options{Scheme: "stripe", Secrets: []string{secret}}, now: time.Now}
+	if _, err := signature.New(f.opts); err != nil {
+		return nil, fmt.Errorf("make stripe feed: %w", err)
+	}
 	for _, typ := range eventTypes {
 		body, _ := stripeTemplate(typ, 0)
 		size = max(size, len(body))
@@ -67,7 +71,7 @@ func NewStripeFeed(secret string, size int) *StripeFeed {
 		f.templates = append(f.templates, body)
 		f.idAt = append(f.idAt, at)
 	}
-	return f
+	return f, nil
 }
 
 // stripeTemplate returns an event body of at least size bytes whose id is
@@ -97,50 +101,36 @@ func (f *StripeFeed) Size() int { return len(f.templates[0]) }
 // Prebuild signs the first n requests now, so that a run spends no time
 // building them. Requests past n are built when asked for.
 func (f *StripeFeed) Prebuild(n int) {
-	s := f.newStream()
 	f.prebuilt = make([]Request, n)
 	for i := range n {
-		f.prebuilt[i] = s.build(int64(i))
+		f.prebuilt[i] = f.build(int64(i))
 	}
 }
 
 // Stream returns a source of requests for one sender.
-func (f *StripeFeed) Stream() Stream { return f.newStream() }
+func (f *StripeFeed) Stream() Stream { return stripeStream{f} }
 
-func (f *StripeFeed) newStream() *stripeStream {
-	return &stripeStream{feed: f, mac: hmac.New(sha256.New, f.secret)}
-}
+type stripeStream struct{ feed *StripeFeed }
 
-// stripeStream signs with its own HMAC state, so senders share nothing.
-type stripeStream struct {
-	feed *StripeFeed
-	mac  hash.Hash
-	sum  []byte
-}
-
-func (s *stripeStream) Request(i int64) Request {
+func (s stripeStream) Request(i int64) Request {
 	if i < int64(len(s.feed.prebuilt)) {
 		return s.feed.prebuilt[i]
 	}
-	return s.build(i)
+	return s.feed.build(i)
 }
 
 // build makes the i-th request in a new body, so a body handed to an HTTP
 // transport is never written again.
-func (s *stripeStream) build(i int64) Request {
-	f := s.feed
+func (f *StripeFeed) build(i int64) Request {
 	k := int(i % int64(len(f.templates)))
 	body := append([]byte(nil), f.templates[k]...)
 	putDigits(body[f.idAt[k]:f.idAt[k]+idDigits], i)
-	ts := strconv.FormatInt(f.now().Unix(), 10)
-	s.mac.Reset()
-	s.mac.Write([]byte(ts))
-	s.mac.Write([]byte{'.'})
-	s.mac.Write(body)
-	s.sum = s.mac.Sum(s.sum[:0])
-	h := make(http.Header, 2)
-	h["Content-Type"] = []string{"application/json"}
-	h["Stripe-Signature"] = []string{"t=" + ts + ",v1=" + hex.EncodeToString(s.sum)}
+	h, err := signature.Sign(f.opts, 0, signature.Message{Body: body, Now: f.now()})
+	if err != nil {
+		// NewStripeFeed built the scheme from the same options.
+		panic(fmt.Sprintf("sign stripe event: %v", err))
+	}
+	h.Set("Content-Type", "application/json")
 	return Request{Body: body, Header: h}
 }
 

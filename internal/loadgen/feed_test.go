@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/signature"
 )
 
 // verifyStripe checks a Stripe-Signature header over body the way Stripe
@@ -36,6 +38,30 @@ func verifyStripe(t *testing.T, secret, header string, body []byte) {
 	}
 }
 
+// verifyWithScheme checks r the way the relay's receiver does.
+func verifyWithScheme(t *testing.T, secret string, r Request, now time.Time, wantID, wantType string) {
+	t.Helper()
+	scheme, err := signature.New(signature.Options{Scheme: "stripe", Secrets: []string{secret}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := signature.Request{Header: r.Header, Body: r.Body, Now: now}
+	if res, err := scheme.Verify(req); err != nil || res.Slot != 0 {
+		t.Fatalf("Verify = %+v, %v", res, err)
+	}
+	id, err := scheme.Identify(req)
+	if err != nil || id.ID != wantID || id.Type != wantType {
+		t.Fatalf("Identify = %+v, %v; want id %q type %q", id, err, wantID, wantType)
+	}
+}
+
+func TestNewStripeFeedRefusesEmptySecret(t *testing.T) {
+	t.Parallel()
+	if _, err := NewStripeFeed("", 2048); err == nil {
+		t.Fatal("NewStripeFeed with no secret: want an error")
+	}
+}
+
 func TestStripeFeed(t *testing.T) {
 	t.Parallel()
 	const secret = "whsec_feed_test"
@@ -53,7 +79,7 @@ func TestStripeFeed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := NewStripeFeed(secret, tt.size)
+			f := newFeed(t, secret, tt.size)
 			f.now = func() time.Time { return time.Unix(1700000000, 0) }
 			if tt.prebuilt > 0 {
 				f.Prebuild(tt.prebuilt)
@@ -83,6 +109,7 @@ func TestStripeFeed(t *testing.T) {
 					t.Fatalf("request %d: Content-Type %q", i, got)
 				}
 				verifyStripe(t, secret, r.Header.Get("Stripe-Signature"), r.Body)
+				verifyWithScheme(t, secret, r, time.Unix(1700000000, 0), EventID(i), ev.Type)
 			}
 		})
 	}
@@ -90,7 +117,7 @@ func TestStripeFeed(t *testing.T) {
 
 func TestStripeFeedSameRequestsForEveryStream(t *testing.T) {
 	t.Parallel()
-	f := NewStripeFeed("whsec_x", 512)
+	f := newFeed(t, "whsec_x", 512)
 	f.now = func() time.Time { return time.Unix(1700000000, 0) }
 	a, b := f.Stream(), f.Stream()
 	for i := range int64(4) {

@@ -60,6 +60,16 @@ func newTestServer(t *testing.T, answer func(w http.ResponseWriter, id string, s
 	return s
 }
 
+// newFeed returns a StripeFeed or fails the test.
+func newFeed(t *testing.T, secret string, size int) *StripeFeed {
+	t.Helper()
+	f, err := NewStripeFeed(secret, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 func (s *testServer) ackedIDs() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -95,7 +105,7 @@ func TestRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newTestServer(t, tt.answer)
-			feed := NewStripeFeed(testSecret, 2048)
+			feed := newFeed(t, testSecret, 2048)
 			feed.Prebuild(50)
 			res, err := Run(context.Background(), Options{
 				URL: srv.URL, Senders: 8, Duration: 20 * time.Second, MaxRequests: tt.max, Feed: feed,
@@ -146,7 +156,7 @@ func TestRunWarmupIsNotMeasured(t *testing.T) {
 	})
 	res, err := Run(context.Background(), Options{
 		URL: srv.URL, Senders: 2, Warmup: 100 * time.Millisecond, Duration: 150 * time.Millisecond,
-		MaxRequests: 400, Feed: NewStripeFeed(testSecret, 256),
+		MaxRequests: 400, Feed: newFeed(t, testSecret, 256),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +181,7 @@ func TestRunCountsErrors(t *testing.T) {
 	url := srv.URL
 	srv.Close()
 	res, err := Run(context.Background(), Options{
-		URL: url, Senders: 2, Duration: 5 * time.Second, MaxRequests: 10, Feed: NewStripeFeed(testSecret, 256),
+		URL: url, Senders: 2, Duration: 5 * time.Second, MaxRequests: 10, Feed: newFeed(t, testSecret, 256),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +236,7 @@ func TestBurst(t *testing.T) {
 			t.Parallel()
 			srv := newTestServer(t, tt.answer)
 			res, err := Burst(context.Background(), BurstOptions{
-				URL: srv.URL, Concurrency: 20, First: 100, Feed: NewStripeFeed(testSecret, 64<<10), Deadline: 10 * time.Second,
+				URL: srv.URL, Concurrency: 20, First: 100, Feed: newFeed(t, testSecret, 64<<10), Deadline: 10 * time.Second,
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -259,7 +269,7 @@ func TestBurstStopsAtDeadline(t *testing.T) {
 	})
 	start := time.Now()
 	res, err := Burst(context.Background(), BurstOptions{
-		URL: srv.URL, Concurrency: 4, Feed: NewStripeFeed(testSecret, 256), Deadline: 300 * time.Millisecond,
+		URL: srv.URL, Concurrency: 4, Feed: newFeed(t, testSecret, 256), Deadline: 300 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
