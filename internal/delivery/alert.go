@@ -55,7 +55,7 @@ func newAlerter(url string, logger *slog.Logger, m *metrics) *alerter {
 		url: url,
 		client: &http.Client{
 			Timeout:       alertTimeout,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			CheckRedirect: noRedirects,
 		},
 		delays:  alertRetryDelays,
 		queue:   make(chan Alert, alertQueueSize),

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"sync"
 	"time"
 
@@ -116,7 +115,7 @@ func New(o Options) (*Engine, error) {
 	}
 	e.metrics = m
 	if o.AlertURL != "" {
-		if u, err := url.Parse(o.AlertURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !absoluteHTTP(o.AlertURL) {
 			return nil, errors.New("new delivery engine: alerts.url is not an absolute http(s) URL")
 		}
 		e.alerts = newAlerter(o.AlertURL, e.logger, m)

@@ -79,11 +79,9 @@ func NewSender(t Target, timeout time.Duration, conns int, now func() time.Time)
 		timeout: timeout,
 		now:     now,
 		client: &http.Client{
-			Transport: tr,
-			Timeout:   timeout,
-			// A redirect is the destination's answer, not an instruction:
-			// it is recorded as a failure and never followed.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			Transport:     tr,
+			Timeout:       timeout,
+			CheckRedirect: noRedirects,
 		},
 	}
 }
@@ -133,6 +131,17 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 		res.RetryAfter = ParseRetryAfter(resp.Header.Get("Retry-After"), s.now())
 	}
 	return res
+}
+
+// noRedirects is the CheckRedirect of hookrelay's clients: a redirect is the
+// answer, not an instruction, so it is recorded as a failure and never
+// followed.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// absoluteHTTP reports whether s is an absolute http or https URL.
+func absoluteHTTP(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // CloseIdleConnections closes the sender's idle connections.

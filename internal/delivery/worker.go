@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"sync"
 	"time"
 
@@ -46,7 +45,7 @@ type worker struct {
 
 func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) {
 	def := config.DefaultDestination()
-	if u, err := url.Parse(d.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !absoluteHTTP(d.URL) {
 		return nil, errors.New("url is not an absolute http(s) URL")
 	}
 	timeout := d.Timeout.Std()
