@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Lookup returns the value at the dotted path in the JSON object body.
@@ -20,42 +21,69 @@ import (
 // through a float; a boolean returns "true" or "false". Lookup reports false
 // when the body is not valid JSON, when a segment of the path is missing or
 // is not an object, and when the value is an object, an array or null.
-// Segments name object keys only; arrays are not indexed.
+// Segments name object keys only; arrays are not indexed. When a key
+// repeats, the last one counts, as in encoding/json.
 func Lookup(body []byte, path string) (string, bool) {
-	if path == "" {
+	start := skipSpace(body, 0)
+	if path == "" || start >= len(body) || body[start] != '{' {
 		return "", false
 	}
-	raw := json.RawMessage(body)
+	// The first level's scan also validates the whole body.
+	first, stop := true, -1
 	for seg := range strings.SplitSeq(path, ".") {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		if body[start] != '{' {
 			return "", false
 		}
-		var ok bool
-		if raw, ok = obj[seg]; !ok {
+		next := -1
+		e := members(body, start, 1, func(key []byte, vStart, vEnd int) {
+			if keyIs(key, seg) {
+				next, stop = vStart, vEnd
+			}
+		})
+		if first && (e < 0 || skipSpace(body, e) != len(body)) {
 			return "", false
 		}
+		if next < 0 {
+			return "", false
+		}
+		start, first = next, false
 	}
-	return scalar(raw)
+	return scalar(body[start:stop])
 }
 
-// scalar returns the text of a JSON string, number or boolean. raw is one
-// complete, valid JSON value as produced by encoding/json.
-func scalar(raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
+// keyIs reports whether the quoted key decodes to seg.
+func keyIs(key []byte, seg string) bool {
+	if inner := key[1 : len(key)-1]; plain(inner) {
+		return string(inner) == seg
+	}
+	k, ok := unquote(key)
+	return ok && k == seg
+}
+
+// plain reports whether the inside of a quoted string is its own value:
+// no escapes and valid UTF-8, which encoding/json would replace.
+func plain(inner []byte) bool {
+	return bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner)
+}
+
+// unquote decodes a valid quoted JSON string.
+func unquote(raw []byte) (string, bool) {
+	if inner := raw[1 : len(raw)-1]; plain(inner) {
+		return string(inner), true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", false
 	}
+	return s, true
+}
+
+// scalar returns the text of one valid JSON string, number or boolean.
+func scalar(raw []byte) (string, bool) {
 	switch c := raw[0]; {
 	case c == '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", false
-		}
-		return s, true
-	case c == 't' || c == 'f':
-		return string(raw), true
-	case c == '-' || ('0' <= c && c <= '9'):
+		return unquote(raw)
+	case c == 't' || c == 'f' || c == '-' || ('0' <= c && c <= '9'):
 		return string(raw), true
 	default: // object, array or null
 		return "", false

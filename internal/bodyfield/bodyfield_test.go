@@ -74,6 +74,23 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+func TestLookupNesting(t *testing.T) {
+	t.Parallel()
+	nest := func(n int) []byte {
+		return []byte(`{"a":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `,"id":"x"}`)
+	}
+	// encoding/json allows 10000 levels of nesting and no more.
+	if !json.Valid(nest(10000)) || json.Valid(nest(10001)) {
+		t.Fatal("encoding/json's nesting limit is not 10000")
+	}
+	if got, ok := Lookup(nest(10000), "id"); !ok || got != "x" {
+		t.Errorf("Lookup at depth 10000 = %q, %v; want x", got, ok)
+	}
+	if _, ok := Lookup(nest(10001), "id"); ok {
+		t.Error("Lookup accepted nesting deeper than encoding/json does")
+	}
+}
+
 func TestValid(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -102,12 +119,16 @@ func TestValid(t *testing.T) {
 	}
 }
 
-// FuzzLookup checks Lookup against a plain decode of the same body: whatever
-// Lookup finds at a top-level key must be what encoding/json finds there.
+// FuzzLookup checks Lookup and its scanner against encoding/json: the
+// scanner accepts exactly what json.Valid accepts, and whatever Lookup
+// finds at a path must be what a plain decode of the body holds there.
 func FuzzLookup(f *testing.F) {
 	f.Add([]byte(`{"id":"evt_1","type":"a.b"}`), "id")
 	f.Add([]byte(`{"data":{"object":{"id":12345678901234567890}}}`), "data.object.id")
 	f.Fuzz(func(t *testing.T, body []byte, path string) {
+		if v, want := valid(body), json.Valid(body); v != want {
+			t.Fatalf("valid(%q) = %v; json.Valid says %v", body, v, want)
+		}
 		got, ok := Lookup(body, path)
 		if !ok {
 			return
@@ -144,4 +165,18 @@ func FuzzLookup(f *testing.F) {
 			t.Fatalf("Lookup(%q) = %q; encoding/json has %q", path, got, want)
 		}
 	})
+}
+
+// BenchmarkLookup reads a nested field of a 2 KiB event.
+func BenchmarkLookup(b *testing.B) {
+	body := []byte(`{"id":"evt_1","object":"event","type":"invoice.paid","created":1700000000,"data":{"object":{"id":"in_1","pad":"`)
+	body = append(body, bytes.Repeat([]byte("x"), 2048-len(body)-4)...)
+	body = append(body, `"}}}`...)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, ok := Lookup(body, "data.object.id"); !ok || v != "in_1" {
+			b.Fatal(v, ok)
+		}
+	}
 }
