@@ -118,8 +118,16 @@ var eventSeq atomic.Int64
 
 // ingestEvents stores n events of source "src", each with one delivery per
 // destination, and returns them in order. key, when not nil, gives event i
-// its body's "key" field, used as the ordering key.
+// its body's "key" field, used as the ordering key. Event i occurred n-i
+// seconds ago.
 func ingestEvents(t *testing.T, st store.Store, n int, destinations []string, key func(i int) string) []store.Event {
+	t.Helper()
+	return ingestEventsAt(t, st, n, destinations, key, nil)
+}
+
+// ingestEventsAt is ingestEvents with event i occurring occurredAt(i)
+// seconds after a fixed time in the past, when occurredAt is not nil.
+func ingestEventsAt(t *testing.T, st store.Store, n int, destinations []string, key func(i int) string, occurredAt func(i int) int) []store.Event {
 	t.Helper()
 	now := time.Now().UTC()
 	events := make([]store.Event, n)
@@ -142,6 +150,9 @@ func ingestEvents(t *testing.T, st store.Store, n int, destinations []string, ke
 			SignatureSlot:   0,
 			OccurredAt:      now.Add(time.Duration(i-n) * time.Second),
 			ReceivedAt:      now,
+		}
+		if occurredAt != nil {
+			ev.OccurredAt = now.Add(-time.Hour).Add(time.Duration(occurredAt(i)) * time.Second)
 		}
 		events[i] = ev
 		items[i].Event = ev

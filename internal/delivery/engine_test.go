@@ -175,9 +175,10 @@ func TestEngineSkipped(t *testing.T) {
 	})
 }
 
-// TestEngineOrderingPerKey interleaves three keys. The head of key "a" fails
-// until every delivery of "b" and "c" has arrived, so it only succeeds if a
-// failing head blocks its own key alone.
+// TestEngineOrderingPerKey interleaves three keys whose events occurred in
+// an order other than their arrival. The head of key "a" fails until every
+// delivery of "b" and "c" has arrived, so it only succeeds if a failing head
+// blocks its own key alone.
 func TestEngineOrderingPerKey(t *testing.T) {
 	t.Parallel()
 	eachDriver(t, func(t *testing.T, b testBundle) {
@@ -193,6 +194,19 @@ func TestEngineOrderingPerKey(t *testing.T) {
 			maxInFlight int
 			order       = map[string][]int{}
 		)
+		// Event i has key keys[i%3] and occurred occurred(i) seconds after
+		// a base time: a permutation of its arrival order.
+		const n = perKey * 3
+		occurred := func(i int) int { return i * 7 % n }
+		want := map[string][]int{}
+		for i := range n {
+			want[keys[i%3]] = append(want[keys[i%3]], i)
+		}
+		for _, seqs := range want {
+			slices.SortFunc(seqs, func(a, b int) int { return occurred(a) - occurred(b) })
+		}
+		headA := want["a"][0]
+
 		ep := newEndpoint(t, func(h hit, _ int) (int, http.Header) {
 			var m msg
 			_ = json.Unmarshal(h.body, &m)
@@ -204,7 +218,7 @@ func TestEngineOrderingPerKey(t *testing.T) {
 
 			time.Sleep(5 * time.Millisecond)
 			status := http.StatusOK
-			if m.Key == "a" && m.Seq == 0 && others < 2*perKey {
+			if m.Key == "a" && m.Seq == headA && others < 2*perKey {
 				status = http.StatusInternalServerError
 			}
 			mu.Lock()
@@ -215,8 +229,7 @@ func TestEngineOrderingPerKey(t *testing.T) {
 			mu.Unlock()
 			return status, nil
 		})
-		// Event i has key keys[i%3]; its occurred_at grows with i.
-		events := ingestEvents(t, b.store, perKey*len(keys), []string{"d"}, func(i int) string { return keys[i%len(keys)] })
+		events := ingestEventsAt(t, b.store, n, []string{"d"}, func(i int) string { return keys[i%3] }, occurred)
 		dest := testDestination("d", ep.srv.URL)
 		dest.OrderingKey = "key"
 		dest.Concurrency = 4
@@ -230,16 +243,12 @@ func TestEngineOrderingPerKey(t *testing.T) {
 		if maxInFlight != 1 {
 			t.Errorf("at most %d deliveries of one key were in flight, want 1", maxInFlight)
 		}
-		for k, key := range keys {
-			var want []int
-			for i := k; i < perKey*len(keys); i += len(keys) {
-				want = append(want, i)
-			}
-			if got := order[key]; !slices.Equal(got, want) {
-				t.Errorf("key %s delivered in order %v, want %v", key, got, want)
+		for _, key := range keys {
+			if got := order[key]; !slices.Equal(got, want[key]) {
+				t.Errorf("key %s delivered in order %v, want %v (oldest occurred_at first)", key, got, want[key])
 			}
 		}
-		if d := deliveryOf(t, b.store, events[0].ID, "d"); d.Attempts < 2 {
+		if d := deliveryOf(t, b.store, events[headA].ID, "d"); d.Attempts < 2 {
 			t.Errorf("head of key a took %d attempts, want it to have failed first", d.Attempts)
 		}
 	})
