@@ -154,6 +154,14 @@ type Store interface {
 	// ErrNotFound.
 	GetEvent(ctx context.Context, id string) (Event, error)
 
+	// EventByProviderID returns the event a source stored under the
+	// provider's id, or ErrNotFound.
+	EventByProviderID(ctx context.Context, source, providerEventID string) (Event, error)
+
+	// CountEvents returns how many events are stored for source, or for
+	// every source when source is empty.
+	CountEvents(ctx context.Context, source string) (int64, error)
+
 	// EventDeliveries returns the deliveries of one event ordered by
 	// destination name; an unknown event has none.
 	EventDeliveries(ctx context.Context, eventID string) ([]Delivery, error)

@@ -12,20 +12,39 @@ import (
 
 // GetEvent returns the event with the given id, or store.ErrNotFound.
 func (s *Store) GetEvent(ctx context.Context, id string) (store.Event, error) {
+	e, err := s.queryEvent(ctx, selectEvent, id)
+	if err != nil {
+		return store.Event{}, fmt.Errorf("get event %s: %w", id, err)
+	}
+	return e, nil
+}
+
+// EventByProviderID returns the event source stored under the provider's
+// id, or store.ErrNotFound.
+func (s *Store) EventByProviderID(ctx context.Context, source, providerEventID string) (store.Event, error) {
+	e, err := s.queryEvent(ctx, selectEventByProviderID, source, providerEventID)
+	if err != nil {
+		return store.Event{}, fmt.Errorf("get event %s/%s: %w", source, providerEventID, err)
+	}
+	return e, nil
+}
+
+// queryEvent reads the one event a query of selectEvent's columns selects.
+func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (store.Event, error) {
 	var (
 		e               store.Event
 		origin, headers string
 		occurred        *time.Time
 	)
-	err := s.other.QueryRow(ctx, selectEvent, id).Scan(
+	err := s.other.QueryRow(ctx, query, args...).Scan(
 		&e.ID, &e.Source, &e.ProviderEventID, &origin, &e.Type, &e.Body, &e.ContentType,
 		&headers, &e.SignatureSlot, &occurred, &e.ReceivedAt,
 	)
 	if err != nil {
-		return store.Event{}, fmt.Errorf("get event %s: %w", id, s.mapErr(ctx, err))
+		return store.Event{}, s.mapErr(ctx, err)
 	}
 	if e.Headers, err = decodeHeaders(headers); err != nil {
-		return store.Event{}, fmt.Errorf("get event %s: %w", id, err)
+		return store.Event{}, err
 	}
 	if e.Body == nil {
 		e.Body = []byte{}
@@ -34,6 +53,20 @@ func (s *Store) GetEvent(ctx context.Context, id string) (store.Event, error) {
 	e.OccurredAt = fromNullTime(occurred)
 	e.ReceivedAt = e.ReceivedAt.UTC()
 	return e, nil
+}
+
+// CountEvents returns how many events source stored, or all sources when
+// source is empty.
+func (s *Store) CountEvents(ctx context.Context, source string) (int64, error) {
+	query, args := countEvents, []any{}
+	if source != "" {
+		query, args = countSourceEvents, []any{source}
+	}
+	var n int64
+	if err := s.other.QueryRow(ctx, query, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count events: %w", s.mapErr(ctx, err))
+	}
+	return n, nil
 }
 
 // EventDeliveries returns the deliveries of one event ordered bytewise by

@@ -47,6 +47,15 @@ SELECT count(*) FROM ins`
 	headers, signature_slot, occurred_at, received_at
 FROM events WHERE id = $1`
 
+	selectEventByProviderID = `SELECT
+	id, source, provider_event_id, id_origin, type, body, content_type,
+	headers, signature_slot, occurred_at, received_at
+FROM events WHERE source = $1 AND provider_event_id = $2`
+
+	countEvents = `SELECT count(*) FROM events`
+
+	countSourceEvents = `SELECT count(*) FROM events WHERE source = $1`
+
 	selectEventDeliveries = `SELECT
 	id, event_id, destination, status, attempts, replay_count, ordering_key,
 	next_attempt_at, lease_until, last_error, last_status_code,

@@ -10,8 +10,27 @@ import (
 
 // GetEvent returns the event with the given id, or store.ErrNotFound.
 func (s *Store) GetEvent(ctx context.Context, id string) (store.Event, error) {
+	e, err := s.queryEvent(ctx, selectEvent, id)
+	if err != nil {
+		return store.Event{}, fmt.Errorf("get event %s: %w", id, err)
+	}
+	return e, nil
+}
+
+// EventByProviderID returns the event source stored under the provider's
+// id, or store.ErrNotFound.
+func (s *Store) EventByProviderID(ctx context.Context, source, providerEventID string) (store.Event, error) {
+	e, err := s.queryEvent(ctx, selectEventByProviderID, source, providerEventID)
+	if err != nil {
+		return store.Event{}, fmt.Errorf("get event %s/%s: %w", source, providerEventID, err)
+	}
+	return e, nil
+}
+
+// queryEvent reads the one event a query of selectEvent's columns selects.
+func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (store.Event, error) {
 	if err := s.enter(); err != nil {
-		return store.Event{}, fmt.Errorf("get event: %w", err)
+		return store.Event{}, err
 	}
 	defer s.mu.RUnlock()
 	var (
@@ -20,21 +39,39 @@ func (s *Store) GetEvent(ctx context.Context, id string) (store.Event, error) {
 		occurred        sql.NullInt64
 		received        int64
 	)
-	err := s.reader.QueryRowContext(ctx, selectEvent, id).Scan(
+	err := s.reader.QueryRowContext(ctx, query, args...).Scan(
 		&e.ID, &e.Source, &e.ProviderEventID, &origin, &e.Type, &e.Body, &e.ContentType,
 		&headers, &e.SignatureSlot, &occurred, &received,
 	)
 	if err != nil {
-		return store.Event{}, fmt.Errorf("get event %s: %w", id, mapErr(ctx, err))
+		return store.Event{}, mapErr(ctx, err)
 	}
 	if e.Headers, err = decodeHeaders(headers); err != nil {
-		return store.Event{}, fmt.Errorf("get event %s: %w", id, err)
+		return store.Event{}, err
 	}
 	e.IDOrigin = store.IDOrigin(origin)
 	e.Body = nonNil(e.Body)
 	e.OccurredAt = fromNullMicros(occurred)
 	e.ReceivedAt = fromMicros(received)
 	return e, nil
+}
+
+// CountEvents returns how many events source stored, or all sources when
+// source is empty.
+func (s *Store) CountEvents(ctx context.Context, source string) (int64, error) {
+	if err := s.enter(); err != nil {
+		return 0, fmt.Errorf("count events: %w", err)
+	}
+	defer s.mu.RUnlock()
+	query, args := countEvents, []any{}
+	if source != "" {
+		query, args = countSourceEvents, []any{source}
+	}
+	var n int64
+	if err := s.reader.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count events: %w", mapErr(ctx, err))
+	}
+	return n, nil
 }
 
 // EventDeliveries returns the deliveries of one event ordered bytewise by

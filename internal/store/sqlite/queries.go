@@ -37,6 +37,15 @@ ON CONFLICT (event_id, destination) DO NOTHING`
 	headers, signature_slot, occurred_at, received_at
 FROM events WHERE id = ?`
 
+	selectEventByProviderID = `SELECT
+	id, source, provider_event_id, id_origin, type, body, content_type,
+	headers, signature_slot, occurred_at, received_at
+FROM events WHERE source = ? AND provider_event_id = ?`
+
+	countEvents = `SELECT count(*) FROM events`
+
+	countSourceEvents = `SELECT count(*) FROM events WHERE source = ?`
+
 	selectEventDeliveries = `SELECT
 	id, event_id, destination, status, attempts, replay_count, ordering_key,
 	next_attempt_at, lease_until, last_error, last_status_code,

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -116,4 +117,33 @@ func testGetEventUnknown(t *testing.T, s store.Store) {
 	e := newEvent("stripe", "evt_1")
 	ingest(t, s, item(e))
 	checkNoEvent(t, s, e.ProviderEventID) // the provider's id is not ours
+}
+
+func testEventByProviderID(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	a := newEvent("stripe", "evt_1")
+	b := newEvent("github", "evt_1")
+	ingest(t, s, item(a), item(b))
+	got, err := s.EventByProviderID(ctx, "github", "evt_1")
+	if err != nil {
+		t.Fatalf("EventByProviderID: %v", err)
+	}
+	checkEvent(t, got, b)
+	if _, err := s.EventByProviderID(ctx, "shop", "evt_1"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("EventByProviderID of an unknown event: %v, want ErrNotFound", err)
+	}
+}
+
+func testCountEvents(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	ingest(t, s, item(newEvent("stripe", "evt_1")), item(newEvent("stripe", "evt_2")), item(newEvent("github", "d_1")))
+	for source, want := range map[string]int64{"": 3, "stripe": 2, "github": 1, "shop": 0} {
+		n, err := s.CountEvents(ctx, source)
+		if err != nil {
+			t.Fatalf("CountEvents(%q): %v", source, err)
+		}
+		if n != want {
+			t.Errorf("CountEvents(%q) = %d, want %d", source, n, want)
+		}
+	}
 }

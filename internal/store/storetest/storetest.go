@@ -31,6 +31,8 @@ var tests = []conformanceTest{
 	{"IngestEmptyBatch", testIngestEmptyBatch},
 	{"IngestLargeBatch", testIngestLargeBatch},
 	{"GetEventUnknownIsNotFound", testGetEventUnknown},
+	{"EventByProviderID", testEventByProviderID},
+	{"CountEvents", testCountEvents},
 
 	{"DuplicateAcrossCalls", testDuplicateAcrossCalls},
 	{"DuplicateWithinBatch", testDuplicateWithinBatch},
