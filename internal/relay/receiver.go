@@ -56,14 +56,13 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 	}, metrics, r.logger)
 
 	return receiver.New(receiver.Options{
-		Sources:          sources,
-		Router:           router,
-		Committer:        r.committer,
-		Rejections:       r.rejections,
-		Metrics:          metrics,
-		Logger:           r.logger,
-		MaxConcurrency:   cfg.Ingest.MaxConcurrency,
-		MaxInflightBytes: int64(cfg.Ingest.MaxInflightBytes),
+		Sources:        sources,
+		Router:         router,
+		Committer:      r.committer,
+		Rejections:     r.rejections,
+		Metrics:        metrics,
+		Logger:         r.logger,
+		MaxConcurrency: cfg.Ingest.MaxConcurrency,
 	}), nil
 }
 
