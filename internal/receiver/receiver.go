@@ -47,6 +47,9 @@ type Options struct {
 	// BudgetWait is how long a request may wait for body memory before it
 	// is answered 503. Default 5s.
 	BudgetWait time.Duration
+	// Wake, when set, is told each destination that a newly stored event
+	// gave work, so that an idle delivery loop starts at once.
+	Wake func(destination string)
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 }
@@ -62,6 +65,7 @@ type Receiver struct {
 	logger     *slog.Logger
 	slots      chan struct{}
 	budget     *bodyBudget
+	wake       func(destination string)
 	now        func() time.Time
 }
 
@@ -88,6 +92,7 @@ func New(o Options) *Receiver {
 		logger:     o.Logger.With("component", "receiver"),
 		slots:      make(chan struct{}, o.MaxConcurrency),
 		budget:     newBodyBudget(o.MaxInflightBytes, o.BudgetWait),
+		wake:       o.Wake,
 		now:        o.Now,
 	}
 	for i := range o.Sources {
@@ -177,5 +182,10 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 	}
 	item := store.IngestItem{Event: o.event, Deliveries: rc.router.Route(src.Name, id.Type, body)}
 	o.inserted, o.err = rc.committer.Commit(r.Context(), item)
+	if o.inserted && rc.wake != nil {
+		for _, d := range item.Deliveries {
+			rc.wake(d.Destination)
+		}
+	}
 	return o
 }

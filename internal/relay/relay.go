@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,6 +43,7 @@ func ParseRole(s string) (Role, error) {
 }
 
 func (r Role) receives() bool { return r == RoleAll || r == RoleReceiver }
+func (r Role) delivers() bool { return r == RoleAll || r == RoleWorker }
 
 // shutdownGrace bounds how long in-flight requests may take to finish once
 // shutdown begins.
@@ -64,6 +66,11 @@ type Relay struct {
 	adminLn     net.Listener
 	serveErrs   chan error
 	shutdownOne sync.Once
+
+	// wakeDelivery is the running engine's Wake, set by Start when this
+	// role delivers; the receiver calls it through wake.
+	wakeDelivery atomic.Pointer[func(destination string)]
+	stopDelivery func()
 }
 
 // New opens and migrates the store and builds the listeners' handlers. It
@@ -117,8 +124,35 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 // Store returns the relay's store.
 func (r *Relay) Store() store.Store { return r.store }
 
-// Start binds the listeners and serves in the background.
-func (r *Relay) Start() error {
+func (r *Relay) hasPushDestinations() bool {
+	for _, d := range r.cfg.Destinations {
+		if !d.Pull {
+			return true
+		}
+	}
+	return false
+}
+
+// wake tells the delivery engine, if this process runs one, that a
+// destination has new work.
+func (r *Relay) wake(destination string) {
+	if f := r.wakeDelivery.Load(); f != nil {
+		(*f)(destination)
+	}
+}
+
+// Start starts the delivery engine when this role delivers, binds the
+// listeners and serves in the background.
+func (r *Relay) Start(ctx context.Context) error {
+	if r.role.delivers() && r.hasPushDestinations() {
+		wake, stop, err := r.startDelivery(context.WithoutCancel(ctx))
+		if err != nil {
+			return err
+		}
+		r.wakeDelivery.Store(&wake)
+		r.stopDelivery = stop
+		r.forwardNotifications(ctx)
+	}
 	var err error
 	if r.public != nil {
 		if r.publicLn, err = net.Listen("tcp", r.cfg.Listen); err != nil {
@@ -162,8 +196,8 @@ func (r *Relay) AdminAddr() string { return r.adminLn.Addr().String() }
 // Run starts the relay and serves until ctx is done or a listener fails,
 // then shuts down gracefully.
 func (r *Relay) Run(ctx context.Context) error {
-	if err := r.Start(); err != nil {
-		_ = r.store.Close()
+	if err := r.Start(ctx); err != nil {
+		_ = r.Shutdown(context.WithoutCancel(ctx))
 		return err
 	}
 	var serveErr error
@@ -200,8 +234,13 @@ func (r *Relay) shutdown(ctx context.Context) error {
 	if r.rejections != nil {
 		r.rejections.Close()
 	}
-	if err := r.admin.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("shut down admin listener: %w", err))
+	if r.stopDelivery != nil {
+		r.stopDelivery()
+	}
+	if r.adminLn != nil {
+		if err := r.admin.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("shut down admin listener: %w", err))
+		}
 	}
 	if err := r.store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close store: %w", err))
