@@ -77,9 +77,14 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 		if o.event.SignatureSlot != store.NoSlot {
 			rc.metrics.observeSlot(src.Name, o.event.SignatureSlot)
 		}
+		eventID := o.event.ID
+		if !o.inserted {
+			// The id was minted for this request and never stored.
+			eventID = ""
+		}
 		rc.logger.LogAttrs(r.Context(), slog.LevelInfo, "webhook received",
 			slog.String(logSource, src.Name),
-			slog.String(logEventID, o.event.ID),
+			slog.String(logEventID, eventID),
 			slog.String(logProviderEventID, o.event.ProviderEventID),
 			slog.String(logType, o.event.Type),
 			slog.String(logOutcome, outcome),

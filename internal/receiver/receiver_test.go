@@ -1,0 +1,427 @@
+package receiver_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hookrelay/hookrelay/internal/groupcommit"
+	"github.com/hookrelay/hookrelay/internal/receiver"
+	"github.com/hookrelay/hookrelay/internal/relay"
+	"github.com/hookrelay/hookrelay/internal/route"
+	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+const (
+	stripeSecret = "whsec_test_receiver_secret"
+	slackSecret  = "slack_signing_secret_for_tests"
+	maxBody      = 4096
+)
+
+type testBundle struct {
+	url       string
+	store     store.Store
+	committer *groupcommit.Committer
+	now       time.Time
+}
+
+type setupOptions struct {
+	maxConcurrency int
+}
+
+// setup runs a Receiver over a real, migrated database of the given driver
+// behind an httptest server.
+func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
+	t.Helper()
+	ctx := context.Background()
+	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	st, err := relay.OpenStore(ctx, driver.URL(t), logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+
+	scheme := func(o signature.Options) signature.Scheme {
+		s, err := signature.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	router, err := route.New([]route.Destination{{Name: "billing", Sources: []string{"stripe"}, Types: []string{"invoice.*"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := receiver.NewMetrics(prometheus.NewRegistry())
+	committer := groupcommit.New(st, groupcommit.Options{}, logger)
+	t.Cleanup(committer.Close)
+	rejections := receiver.NewRejectionRecorder(st, receiver.RejectionOptions{}, metrics, logger)
+	t.Cleanup(rejections.Close)
+
+	b := &testBundle{store: st, committer: committer, now: time.Now()}
+	rc := receiver.New(receiver.Options{
+		Sources: []receiver.Source{
+			{Name: "stripe", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{stripeSecret}}), MaxBody: maxBody},
+			{Name: "slack", Scheme: scheme(signature.Options{Scheme: "slack", Secrets: []string{slackSecret}}), MaxBody: maxBody},
+			{Name: "nosecret", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{""}}), MaxBody: maxBody},
+		},
+		Router:         router,
+		Committer:      committer,
+		Rejections:     rejections,
+		Metrics:        metrics,
+		Logger:         logger,
+		MaxConcurrency: opts.maxConcurrency,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("POST /webhooks/{source}", rc)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	b.url = srv.URL
+	return b
+}
+
+func stripeBody(id, typ string) []byte {
+	return []byte(fmt.Sprintf(`{"id": "%s", "object": "event", "type": "%s", "created": 1700000000, "data": {"object": {"id": "in_1"}}}`, id, typ))
+}
+
+// signedStripe builds a POST of body signed with secret at ts.
+func signedStripe(t *testing.T, url, secret string, body []byte, ts time.Time) *http.Request {
+	t.Helper()
+	h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: []string{secret}}, 0, signature.Message{Body: body, Now: ts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+func do(t *testing.T, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func storedEventCount(t *testing.T, st store.Store) int64 {
+	t.Helper()
+	n, err := st.CountEvents(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func findEvent(t *testing.T, st store.Store, source, providerID string) store.Event {
+	t.Helper()
+	ev, err := st.EventByProviderID(context.Background(), source, providerID)
+	if err != nil {
+		t.Fatalf("find %s/%s: %v", source, providerID, err)
+	}
+	return ev
+}
+
+// TestStatusTable checks every row of the ingest contract's status table, on
+// both drivers.
+func TestStatusTable(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, driver, setupOptions{})
+			now := time.Now()
+			tests := []struct {
+				name       string
+				req        func() *http.Request
+				wantStatus int
+				wantRetry  bool
+			}{
+				{"verified and stored", func() *http.Request {
+					return signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_stored", "invoice.paid"), now)
+				}, 200, false},
+				{"unknown source", func() *http.Request {
+					return signedStripe(t, b.url+"/webhooks/nope", stripeSecret, stripeBody("evt_x", "invoice.paid"), now)
+				}, 404, false},
+				{"method other than POST", func() *http.Request {
+					req, _ := http.NewRequest(http.MethodGet, b.url+"/webhooks/stripe", nil)
+					return req
+				}, 405, false},
+				{"declared body over the limit", func() *http.Request {
+					return signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, bytes.Repeat([]byte("a"), maxBody+1), now)
+				}, 413, false},
+				{"chunked body over the limit", func() *http.Request {
+					req := signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, bytes.Repeat([]byte("a"), maxBody+1), now)
+					req.ContentLength = -1
+					req.Body = io.NopCloser(io.MultiReader(bytes.NewReader(bytes.Repeat([]byte("a"), maxBody+1))))
+					return req
+				}, 413, false},
+				{"signature header missing", func() *http.Request {
+					req := signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_m", "invoice.paid"), now)
+					req.Header.Del("Stripe-Signature")
+					return req
+				}, 400, false},
+				{"signature header unparseable", func() *http.Request {
+					req := signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_u", "invoice.paid"), now)
+					req.Header.Set("Stripe-Signature", "garbage")
+					return req
+				}, 400, false},
+				{"signature matches no secret", func() *http.Request {
+					return signedStripe(t, b.url+"/webhooks/stripe", "whsec_wrong", stripeBody("evt_w", "invoice.paid"), now)
+				}, 401, false},
+				{"signature of another length", func() *http.Request {
+					req := signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_l", "invoice.paid"), now)
+					req.Header.Set("Stripe-Signature", fmt.Sprintf("t=%d,v1=abcd", now.Unix()))
+					return req
+				}, 401, false},
+				{"timestamp outside tolerance", func() *http.Request {
+					return signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_old", "invoice.paid"), now.Add(-time.Hour))
+				}, 400, false},
+				{"verified but no event id", func() *http.Request {
+					return signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, []byte(`{"type":"invoice.paid"}`), now)
+				}, 400, false},
+				{"source has no secret", func() *http.Request {
+					return signedStripe(t, b.url+"/webhooks/nosecret", stripeSecret, stripeBody("evt_n", "invoice.paid"), now)
+				}, 503, false},
+			}
+			for _, tt := range tests {
+				resp, body := do(t, tt.req())
+				if resp.StatusCode != tt.wantStatus {
+					t.Errorf("%s: status %d (%s), want %d", tt.name, resp.StatusCode, body, tt.wantStatus)
+				}
+				if got := resp.Header.Get("Retry-After") != ""; got != tt.wantRetry {
+					t.Errorf("%s: Retry-After present = %v, want %v", tt.name, got, tt.wantRetry)
+				}
+			}
+			if n := storedEventCount(t, b.store); n != 1 {
+				t.Errorf("stored %d events, want only the verified one", n)
+			}
+		})
+	}
+}
+
+func TestDuplicateIsOKAndWritesNothing(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, driver, setupOptions{})
+			body := stripeBody("evt_dup", "invoice.paid")
+			for i := range 3 {
+				resp, text := do(t, signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, body, time.Now()))
+				if resp.StatusCode != 200 {
+					t.Fatalf("post %d: status %d %s", i, resp.StatusCode, text)
+				}
+				want := `{"status":"duplicate"}`
+				if i == 0 {
+					want = `{"status":"stored"}`
+				}
+				if text != want {
+					t.Errorf("post %d: body %s, want %s", i, text, want)
+				}
+			}
+			if n := storedEventCount(t, b.store); n != 1 {
+				t.Errorf("stored %d events, want 1", n)
+			}
+		})
+	}
+}
+
+func TestStorageUnavailableIs503(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, driver, setupOptions{})
+			if err := b.store.Close(); err != nil {
+				t.Fatal(err)
+			}
+			resp, text := do(t, signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_down", "invoice.paid"), time.Now()))
+			if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
+				t.Fatalf("status %d, Retry-After %q (%s); want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"), text)
+			}
+		})
+	}
+}
+
+func TestConcurrencyCapIs503(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, driver, setupOptions{maxConcurrency: 1})
+			body := stripeBody("evt_slow", "invoice.paid")
+			slow := signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, body, time.Now())
+			pr, pw := io.Pipe()
+			slow.Body = pr
+			slow.ContentLength = int64(len(body))
+			first := make(chan int, 1)
+			go func() {
+				resp, err := http.DefaultClient.Do(slow)
+				if err != nil {
+					first <- 0
+					return
+				}
+				resp.Body.Close()
+				first <- resp.StatusCode
+			}()
+			// The first request holds the only slot while its body trickles.
+			_, _ = pw.Write(body[:10])
+			deadline := time.Now().Add(5 * time.Second)
+			var status int
+			var retry string
+			for time.Now().Before(deadline) {
+				resp, _ := do(t, signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_other", "invoice.paid"), time.Now()))
+				status, retry = resp.StatusCode, resp.Header.Get("Retry-After")
+				if status == 503 {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if status != 503 || retry == "" {
+				t.Errorf("second request: status %d Retry-After %q, want 503 with Retry-After", status, retry)
+			}
+			_, _ = pw.Write(body[10:])
+			_ = pw.Close()
+			if got := <-first; got != 200 {
+				t.Errorf("first request: status %d, want 200", got)
+			}
+		})
+	}
+}
+
+func TestStoredEventIsExact(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, driver, setupOptions{})
+			// Odd spacing and key order: the stored bytes must be these,
+			// not a re-encoding.
+			body := []byte("{\"type\":\"invoice.paid\",   \"id\":\"evt_exact\",\n\"created\":1700000000}")
+			req := signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, body, time.Now())
+			req.Header.Set("Authorization", "Bearer do-not-store")
+			req.Header.Set("Cookie", "session=do-not-store")
+			req.Header.Set("X-Custom", "kept")
+			resp, text := do(t, req)
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d %s", resp.StatusCode, text)
+			}
+			ev := findEvent(t, b.store, "stripe", "evt_exact")
+			if !bytes.Equal(ev.Body, body) {
+				t.Errorf("stored body %q, want %q", ev.Body, body)
+			}
+			if ev.Type != "invoice.paid" || ev.IDOrigin != store.IDFromBody || ev.SignatureSlot != 0 {
+				t.Errorf("event = type %q origin %q slot %d", ev.Type, ev.IDOrigin, ev.SignatureSlot)
+			}
+			if !ev.OccurredAt.Equal(time.Unix(1700000000, 0)) {
+				t.Errorf("occurred_at %v", ev.OccurredAt)
+			}
+			for _, h := range []string{"Authorization", "Cookie"} {
+				if _, ok := ev.Headers[h]; ok {
+					t.Errorf("sensitive header %s was stored", h)
+				}
+			}
+			if got := ev.Headers["X-Custom"]; len(got) != 1 || got[0] != "kept" {
+				t.Errorf("X-Custom = %v", got)
+			}
+			if ev.ContentType != "application/json" {
+				t.Errorf("content type %q", ev.ContentType)
+			}
+			ds, err := b.store.EventDeliveries(context.Background(), ev.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ds) != 1 || ds[0].Destination != "billing" || ds[0].Status != store.StatusPending {
+				t.Errorf("deliveries = %+v, want one pending to billing", ds)
+			}
+		})
+	}
+}
+
+func TestSlackHandshakeIsAnsweredNotStored(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, driver, setupOptions{})
+			body := []byte(`{"token":"x","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","type":"url_verification"}`)
+			h, err := signature.Sign(signature.Options{Scheme: "slack", Secrets: []string{slackSecret}}, 0, signature.Message{Body: body, Now: time.Now()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, _ := http.NewRequest(http.MethodPost, b.url+"/webhooks/slack", bytes.NewReader(body))
+			for k, v := range h {
+				req.Header[k] = v
+			}
+			resp, text := do(t, req)
+			if resp.StatusCode != 200 || !strings.Contains(text, "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P") {
+				t.Fatalf("status %d body %q, want 200 with the challenge", resp.StatusCode, text)
+			}
+			if n := storedEventCount(t, b.store); n != 0 {
+				t.Errorf("handshake stored %d events", n)
+			}
+		})
+	}
+}
+
+func TestRejectionsAreRecorded(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, driver, setupOptions{})
+			do(t, signedStripe(t, b.url+"/webhooks/stripe", "whsec_forged", stripeBody("evt_f", "invoice.paid"), time.Now()))
+			do(t, signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_s", "invoice.paid"), time.Now().Add(-10*time.Minute)))
+			var rs []store.Rejection
+			deadline := time.Now().Add(5 * time.Second)
+			for time.Now().Before(deadline) {
+				var err error
+				if rs, err = b.store.Rejections(context.Background(), 10); err != nil {
+					t.Fatal(err)
+				}
+				if len(rs) == 2 {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if len(rs) != 2 {
+				t.Fatalf("%d rejections recorded, want 2", len(rs))
+			}
+			byReason := map[string]store.Rejection{}
+			for _, r := range rs {
+				byReason[r.Reason] = r
+			}
+			if _, ok := byReason["signature_mismatch"]; !ok {
+				t.Errorf("no signature_mismatch rejection in %+v", rs)
+			}
+			stale, ok := byReason["timestamp_out_of_tolerance"]
+			if !ok || !stale.HasSkew || stale.Skew < 9*time.Minute {
+				t.Errorf("stale rejection = %+v, want one with ~10m skew", stale)
+			}
+		})
+	}
+}
