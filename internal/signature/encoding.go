@@ -57,6 +57,9 @@ func (e encoding) decode(buf *sigBuf, s string) ([]byte, bool) {
 		if strings.ContainsAny(s, "\r\n") {
 			return nil, false
 		}
+		if strictBase64.DecodedLen(n) > len(buf) {
+			return nil, false
+		}
 		m, err := strictBase64.Decode(buf[:], src[:n])
 		return buf[:m], err == nil
 	}

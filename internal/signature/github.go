@@ -10,11 +10,11 @@ import (
 )
 
 // GitHub's headers.
-const (
-	githubSHA256Header = "X-Hub-Signature-256"
-	githubSHA1Header   = "X-Hub-Signature"
-	githubDelivery     = "X-GitHub-Delivery"
-	githubEvent        = "X-GitHub-Event"
+var (
+	githubSHA256Header = http.CanonicalHeaderKey("X-Hub-Signature-256")
+	githubSHA1Header   = http.CanonicalHeaderKey("X-Hub-Signature")
+	githubDelivery     = http.CanonicalHeaderKey("X-GitHub-Delivery")
+	githubEvent        = http.CanonicalHeaderKey("X-GitHub-Event")
 )
 
 // github verifies "X-Hub-Signature-256: sha256=<hex>", the HMAC-SHA256 of

@@ -10,11 +10,11 @@ import (
 )
 
 // GitLab's headers.
-const (
-	gitlabToken          = "X-Gitlab-Token"
-	gitlabEvent          = "X-Gitlab-Event"
-	gitlabIdempotencyKey = "Idempotency-Key"
-	gitlabWebhookUUID    = "X-Gitlab-Webhook-UUID"
+var (
+	gitlabToken          = http.CanonicalHeaderKey("X-Gitlab-Token")
+	gitlabEvent          = http.CanonicalHeaderKey("X-Gitlab-Event")
+	gitlabIdempotencyKey = http.CanonicalHeaderKey("Idempotency-Key")
+	gitlabWebhookUUID    = http.CanonicalHeaderKey("X-Gitlab-Webhook-UUID")
 )
 
 // gitlab compares "X-Gitlab-Token" with each secret. GitLab sends the

@@ -29,3 +29,13 @@ func prefixed(header, v, prefix string) (string, error) {
 	}
 	return sig, nil
 }
+
+// canonical returns the canonical form of a configured header name, so
+// that looking it up does not canonicalise it on every request; empty stays
+// empty.
+func canonical(name string) string {
+	if name == "" {
+		return ""
+	}
+	return http.CanonicalHeaderKey(name)
+}

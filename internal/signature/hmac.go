@@ -24,6 +24,7 @@ type generic struct {
 
 func newHMAC(o Options, c common) (Scheme, error) {
 	h := o.HMAC
+	h.Header, h.TimestampHeader = canonical(h.Header), canonical(h.TimestampHeader)
 	if h.Header == "" {
 		return nil, errors.New("hmac: header is required")
 	}

@@ -26,7 +26,12 @@ func newFields(o Options) (fields, error) {
 			return fields{}, fmt.Errorf("%s: %w", p.key, err)
 		}
 	}
-	return fields{idHeader: o.IDHeader, idField: o.IDField, typeHeader: o.TypeHeader, typeField: o.TypeField}, nil
+	return fields{
+		idHeader:   canonical(o.IDHeader),
+		idField:    o.IDField,
+		typeHeader: canonical(o.TypeHeader),
+		typeField:  o.TypeField,
+	}, nil
 }
 
 // need names where a scheme requires its id or type to come from, for the

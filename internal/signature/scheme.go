@@ -59,8 +59,9 @@ type Request struct {
 // Result describes a verification. On ErrStale and ErrMismatch it still
 // carries the timestamp and skew when the request had a readable timestamp.
 type Result struct {
-	// Slot is the index in Options.Secrets of the secret that matched, or
-	// store.NoSlot for the scheme "none" and for a failed verification.
+	// Slot is the index in Options.Secrets of the secret that matched,
+	// also on ErrStale; store.NoSlot for the scheme "none" and for every
+	// other failure.
 	Slot int
 	// Timestamp is the signed timestamp, when the scheme has one.
 	Timestamp    time.Time

@@ -17,9 +17,19 @@ import (
 type standardHeaders struct{ id, timestamp, signature string }
 
 var (
-	webhookHeaders = standardHeaders{"webhook-id", "webhook-timestamp", "webhook-signature"}
-	svixHeaders    = standardHeaders{"svix-id", "svix-timestamp", "svix-signature"}
+	webhookHeaders = newStandardHeaders("webhook-")
+	svixHeaders    = newStandardHeaders("svix-")
 )
+
+// newStandardHeaders returns the canonical header names with the prefix,
+// so that looking them up does not canonicalise them on every request.
+func newStandardHeaders(prefix string) standardHeaders {
+	return standardHeaders{
+		id:        http.CanonicalHeaderKey(prefix + "id"),
+		timestamp: http.CanonicalHeaderKey(prefix + "timestamp"),
+		signature: http.CanonicalHeaderKey(prefix + "signature"),
+	}
+}
 
 // standardSecretPrefix marks a Standard Webhooks secret.
 const standardSecretPrefix = "whsec_"

@@ -42,27 +42,21 @@ func (s *stripe) Verify(req Request) (Result, error) {
 		return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: %w", stripeHeader, ErrMissingSignature)
 	}
 	var buf [4]string
-	h, err := parseStripeHeader(v, buf[:0])
+	ts, t, sigs, err := parseStripeHeader(v, buf[:0])
 	if err != nil {
 		return Result{Slot: store.NoSlot}, err
 	}
-	slot, ok := s.keys.match(timestampDot, &content{timestamp: h.timestamp, body: req.Body}, hexEncoding, h.sigs)
-	return verdict(slot, ok, h.time, true, req.now(), s.tolerance)
+	slot, ok := s.keys.match(timestampDot, &content{timestamp: ts, body: req.Body}, hexEncoding, sigs)
+	return verdict(slot, ok, t, true, req.now(), s.tolerance)
 }
 
-// stripeSignature is a parsed Stripe-Signature header.
-type stripeSignature struct {
-	timestamp string // the text of t=, which is what was signed
-	time      time.Time
-	sigs      []string // the v1 values, still hex
-}
-
-// parseStripeHeader reads a Stripe-Signature header, appending the v1
-// signatures to sigs. The header is malformed unless it holds exactly one
-// numeric t= and at least one v1=.
-func parseStripeHeader(v string, sigs []string) (stripeSignature, error) {
-	h := stripeSignature{sigs: sigs}
-	seenT := false
+// parseStripeHeader reads a Stripe-Signature header: the text of its t=
+// (which is what was signed) and that text read as a time, and the v1
+// signatures, still hex, appended to sigs. The header is malformed unless
+// it holds exactly one numeric t= and at least one v1=. The results are
+// separate values, not a struct, so that sigs may stay on the caller's
+// stack.
+func parseStripeHeader(v string, sigs []string) (ts string, t time.Time, _ []string, _ error) {
 	for item := range strings.SplitSeq(v, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
@@ -70,26 +64,26 @@ func parseStripeHeader(v string, sigs []string) (stripeSignature, error) {
 		}
 		key, val, ok := strings.Cut(item, "=")
 		if !ok {
-			return h, fmt.Errorf("read %s: item %q is not key=value: %w", stripeHeader, item, ErrMalformedSignature)
+			return "", t, nil, fmt.Errorf("read %s: item %q is not key=value: %w", stripeHeader, item, ErrMalformedSignature)
 		}
 		switch key {
 		case "t":
-			t, ok := parseUnix(val)
-			if !ok || seenT {
-				return h, fmt.Errorf("read %s: bad or repeated t=: %w", stripeHeader, ErrMalformedSignature)
+			parsed, ok := parseUnix(val)
+			if !ok || ts != "" {
+				return "", t, nil, fmt.Errorf("read %s: bad or repeated t=: %w", stripeHeader, ErrMalformedSignature)
 			}
-			h.timestamp, h.time, seenT = val, t, true
+			ts, t = val, parsed
 		case "v1":
-			h.sigs = append(h.sigs, val)
+			sigs = append(sigs, val)
 		}
 	}
-	if !seenT {
-		return h, fmt.Errorf("read %s: no t=: %w", stripeHeader, ErrMalformedSignature)
+	if ts == "" {
+		return "", t, nil, fmt.Errorf("read %s: no t=: %w", stripeHeader, ErrMalformedSignature)
 	}
-	if len(h.sigs) == 0 {
-		return h, fmt.Errorf("read %s: no v1= signature: %w", stripeHeader, ErrMalformedSignature)
+	if len(sigs) == 0 {
+		return "", t, nil, fmt.Errorf("read %s: no v1= signature: %w", stripeHeader, ErrMalformedSignature)
 	}
-	return h, nil
+	return ts, t, sigs, nil
 }
 
 // Identify reads the event's id, type and created time from the body; the

@@ -25,6 +25,9 @@ type schemeCase struct {
 	secret func(name string) string
 	// timestamped schemes also get the stale cases.
 	timestamped bool
+	// bodyUnsigned is set for a scheme whose secret does not cover the
+	// body (GitLab's token), so a changed body still verifies.
+	bodyUnsigned bool
 	// required lists headers whose absence is ErrMissingSignature.
 	required []string
 	// malform breaks the signed request's signature header; malformedErr
@@ -84,6 +87,11 @@ func runVerifyCases(t *testing.T, sc schemeCase) {
 		t.Fatal(err)
 	}
 
+	reserialisedErr := ErrMismatch
+	if sc.bodyUnsigned {
+		reserialisedErr = nil
+	}
+
 	type tc struct {
 		name      string
 		verifyBy  []string // secret names configured on the verifier
@@ -107,7 +115,7 @@ func runVerifyCases(t *testing.T, sc schemeCase) {
 			req: func(t *testing.T) Request { return sc.signed(t, []string{"c"}, 0, spacedBody, testNow) }},
 		{name: "spaced body verifies over its raw bytes", verifyBy: []string{"a"}, wantSlot: 0,
 			req: func(t *testing.T) Request { return sc.signed(t, []string{"a"}, 0, spacedBody, testNow) }},
-		{name: "re-serialised body fails", verifyBy: []string{"a"}, wantErr: ErrMismatch,
+		{name: "re-serialised body", verifyBy: []string{"a"}, wantErr: reserialisedErr,
 			req: func(t *testing.T) Request {
 				r := sc.signed(t, []string{"a"}, 0, spacedBody, testNow)
 				r.Body = compact.Bytes()
