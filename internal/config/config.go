@@ -5,10 +5,7 @@
 // path.
 package config
 
-import (
-	"net"
-	"time"
-)
+import "time"
 
 // Config is hookrelay's whole configuration. Its yaml tags are the key names
 // of the file; Path and Warnings are not read from the file.
@@ -285,13 +282,4 @@ func (s *Source) ActiveSecrets() bool {
 		}
 	}
 	return false
-}
-
-// listenPort returns the port of a host:port address.
-func listenPort(addr string) string {
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return ""
-	}
-	return port
 }

@@ -18,7 +18,8 @@ const masked = "****"
 // to w, with every secret replaced by "****" (an empty one stays ""): token,
 // source and destination secrets, the database password, the user info and
 // query values of destination and alert URLs, and the path of the alerts URL
-// (which often is the secret, as in chat webhooks).
+// (which often is the secret, as in chat webhooks). A literal "${" in a value
+// is written "$${", so that the output loads back as it was.
 func (c *Config) WriteMasked(w io.Writer) error {
 	m := *c
 	m.Database = maskDatabase(c.Database)
@@ -41,15 +42,31 @@ func (c *Config) WriteMasked(w io.Writer) error {
 	}
 	m.Alerts.URL = maskURL(c.Alerts.URL, true, true)
 
+	var doc yaml.Node
+	if err := doc.Encode(&m); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	escapeExpansions(&doc)
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
-	if err := enc.Encode(&m); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}
 	return nil
+}
+
+// escapeExpansions writes a literal "${" in a value as "$${", so that the
+// output loads back to the same values.
+func escapeExpansions(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode {
+		n.Value = strings.ReplaceAll(n.Value, "${", "$${")
+	}
+	for _, c := range n.Content {
+		escapeExpansions(c)
+	}
 }
 
 func mask(s string) string {
@@ -78,6 +95,9 @@ func maskURL(raw string, hideUser, hidePath bool) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return masked
+	}
+	if u.User == nil && u.RawQuery == "" && u.Fragment == "" && u.Opaque == "" && (!hidePath || u.Path == "" || u.Path == "/") {
+		return raw // nothing to hide; net/url would not give it back byte for byte
 	}
 	// net/url escapes "*", so a placeholder of plain letters stands in for
 	// the mask until the URL is a string.

@@ -34,6 +34,7 @@ func TestValidate(t *testing.T) {
 		// database
 		{"database missing", func(c *Config) { c.Database = "" }, []string{"database: required (want sqlite:PATH or postgres://…)"}},
 		{"database scheme", func(c *Config) { c.Database = "mysql://db/x" }, []string{`database: unknown scheme "mysql" (want sqlite:PATH or postgres://…)`}},
+		{"database bare path", func(c *Config) { c.Database = "hookrelay.db" }, []string{`database: "hookrelay.db" has no scheme (want sqlite:PATH or postgres://…)`}},
 		{"database sqlite no path", func(c *Config) { c.Database = "sqlite:" }, []string{"database: sqlite: names no file (want e.g. sqlite:./hookrelay.db)"}},
 		{"database sqlite URL", func(c *Config) { c.Database = "sqlite:///var/x.db" }, []string{"database: write sqlite:PATH, not a URL (e.g. sqlite:./hookrelay.db or sqlite:/var/lib/hookrelay.db)"}},
 		{"database postgres", func(c *Config) { c.Database = "postgres://u@h/db" }, nil},
