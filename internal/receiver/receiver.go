@@ -158,6 +158,9 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 		return o
 	}
 	id, err := src.Scheme.Identify(req)
+	if err == nil {
+		err = checkIdentity(&id)
+	}
 	if err != nil {
 		o.err = err
 		return o
