@@ -3,6 +3,11 @@
 // the file itself. Load reads, expands, decodes, fills defaults and validates
 // it; a bad file is reported with every problem at once, each naming its key
 // path.
+//
+// Expansion happens inside scalar values after the YAML is parsed, never in
+// the raw text, so a variable's value cannot add keys; "$${" writes a literal
+// "${". Unknown keys are errors, except top-level keys that start with "x-",
+// which hold YAML anchors for merging (<<: *name) into several entries.
 package config
 
 import "time"

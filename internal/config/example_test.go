@@ -120,6 +120,20 @@ func TestExampleCommentedSettings(t *testing.T) {
 	}
 }
 
+func TestLoadReportsProblemsOneALine(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hookrelay.yaml")
+	if err := os.WriteFile(path, []byte("listen: nowhere\nsources: [{name: s, verify: strpe}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path, env(nil))
+	want := `listen: invalid address "nowhere" (want host:port, e.g. :8080)` + "\n" +
+		`sources[0].verify: unknown scheme "strpe" (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none)`
+	if err == nil || err.Error() != want {
+		t.Errorf("Load = %v, want\n%s", err, want)
+	}
+}
+
 func TestLoadMissingFile(t *testing.T) {
 	t.Parallel()
 	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), env(nil))

@@ -16,19 +16,20 @@ import (
 // Load reads the YAML file at path and returns its configuration with
 // ${NAME} values expanded from getenv (os.Getenv when nil), file: secrets
 // read, defaults filled and everything validated. A configuration with
-// problems is returned as an error wrapping a *ValidationError.
+// problems is returned as a *ValidationError, not wrapped, so that its text
+// is one problem a line; the caller names the file.
 func Load(path string, getenv func(string) string) (*Config, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("load config: %w", err)
+		return nil, fmt.Errorf("resolve config path: %w", err)
 	}
 	data, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, fmt.Errorf("load config: %w", err)
+		return nil, fmt.Errorf("read config: %w", err)
 	}
 	c, err := Parse(data, filepath.Dir(abs), getenv)
 	if err != nil {
-		return nil, fmt.Errorf("load config %s: %w", path, err)
+		return nil, err
 	}
 	c.Path = abs
 	return c, nil
