@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"net/http"
-
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // GitHub's headers.
@@ -45,17 +43,15 @@ func (*github) Name() string { return "github" }
 
 func (g *github) Verify(req Request) (Result, error) {
 	if !g.sha256Keys.active() {
-		return Result{Slot: store.NoSlot}, ErrNoSecret
+		return failed(ErrNoSecret)
 	}
-	header, prefix, keys := githubSHA256Header, "sha256=", g.sha256Keys
-	v := req.Header.Get(header)
-	if v == "" && g.sha1Keys != nil {
-		header, prefix, keys = githubSHA1Header, "sha1=", g.sha1Keys
-		v = req.Header.Get(header)
+	name, prefix, keys := githubSHA256Header, "sha256=", g.sha256Keys
+	if g.sha1Keys != nil && req.Header.Get(name) == "" && req.Header.Get(githubSHA1Header) != "" {
+		name, prefix, keys = githubSHA1Header, "sha1=", g.sha1Keys
 	}
-	sig, err := prefixed(header, v, prefix)
+	sig, err := prefixed(req.Header, name, prefix)
 	if err != nil {
-		return Result{Slot: store.NoSlot}, err
+		return failed(err)
 	}
 	slot, ok := keys.match(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
 	return untimed(slot, ok)

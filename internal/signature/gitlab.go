@@ -5,8 +5,6 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/http"
-
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // GitLab's headers.
@@ -45,11 +43,11 @@ func (*gitlab) Name() string { return "gitlab" }
 
 func (g *gitlab) Verify(req Request) (Result, error) {
 	if !g.active {
-		return Result{Slot: store.NoSlot}, ErrNoSecret
+		return failed(ErrNoSecret)
 	}
-	token := req.Header.Get(gitlabToken)
-	if token == "" {
-		return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: %w", gitlabToken, ErrMissingSignature)
+	token, err := required(req.Header, gitlabToken)
+	if err != nil {
+		return failed(err)
 	}
 	got := sha256.Sum256([]byte(token))
 	for slot, d := range g.digests {

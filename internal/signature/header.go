@@ -4,28 +4,43 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
-// requireHeaders reports the first of the named headers that is absent or
-// empty.
-func requireHeaders(h http.Header, names ...string) error {
-	for _, name := range names {
-		if h.Get(name) == "" {
-			return fmt.Errorf("read %s: %w", name, ErrMissingSignature)
-		}
+// required returns the value of the header, or an error wrapping
+// ErrMissingSignature when it is absent or empty.
+func required(h http.Header, name string) (string, error) {
+	v := h.Get(name)
+	if v == "" {
+		return "", fmt.Errorf("read %s: %w", name, ErrMissingSignature)
 	}
-	return nil
+	return v, nil
 }
 
-// prefixed returns the signature in the header value v after its required
+// signedTime reads a timestamp header in unix seconds: its text, which is
+// what was signed, and the time it says.
+func signedTime(h http.Header, name string) (string, time.Time, error) {
+	v, err := required(h, name)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	t, ok := parseUnix(v)
+	if !ok {
+		return "", time.Time{}, fmt.Errorf("read %s: not unix seconds: %w", name, ErrMalformedSignature)
+	}
+	return v, t, nil
+}
+
+// prefixed returns the signature in the header after its required
 // prefix.
-func prefixed(header, v, prefix string) (string, error) {
-	if v == "" {
-		return "", fmt.Errorf("read %s: %w", header, ErrMissingSignature)
+func prefixed(h http.Header, name, prefix string) (string, error) {
+	v, err := required(h, name)
+	if err != nil {
+		return "", err
 	}
 	sig, ok := strings.CutPrefix(v, prefix)
 	if !ok {
-		return "", fmt.Errorf("read %s: want prefix %q: %w", header, prefix, ErrMalformedSignature)
+		return "", fmt.Errorf("read %s: want prefix %q: %w", name, prefix, ErrMalformedSignature)
 	}
 	return sig, nil
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // generic is the configurable "hmac" scheme: a header carrying an
@@ -68,31 +66,24 @@ func (*generic) Name() string { return "hmac" }
 
 func (g *generic) Verify(req Request) (Result, error) {
 	if !g.keys.active() {
-		return Result{Slot: store.NoSlot}, ErrNoSecret
+		return failed(ErrNoSecret)
 	}
-	sig, err := prefixed(g.opts.Header, req.Header.Get(g.opts.Header), g.opts.Prefix)
+	sig, err := prefixed(req.Header, g.opts.Header, g.opts.Prefix)
 	if err != nil {
-		return Result{Slot: store.NoSlot}, err
+		return failed(err)
 	}
 	c := content{body: req.Body}
 	var ts time.Time
 	hasTS := g.opts.TimestampHeader != ""
 	if hasTS {
-		name := g.opts.TimestampHeader
-		if err := requireHeaders(req.Header, name); err != nil {
-			return Result{Slot: store.NoSlot}, err
-		}
-		c.timestamp = req.Header.Get(name)
-		var ok bool
-		if ts, ok = parseUnix(c.timestamp); !ok {
-			return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: not unix seconds: %w", name, ErrMalformedSignature)
+		if c.timestamp, ts, err = signedTime(req.Header, g.opts.TimestampHeader); err != nil {
+			return failed(err)
 		}
 	}
 	if g.usesID {
-		if err := requireHeaders(req.Header, g.fields.idHeader); err != nil {
-			return Result{Slot: store.NoSlot}, err
+		if c.id, err = required(req.Header, g.fields.idHeader); err != nil {
+			return failed(err)
 		}
-		c.id = req.Header.Get(g.fields.idHeader)
 	}
 	slot, ok := g.keys.match(g.tmpl, &c, g.enc, []string{sig})
 	return verdict(slot, ok, ts, hasTS, req.now(), g.tolerance)

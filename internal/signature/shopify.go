@@ -2,7 +2,6 @@ package signature
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -38,11 +37,11 @@ func (*shopify) Name() string { return "shopify" }
 
 func (s *shopify) Verify(req Request) (Result, error) {
 	if !s.keys.active() {
-		return Result{Slot: store.NoSlot}, ErrNoSecret
+		return failed(ErrNoSecret)
 	}
-	sig := req.Header.Get(shopifyHMAC)
-	if sig == "" {
-		return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: %w", shopifyHMAC, ErrMissingSignature)
+	sig, err := required(req.Header, shopifyHMAC)
+	if err != nil {
+		return failed(err)
 	}
 	slot, ok := s.keys.match(bodyOnly, &content{body: req.Body}, base64Encoding, []string{sig})
 	return untimed(slot, ok)

@@ -2,10 +2,7 @@ package signature
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"net/http"
-
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // Slack's headers.
@@ -33,19 +30,15 @@ func (*slack) Name() string { return "slack" }
 
 func (s *slack) Verify(req Request) (Result, error) {
 	if !s.keys.active() {
-		return Result{Slot: store.NoSlot}, ErrNoSecret
+		return failed(ErrNoSecret)
 	}
-	if err := requireHeaders(req.Header, slackSignature, slackTimestamp); err != nil {
-		return Result{Slot: store.NoSlot}, err
-	}
-	sig, err := prefixed(slackSignature, req.Header.Get(slackSignature), "v0=")
+	sig, err := prefixed(req.Header, slackSignature, "v0=")
 	if err != nil {
-		return Result{Slot: store.NoSlot}, err
+		return failed(err)
 	}
-	raw := req.Header.Get(slackTimestamp)
-	ts, ok := parseUnix(raw)
-	if !ok {
-		return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: not unix seconds: %w", slackTimestamp, ErrMalformedSignature)
+	raw, ts, err := signedTime(req.Header, slackTimestamp)
+	if err != nil {
+		return failed(err)
 	}
 	slot, matched := s.keys.match(slackV0, &content{timestamp: raw, body: req.Body}, hexEncoding, []string{sig})
 	return verdict(slot, matched, ts, true, req.now(), s.tolerance)

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // standardHeaders names the three headers of Standard Webhooks; Svix sends
@@ -80,23 +78,27 @@ func (*standard) headers(h http.Header) standardHeaders {
 
 func (s *standard) Verify(req Request) (Result, error) {
 	if !s.keys.active() {
-		return Result{Slot: store.NoSlot}, ErrNoSecret
+		return failed(ErrNoSecret)
 	}
 	names := s.headers(req.Header)
-	if err := requireHeaders(req.Header, names.id, names.timestamp, names.signature); err != nil {
-		return Result{Slot: store.NoSlot}, err
+	id, err := required(req.Header, names.id)
+	if err != nil {
+		return failed(err)
 	}
-	c := content{id: req.Header.Get(names.id), timestamp: req.Header.Get(names.timestamp), body: req.Body}
-	ts, ok := parseUnix(c.timestamp)
-	if !ok {
-		return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: not unix seconds: %w", names.timestamp, ErrMalformedSignature)
+	raw, ts, err := signedTime(req.Header, names.timestamp)
+	if err != nil {
+		return failed(err)
+	}
+	header, err := required(req.Header, names.signature)
+	if err != nil {
+		return failed(err)
 	}
 	var buf [4]string
-	sigs := parseStandardSignatures(req.Header.Get(names.signature), buf[:0])
+	sigs := parseStandardSignatures(header, buf[:0])
 	if len(sigs) == 0 {
-		return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: no v1 signature: %w", names.signature, ErrMalformedSignature)
+		return failed(fmt.Errorf("read %s: no v1 signature: %w", names.signature, ErrMalformedSignature))
 	}
-	slot, matched := s.keys.match(idTimestampDot, &c, base64Encoding, sigs)
+	slot, matched := s.keys.match(idTimestampDot, &content{id: id, timestamp: raw, body: req.Body}, base64Encoding, sigs)
 	return verdict(slot, matched, ts, true, req.now(), s.tolerance)
 }
 

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // stripeHeader is the header Stripe signs with.
@@ -35,16 +33,16 @@ func (*stripe) Name() string { return "stripe" }
 
 func (s *stripe) Verify(req Request) (Result, error) {
 	if !s.keys.active() {
-		return Result{Slot: store.NoSlot}, ErrNoSecret
+		return failed(ErrNoSecret)
 	}
-	v := req.Header.Get(stripeHeader)
-	if v == "" {
-		return Result{Slot: store.NoSlot}, fmt.Errorf("read %s: %w", stripeHeader, ErrMissingSignature)
+	v, err := required(req.Header, stripeHeader)
+	if err != nil {
+		return failed(err)
 	}
 	var buf [4]string
 	ts, t, sigs, err := parseStripeHeader(v, buf[:0])
 	if err != nil {
-		return Result{Slot: store.NoSlot}, err
+		return failed(err)
 	}
 	slot, ok := s.keys.match(timestampDot, &content{timestamp: ts, body: req.Body}, hexEncoding, sigs)
 	return verdict(slot, ok, t, true, req.now(), s.tolerance)

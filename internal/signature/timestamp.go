@@ -49,6 +49,10 @@ func verdict(slot int, matched bool, ts time.Time, hasTS bool, now time.Time, to
 	return res, nil
 }
 
+// failed is the Result and error of a request rejected before its
+// signature could be compared.
+func failed(err error) (Result, error) { return Result{Slot: store.NoSlot}, err }
+
 // untimed is verdict for a scheme without a timestamp.
 func untimed(slot int, matched bool) (Result, error) {
 	return verdict(slot, matched, time.Time{}, false, time.Time{}, 0)
