@@ -40,6 +40,7 @@ func commands() []command {
 		{"serve", "run the relay: ingest, admin listener, metrics", runServe},
 		{"migrate", "apply database migrations and exit", runMigrate},
 		{"check-config", "validate the config and print it with secrets masked", runCheckConfig},
+		{"send", "sign a payload as its provider would and post it to the relay", runSend},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -162,6 +162,9 @@ type Ingest struct {
 	ReadTimeout       Duration `yaml:"read_timeout"`
 	WriteTimeout      Duration `yaml:"write_timeout"`
 	IdleTimeout       Duration `yaml:"idle_timeout"`
+	// MaxInflightBytes caps the request body bytes held in memory at once;
+	// a request waits briefly for room, then is answered 503.
+	MaxInflightBytes ByteSize `yaml:"max_inflight_bytes"`
 	// RejectionsKeep bounds how many rejection records are kept.
 	RejectionsKeep int `yaml:"rejections_keep"`
 	// RejectionsPerSecond bounds how many rejections per second are
@@ -210,6 +213,7 @@ func Default() *Config {
 			ReadTimeout:         Duration(30 * time.Second),
 			WriteTimeout:        Duration(30 * time.Second),
 			IdleTimeout:         Duration(120 * time.Second),
+			MaxInflightBytes:    64 * MiB,
 			RejectionsKeep:      10000,
 			RejectionsPerSecond: 50,
 		},

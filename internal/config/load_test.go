@@ -220,7 +220,7 @@ destinations:
     forward_headers: true
 retention: {done: 1d12h, dead: 7d}
 alerts: {url: "https://alerts.example.com/hook"}
-ingest: {max_concurrency: 10, read_header_timeout: 1s, read_timeout: 2s, write_timeout: 3s, idle_timeout: 4s, rejections_keep: 5, rejections_per_second: 6}
+ingest: {max_concurrency: 10, read_header_timeout: 1s, read_timeout: 2s, write_timeout: 3s, idle_timeout: 4s, max_inflight_bytes: 32MiB, rejections_keep: 5, rejections_per_second: 6}
 log: {level: debug, format: text}
 `, nil)
 	if c.Database != "postgres://relay@db:5432/relay" || c.Listen != "0.0.0.0:9000" || c.AdminListen != "127.0.0.1:9001" {
@@ -238,7 +238,7 @@ log: {level: debug, format: text}
 	if c.Retention.Done.Std() != 36*time.Hour || c.Retention.Dead.Std() != 7*24*time.Hour {
 		t.Errorf("retention = %+v", c.Retention)
 	}
-	wantIngest := Ingest{10, Duration(time.Second), Duration(2 * time.Second), Duration(3 * time.Second), Duration(4 * time.Second), 5, 6}
+	wantIngest := Ingest{10, Duration(time.Second), Duration(2 * time.Second), Duration(3 * time.Second), Duration(4 * time.Second), 32 * MiB, 5, 6}
 	if c.Ingest != wantIngest || c.Log != (Log{"debug", "text"}) || c.Alerts.URL != "https://alerts.example.com/hook" {
 		t.Errorf("ingest, log, alerts = %+v %+v %+v", c.Ingest, c.Log, c.Alerts)
 	}

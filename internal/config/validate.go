@@ -177,6 +177,9 @@ func (v *validator) ingest() {
 	v.durationPositive("ingest.read_timeout", in.ReadTimeout)
 	v.durationPositive("ingest.write_timeout", in.WriteTimeout)
 	v.durationPositive("ingest.idle_timeout", in.IdleTimeout)
+	if in.MaxInflightBytes < MiB {
+		v.add("ingest.max_inflight_bytes", "%d bytes is less than 1MiB", int64(in.MaxInflightBytes))
+	}
 }
 
 func (v *validator) log() {

@@ -140,6 +140,7 @@ func TestValidate(t *testing.T) {
 			"ingest.read_timeout: 0s is not more than 0",
 			"ingest.write_timeout: 0s is not more than 0",
 			"ingest.idle_timeout: 0s is not more than 0",
+			"ingest.max_inflight_bytes: 0 bytes is less than 1MiB",
 		}},
 		{"log level", func(c *Config) { c.Log.Level = "verbose" }, []string{`log.level: unknown level "verbose" (want debug, info, warn or error)`}},
 		{"log format", func(c *Config) { c.Log.Format = "xml" }, []string{`log.format: unknown format "xml" (want json or text)`}},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/route"
@@ -16,17 +17,7 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 	cfg := r.cfg
 	sources := make([]receiver.Source, 0, len(cfg.Sources))
 	for i, s := range cfg.Sources {
-		scheme, err := signature.New(signature.Options{
-			Scheme:     s.Verify,
-			Secrets:    s.Secrets,
-			Tolerance:  time.Duration(s.Tolerance),
-			AllowSHA1:  s.AllowSHA1,
-			HMAC:       signature.HMACOptions(s.HMAC),
-			IDHeader:   s.IDHeader,
-			IDField:    s.IDField,
-			TypeHeader: s.TypeHeader,
-			TypeField:  s.TypeField,
-		})
+		scheme, err := signature.New(SchemeOptions(s))
 		if err != nil {
 			return nil, fmt.Errorf("sources[%d] (%s): %w", i, s.Name, err)
 		}
@@ -67,3 +58,18 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 }
 
 var _ receiver.Committer = (*groupcommit.Committer)(nil)
+
+// SchemeOptions maps a configured source to its signature scheme's options.
+func SchemeOptions(s config.Source) signature.Options {
+	return signature.Options{
+		Scheme:     s.Verify,
+		Secrets:    s.Secrets,
+		Tolerance:  time.Duration(s.Tolerance),
+		AllowSHA1:  s.AllowSHA1,
+		HMAC:       signature.HMACOptions(s.HMAC),
+		IDHeader:   s.IDHeader,
+		IDField:    s.IDField,
+		TypeHeader: s.TypeHeader,
+		TypeField:  s.TypeField,
+	}
+}
