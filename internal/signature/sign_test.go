@@ -2,7 +2,9 @@ package signature
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,4 +153,34 @@ func TestSignStandard(t *testing.T) {
 	if _, err := SignStandard("", "evt_1", testNow, spacedBody); !errors.Is(err, ErrNoSecret) {
 		t.Errorf("SignStandard without a secret: %v; want ErrNoSecret", err)
 	}
+}
+
+// TestVerifyConcurrently shares one Scheme, and so its pooled HMAC states,
+// between goroutines verifying different bodies with different slots.
+func TestVerifyConcurrently(t *testing.T) {
+	t.Parallel()
+	o := Options{Scheme: "stripe", Secrets: []string{"whsec_a", "whsec_b", "whsec_c"}}
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				slot := (g + i) % len(o.Secrets)
+				body := []byte(fmt.Sprintf(`{"id":"evt_%d_%d"}`, g, i))
+				h, err := Sign(o, slot, Message{Body: body, Now: testNow})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if res, err := s.Verify(Request{Header: h, Body: body, Now: testNow}); err != nil || res.Slot != slot {
+					t.Errorf("Verify = %+v, %v; want slot %d", res, err, slot)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
