@@ -43,10 +43,10 @@ type need struct{ id, typ string }
 // hash unless the scheme requires an id of its own.
 func (f fields) complete(req Request, id Identity, n need) (Identity, error) {
 	if id.ID == "" {
-		id.ID, id.Origin = f.configuredID(req)
+		id.ID, id.Origin = headerOrField(req, f.idHeader, f.idField)
 	}
 	if id.Type == "" {
-		id.Type = headerOrField(req, f.typeHeader, f.typeField)
+		id.Type, _ = headerOrField(req, f.typeHeader, f.typeField)
 	}
 	if id.ID == "" {
 		if n.id != "" {
@@ -60,32 +60,13 @@ func (f fields) complete(req Request, id Identity, n need) (Identity, error) {
 	return id, nil
 }
 
-func (f fields) configuredID(req Request) (string, store.IDOrigin) {
-	if f.idHeader != "" {
-		if v := req.Header.Get(f.idHeader); v != "" {
-			return v, store.IDFromHeader
-		}
+// headerOrField returns the non-empty value of the header, else of the
+// body field, and where it was found; an empty name or path is skipped.
+func headerOrField(req Request, header, field string) (string, store.IDOrigin) {
+	if v, origin := headerID(req.Header.Get(header)); v != "" {
+		return v, origin
 	}
-	if f.idField != "" {
-		if v, ok := bodyfield.Lookup(req.Body, f.idField); ok && v != "" {
-			return v, store.IDFromBody
-		}
-	}
-	return "", ""
-}
-
-// headerOrField returns the value of the header, else of the body field.
-func headerOrField(req Request, header, field string) string {
-	if header != "" {
-		if v := req.Header.Get(header); v != "" {
-			return v
-		}
-	}
-	if field != "" {
-		v, _ := bodyfield.Lookup(req.Body, field)
-		return v
-	}
-	return ""
+	return bodyID(req.Body, field)
 }
 
 // headerID returns an id read from a header, or nothing when it is absent.
