@@ -28,6 +28,17 @@ type signer interface {
 	sign(slot int, msg Message) (http.Header, error)
 }
 
+var (
+	_ signer = (*stripe)(nil)
+	_ signer = (*github)(nil)
+	_ signer = (*shopify)(nil)
+	_ signer = (*standard)(nil)
+	_ signer = (*slack)(nil)
+	_ signer = (*gitlab)(nil)
+	_ signer = (*generic)(nil)
+	_ signer = (*none)(nil)
+)
+
 // Sign returns every header the provider would send for msg, signed with
 // the secret in o.Secrets[slot]: the signature, the timestamp, and the id
 // and type headers the scheme reads. Schemes that read their id or type
