@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -420,4 +423,70 @@ func TestEngineRunWithoutDestinationsWaitsForCancel(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return")
 	}
+}
+
+// TestEngineLeaseLostIsDropped hands a worker a claim whose lease is no
+// longer its own: the outcome is logged and dropped, not counted, and a
+// would-be dead letter raises no alert.
+func TestEngineLeaseLostIsDropped(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, func(hit, int) (int, http.Header) { return http.StatusInternalServerError, nil })
+		sink, alertSrv := newAlertSink(t, 0)
+		events := ingestEvents(t, b.store, 1, []string{"d"}, nil)
+		dest := testDestination("d", ep.srv.URL)
+		dest.MaxAttempts = 1
+		var logs bytes.Buffer
+		var logMu sync.Mutex
+		e, err := New(Options{
+			Queue: b.queue, Destinations: []config.Destination{dest}, AlertURL: alertSrv.URL, Registerer: b.reg,
+			Logger: slog.New(slog.NewJSONHandler(lockedWriter{&logMu, &logs}, nil)),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go e.alerts.run(ctx)
+		t.Cleanup(func() { e.alerts.stop(cancel) })
+
+		claims, err := b.queue.ClaimDeliveries(context.Background(), store.ClaimRequest{Destination: "d", Max: 1, Lease: time.Minute, Now: time.Now()})
+		if err != nil || len(claims) != 1 {
+			t.Fatalf("ClaimDeliveries = %d, %v; want 1 claim", len(claims), err)
+		}
+		c := claims[0]
+		c.LeaseToken = "not-the-lease"
+		e.workers["d"].attempt(c)
+
+		if d := deliveryOf(t, b.store, events[0].ID, "d"); d.Status != store.StatusProcessing {
+			t.Errorf("status = %s, want processing: a lost lease records nothing", d.Status)
+		}
+		if n := counterValue(t, b.reg, "hookrelay_dead_letters_total", map[string]string{"destination": "d"}); n != 0 {
+			t.Errorf("hookrelay_dead_letters_total = %v, want 0", n)
+		}
+		if n := counterValue(t, b.reg, "hookrelay_deliveries_total", map[string]string{"destination": "d", "outcome": "dead"}); n != 0 {
+			t.Errorf("hookrelay_deliveries_total{dead} = %v, want 0", n)
+		}
+		logMu.Lock()
+		out := logs.String()
+		logMu.Unlock()
+		if !strings.Contains(out, `"level":"WARN"`) || !strings.Contains(out, "lease lost") {
+			t.Errorf("logs = %s, want a warning about the lost lease", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if posts, _, _ := sink.snapshot(); posts != 0 {
+			t.Errorf("alert posts = %d, want 0", posts)
+		}
+	})
+}
+
+// lockedWriter serializes writes to a buffer shared with the test.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
