@@ -169,11 +169,17 @@ func runRelayTarget(ctx context.Context, f ingestFlags, binary, dir, driver, lev
 		return ingestRow{}, err
 	}
 	res, err := load(p.ingestURL())
+	commits, scrapeErr := scrapeCommitStats(ctx, p.cfg.AdminListen)
 	stopErr := p.stop(40 * time.Second)
 	if err != nil {
 		return ingestRow{}, err
 	}
 	row := ingestRow{Target: "relay", Driver: driver, LogLevel: level, Result: res, Stored: -1}
+	if scrapeErr == nil {
+		row.Commits = &commits
+	} else {
+		row.Problems = append(row.Problems, "note: "+scrapeErr.Error())
+	}
 	if stopErr != nil {
 		row.Problems = append(row.Problems, fmt.Sprintf("relay did not exit 0 on SIGTERM: %v; log:\n%s", stopErr, tail(p.logPath, 10)))
 	}

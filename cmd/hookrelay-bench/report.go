@@ -27,6 +27,9 @@ type ingestRow struct {
 	ReqPerS  float64        `json:"req_per_s"`
 	// Ratio is ReqPerS over the no-op's; 0 for the no-op itself.
 	Ratio float64 `json:"ratio_to_noop,omitempty"`
+	// Commits is the relay's own account of its group commits; nil for
+	// the no-op.
+	Commits *commitStats `json:"commits,omitempty"`
 	// Stored is the count of events in the database after the run, -1
 	// when not counted.
 	Stored int64 `json:"stored"`
@@ -115,7 +118,7 @@ func (r *ingestReport) print(w io.Writer, asJSON bool) error {
 		return writeJSON(w, r)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tdriver\tlog\tsenders\trequests\treq/s\tp50\tp99\tmax\tratio\terrors\tstored\t")
+	fmt.Fprintln(tw, "target\tdriver\tlog\tsenders\trequests\treq/s\tp50\tp99\tmax\tratio\terrors\tstored\tbatch\tcommit\t")
 	for _, row := range r.Rows {
 		res := row.Result
 		ratio, stored, level := "-", "-", row.LogLevel
@@ -128,16 +131,21 @@ func (r *ingestReport) print(w io.Writer, asJSON bool) error {
 		if level == "" {
 			level = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.0f\t%v\t%v\t%v\t%s\t%s\t%s\t\n",
+		batch, commit := "-", "-"
+		if c := row.Commits; c != nil && c.Commits > 0 {
+			batch, commit = fmt.Sprintf("%.1f", c.MeanBatch()), roundDur(c.MeanCommit).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%.0f\t%v\t%v\t%v\t%s\t%s\t%s\t%s\t%s\t\n",
 			row.Target, row.Driver, level, r.Senders, res.MeasuredAcked, row.ReqPerS,
 			roundDur(res.Latency.P50), roundDur(res.Latency.P99), roundDur(res.Latency.Max),
-			ratio, errorSummary(res.Statuses, res.Errors), stored)
+			ratio, errorSummary(res.Statuses, res.Errors), stored, batch, commit)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("print table: %w", err)
 	}
 	fmt.Fprintf(w, "\nbody %d B, %v measured per target; load average %s before, %s after\n",
 		r.Body, r.Duration, r.LoadBefore, r.LoadAfter)
+	fmt.Fprintln(w, "batch: mean events per group-commit transaction, commit: its mean duration (relay /metrics, whole run)")
 	fmt.Fprintf(w, "targets: ratio >= %.2f (sqlite), >= %.2f (postgres); p99 <= %v\n", minRatio["sqlite"], minRatio["postgres"], maxP99)
 	for _, row := range r.Rows {
 		name := row.Target
