@@ -1,0 +1,165 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrBadFilter reports a filter the store cannot apply, such as a type glob
+// with a character class.
+var ErrBadFilter = errors.New("store: bad filter")
+
+// EventFilter selects events, for listing and for replay. Zero fields do not
+// filter.
+type EventFilter struct {
+	// IDs selects these hookrelay event ids only.
+	IDs []string
+	// Source is a source name.
+	Source string
+	// Type is an event-type glob: '*' matches any run of characters, '?'
+	// one character; other glob syntax is ErrBadFilter.
+	Type string
+	// Destination and Status select events with a delivery to that
+	// destination, or in that status, or both on the same delivery. For
+	// replay they also choose which of the event's deliveries are re-armed.
+	Destination string
+	Status      DeliveryStatus
+	// Since and Until bound received_at: Since <= received_at < Until.
+	Since, Until time.Time
+}
+
+// ListRequest asks for one page of events, newest first.
+type ListRequest struct {
+	Filter EventFilter
+	// Cursor is the NextCursor of the previous page; empty for the first.
+	// Pages stay stable while events keep arriving: a page continues
+	// strictly below the previous page's last id.
+	Cursor string
+	// Limit is the page size.
+	Limit int
+}
+
+// DeliveryState is one delivery's destination and status, as listed with
+// its event.
+type DeliveryState struct {
+	ID          int64
+	Destination string
+	Status      DeliveryStatus
+	Attempts    int
+}
+
+// EventSummary is one listed event: every field but the body and headers.
+type EventSummary struct {
+	Event      Event // Body and Headers are nil
+	BodySize   int64
+	Deliveries []DeliveryState
+}
+
+// ReplayRequest re-arms the deliveries of the events a filter selects.
+type ReplayRequest struct {
+	Filter EventFilter
+	DryRun bool
+	// Actor names who asked (the token's name), for the audit row.
+	Actor string
+	Now   time.Time
+}
+
+// ReplayResult counts delivery rows.
+type ReplayResult struct {
+	// Matched is how many deliveries the filter selects.
+	Matched int64
+	// Rearmed is how many were set back to pending (0 on a dry run).
+	Rearmed int64
+	// InFlight is how many were processing and left alone.
+	InFlight int64
+}
+
+// BackfillDelivery is one delivery row a backfill creates.
+type BackfillDelivery struct {
+	EventID     string
+	Destination string
+	OrderingKey string
+}
+
+// DestinationStats counts one destination's deliveries.
+type DestinationStats struct {
+	// Counts has every status, zeros included.
+	Counts map[DeliveryStatus]int64
+	// OldestPendingAge is the age of the oldest due delivery that is
+	// pending or failed, or 0 when none is.
+	OldestPendingAge time.Duration
+}
+
+// SourceStats counts one source's ingest outcomes since the database was
+// created: stored events, duplicates answered 200 without a write, and
+// requests rejected.
+type SourceStats struct {
+	Received   int64
+	Duplicates int64
+	Rejected   int64
+}
+
+// Stats is a snapshot of the relay's work.
+type Stats struct {
+	Destinations map[string]DestinationStats
+	Sources      map[string]SourceStats
+}
+
+// PruneRequest deletes finished events past their retention.
+type PruneRequest struct {
+	// DoneBefore: events received before it whose deliveries are all done
+	// or skipped (or that have none) are deleted.
+	DoneBefore time.Time
+	// DeadBefore: events received before it whose deliveries are all final
+	// with at least one dead are deleted.
+	DeadBefore time.Time
+	// Limit bounds the events deleted by one call.
+	Limit int
+}
+
+// Operations is the operator side of the store: listing, replay, backfill,
+// statistics and retention.
+type Operations interface {
+	// ListEvents returns one page of events matching the filter, newest
+	// first, with their deliveries, and the cursor of the next page (empty
+	// on the last page). A type glob the store cannot apply is
+	// ErrBadFilter.
+	ListEvents(ctx context.Context, req ListRequest) (events []EventSummary, nextCursor string, err error)
+
+	// Replay re-arms, in one set-based statement per driver, every
+	// delivery of the selected events (of Filter.Destination and in
+	// Filter.Status when set) that is not processing: status pending,
+	// attempts 0, next_attempt_at Now, lease and finished_at cleared,
+	// replay_count + 1. It writes an audit row (also for a dry run, which
+	// changes nothing else and reports Rearmed 0).
+	Replay(ctx context.Context, req ReplayRequest) (ReplayResult, error)
+
+	// BackfillCandidates returns up to limit events received in [since,
+	// until) from the given sources, after the event id after (empty for
+	// the start), oldest first, that have no delivery to destination.
+	// Bodies are included (an ordering key is read from them).
+	BackfillCandidates(ctx context.Context, destination string, sources []string, since, until time.Time, after string, limit int) ([]Event, error)
+
+	// CreateDeliveries inserts pending delivery rows, due at now, skipping
+	// any (event, destination) that exists; it returns how many it created.
+	CreateDeliveries(ctx context.Context, ds []BackfillDelivery, now time.Time) (int64, error)
+
+	// RecordBackfill writes the audit row of a backfill.
+	RecordBackfill(ctx context.Context, actor, destination string, since, until time.Time, created int64, dryRun bool, now time.Time) error
+
+	// Stats counts deliveries by destination and status, and ingest
+	// outcomes by source.
+	Stats(ctx context.Context, now time.Time) (Stats, error)
+
+	// CountIngest adds ingest outcomes that receivers counted in memory and
+	// flush now and then (a hot counter row inside Ingest would serialise
+	// concurrent commits). The counts are statistics: a crash may lose the
+	// last unflushed second of them, never an event.
+	CountIngest(ctx context.Context, counts map[string]SourceStats) error
+
+	// Prune deletes up to Limit finished events past their retention, with
+	// their deliveries and attempts, and returns how many it deleted. It
+	// never deletes an event with a pending, processing or failed delivery.
+	Prune(ctx context.Context, req PruneRequest) (int64, error)
+}
