@@ -31,26 +31,41 @@ func (s *Store) EventByProviderID(ctx context.Context, source, providerEventID s
 
 // queryEvent reads the one event a query of selectEvent's columns selects.
 func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (store.Event, error) {
-	var (
-		e               store.Event
-		origin, headers string
-		occurred        *time.Time
-	)
-	err := s.other.QueryRow(ctx, query, args...).Scan(
-		&e.ID, &e.Source, &e.ProviderEventID, &origin, &e.Type, &e.Body, &e.ContentType,
-		&headers, &e.SignatureSlot, &occurred, &e.ReceivedAt,
-	)
-	if err != nil {
+	var r eventRow
+	if err := s.other.QueryRow(ctx, query, args...).Scan(r.dest()...); err != nil {
 		return store.Event{}, s.mapErr(ctx, err)
 	}
-	if e.Headers, err = decodeHeaders(headers); err != nil {
+	return r.event()
+}
+
+// eventRow receives the columns selectEvent lists.
+type eventRow struct {
+	e               store.Event
+	origin, headers string
+	occurred        *time.Time
+}
+
+// dest returns the scan destinations of selectEvent's columns.
+func (r *eventRow) dest() []any {
+	e := &r.e
+	return []any{
+		&e.ID, &e.Source, &e.ProviderEventID, &r.origin, &e.Type, &e.Body, &e.ContentType,
+		&r.headers, &e.SignatureSlot, &r.occurred, &e.ReceivedAt,
+	}
+}
+
+// event returns the event scanned.
+func (r *eventRow) event() (store.Event, error) {
+	e := r.e
+	var err error
+	if e.Headers, err = decodeHeaders(r.headers); err != nil {
 		return store.Event{}, err
 	}
 	if e.Body == nil {
 		e.Body = []byte{}
 	}
-	e.IDOrigin = store.IDOrigin(origin)
-	e.OccurredAt = fromNullTime(occurred)
+	e.IDOrigin = store.IDOrigin(r.origin)
+	e.OccurredAt = fromNullTime(r.occurred)
 	e.ReceivedAt = e.ReceivedAt.UTC()
 	return e, nil
 }
@@ -85,24 +100,38 @@ func (s *Store) EventDeliveries(ctx context.Context, eventID string) ([]store.De
 
 // scanDelivery reads one row of the columns selectEventDeliveries lists.
 func scanDelivery(row pgx.CollectableRow) (store.Delivery, error) {
-	var (
-		d                    store.Delivery
-		status               string
-		leaseUntil, finished *time.Time
-	)
-	err := row.Scan(
-		&d.ID, &d.EventID, &d.Destination, &status, &d.Attempts, &d.ReplayCount, &d.OrderingKey,
-		&d.NextAttemptAt, &leaseUntil, &d.LastError, &d.LastStatusCode,
-		&d.CreatedAt, &d.UpdatedAt, &finished,
-	)
-	if err != nil {
+	var r deliveryRow
+	if err := row.Scan(r.dest()...); err != nil {
 		return store.Delivery{}, err
 	}
-	d.Status = store.DeliveryStatus(status)
+	return r.delivery(), nil
+}
+
+// deliveryRow receives the columns selectEventDeliveries lists.
+type deliveryRow struct {
+	d                    store.Delivery
+	status               string
+	leaseUntil, finished *time.Time
+}
+
+// dest returns the scan destinations of selectEventDeliveries' columns.
+func (r *deliveryRow) dest() []any {
+	d := &r.d
+	return []any{
+		&d.ID, &d.EventID, &d.Destination, &r.status, &d.Attempts, &d.ReplayCount, &d.OrderingKey,
+		&d.NextAttemptAt, &r.leaseUntil, &d.LastError, &d.LastStatusCode,
+		&d.CreatedAt, &d.UpdatedAt, &r.finished,
+	}
+}
+
+// delivery returns the delivery scanned.
+func (r *deliveryRow) delivery() store.Delivery {
+	d := r.d
+	d.Status = store.DeliveryStatus(r.status)
 	d.NextAttemptAt = d.NextAttemptAt.UTC()
-	d.LeaseUntil = fromNullTime(leaseUntil)
+	d.LeaseUntil = fromNullTime(r.leaseUntil)
 	d.CreatedAt = d.CreatedAt.UTC()
 	d.UpdatedAt = d.UpdatedAt.UTC()
-	d.FinishedAt = fromNullTime(finished)
-	return d, nil
+	d.FinishedAt = fromNullTime(r.finished)
+	return d
 }

@@ -15,7 +15,10 @@ import (
 // Ingest stores the batch on the ingest pool in one round trip: a pipeline
 // of one statement per item followed by a single Sync, which PostgreSQL
 // runs as one implicit transaction, committed (durably: synchronous_commit
-// is on in that pool) or rolled back as a whole.
+// is on in that pool) or rolled back as a whole. The last statement
+// notifies, once per destination the batch names, the processes that
+// Listen: PostgreSQL sends the notifications when the batch commits, and
+// never when it rolls back.
 //
 // Items are sent in (source, provider id) order, so that concurrent batches
 // that share provider ids take their unique-index locks in the same order
@@ -42,6 +45,10 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 		}
 		batch.Queue(ingestItem, args...)
 	}
+	dests := destinations(items)
+	if len(dests) > 0 {
+		batch.Queue(notifyDestinations, dests)
+	}
 	br := s.ingest.SendBatch(ctx, batch)
 	inserted := make([]bool, len(items))
 	for _, i := range order {
@@ -52,11 +59,31 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 		}
 		inserted[i] = n == 1
 	}
+	if len(dests) > 0 {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, fmt.Errorf("ingest: notify: %w", s.mapErr(ctx, err))
+		}
+	}
 	// Close reads the outcome of the Sync, that is of the commit.
 	if err := br.Close(); err != nil {
 		return nil, fmt.Errorf("ingest: commit: %w", s.mapErr(ctx, err))
 	}
 	return inserted, nil
+}
+
+// destinations returns the distinct destinations of the items'
+// deliveries, in order.
+func destinations(items []store.IngestItem) []string {
+	var dests []string
+	for _, it := range items {
+		for _, d := range it.Deliveries {
+			if !slices.Contains(dests, d.Destination) {
+				dests = append(dests, d.Destination)
+			}
+		}
+	}
+	return dests
 }
 
 // itemArgs returns the arguments of ingestItem for it.

@@ -18,29 +18,40 @@ const (
 
 	recordMigration = `INSERT INTO schema_migrations (version) VALUES ($1)`
 
+	// notifyChannel is the LISTEN/NOTIFY channel of new deliveries; the
+	// payload is a destination name.
+	notifyChannel = "hookrelay_deliveries"
+
 	// ingestItem inserts one event and, only when it was not a duplicate,
 	// one pending delivery per destination, due at the event's
-	// received_at; it returns 1 when the event was inserted, else 0. The
-	// foreign key from the deliveries to the event inserted in the same
-	// statement holds, because it is checked at the end of the statement.
-	// A destination listed twice for one event is one row.
+	// received_at and ordered by its occurred_at (received_at when it has
+	// none); it returns 1 when the event was inserted, else 0. The foreign
+	// key from the deliveries to the event inserted in the same statement
+	// holds, because it is checked at the end of the statement. A
+	// destination listed twice for one event is one row.
 	ingestItem = `WITH ins AS (
 	INSERT INTO events (
 		id, source, provider_event_id, id_origin, type, body, content_type,
 		headers, signature_slot, occurred_at, received_at
 	) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 	ON CONFLICT (source, provider_event_id) DO NOTHING
-	RETURNING id, received_at
+	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
 ), d AS (
 	INSERT INTO deliveries (
-		event_id, destination, status, ordering_key, next_attempt_at, created_at, updated_at
+		event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
 	)
-	SELECT ins.id, x.destination, 'pending', x.ordering_key, ins.received_at, now(), now()
+	SELECT ins.id, x.destination, 'pending', x.ordering_key, ins.received_at, ins.order_at, now(), now()
 	FROM ins CROSS JOIN unnest($12::text[], $13::text[]) WITH ORDINALITY AS x(destination, ordering_key, n)
 	ORDER BY x.n
 	ON CONFLICT (event_id, destination) DO NOTHING
 )
 SELECT count(*) FROM ins`
+
+	// notifyDestinations tells every listening process, when the
+	// transaction commits, which destinations got new deliveries.
+	notifyDestinations = `SELECT pg_notify('` + notifyChannel + `', d) FROM unnest($1::text[]) AS d`
+
+	listenDeliveries = `LISTEN ` + notifyChannel
 
 	selectEvent = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
@@ -77,4 +88,118 @@ FROM rejections ORDER BY id DESC LIMIT $1`
 	trimRejections = `DELETE FROM rejections WHERE id <= (
 	SELECT id FROM rejections ORDER BY id DESC OFFSET $1 LIMIT 1
 )`
+
+	// The delivery queue.
+
+	// keyLockClass is the first key of the two-key transaction advisory
+	// locks a claim takes on (destination, ordering key); the second is
+	// the hash of the pair. The two-key space does not overlap the one-key
+	// space of migrateLockKey.
+	keyLockClass int32 = 0x686b7175 // "hkqu"
+
+	// keyIsFree holds for a candidate c of destination $1 at time $2 that
+	// has no ordering key, or that is its key's head — no live delivery
+	// of the key comes before it by (order_at, id) — while no delivery of
+	// the key holds a live lease.
+	keyIsFree = `(c.ordering_key = '' OR (
+		NOT EXISTS (
+			SELECT 1 FROM deliveries h
+			WHERE h.destination = $1 AND h.ordering_key = c.ordering_key
+				AND h.status IN ('pending', 'failed', 'processing') AND h.ordering_key <> ''
+				AND (h.order_at, h.id) < (c.order_at, c.id)
+		) AND NOT EXISTS (
+			SELECT 1 FROM deliveries l
+			WHERE l.destination = $1 AND l.status = 'processing' AND l.lease_until > $2
+				AND l.ordering_key = c.ordering_key
+		)
+	))`
+
+	// claimCandidates picks, locks and returns in order the ids of up to
+	// $3 deliveries of destination $1 claimable at $2: due ones from the
+	// due index, expired leases from the processing index, each in
+	// (next_attempt_at, id) order and merged. Rows other claimers hold
+	// locked are skipped. For a row with an ordering key it also takes
+	// the key's advisory lock, or drops the row when another claim holds
+	// it. Its snapshot may be older than the latest claim of a key: the
+	// caller re-checks with claimRows, in a later statement, once it
+	// holds the key.
+	claimCandidates = `WITH due AS MATERIALIZED (
+	SELECT c.id, c.next_attempt_at, c.ordering_key FROM deliveries c
+	WHERE c.destination = $1 AND c.status IN ('pending', 'failed') AND c.next_attempt_at <= $2
+		AND ` + keyIsFree + `
+	ORDER BY c.next_attempt_at, c.id
+	LIMIT $3
+	FOR UPDATE OF c SKIP LOCKED
+), expired AS MATERIALIZED (
+	SELECT c.id, c.next_attempt_at, c.ordering_key FROM deliveries c
+	WHERE c.destination = $1 AND c.status = 'processing' AND c.lease_until <= $2
+		AND ` + keyIsFree + `
+	ORDER BY c.next_attempt_at, c.id
+	LIMIT $3
+	FOR UPDATE OF c SKIP LOCKED
+), picked AS MATERIALIZED (
+	SELECT * FROM due UNION ALL SELECT * FROM expired
+	ORDER BY next_attempt_at, id
+	LIMIT $3
+)
+SELECT id FROM picked
+WHERE CASE WHEN ordering_key = '' THEN true
+	ELSE pg_try_advisory_xact_lock($4::integer, hashtext($1 || E'\n' || ordering_key)) END
+ORDER BY next_attempt_at, id`
+
+	// claimRows leases the deliveries $4 of destination $1 at time $2,
+	// with the lease tokens $5, until $3, provided they are still
+	// claimable in this statement's snapshot, and returns them with their
+	// events.
+	claimRows = `UPDATE deliveries c SET
+	status = 'processing', lease_token = p.token, lease_until = $3,
+	attempts = c.attempts + 1, updated_at = $2
+FROM unnest($4::bigint[], $5::text[]) AS p(id, token), events e
+WHERE c.id = p.id AND e.id = c.event_id AND c.destination = $1
+	AND ((c.status IN ('pending', 'failed') AND c.next_attempt_at <= $2)
+		OR (c.status = 'processing' AND c.lease_until <= $2))
+	AND ` + keyIsFree + `
+RETURNING
+	c.id, c.event_id, c.destination, c.status, c.attempts, c.replay_count, c.ordering_key,
+	c.next_attempt_at, c.lease_until, c.last_error, c.last_status_code,
+	c.created_at, c.updated_at, c.finished_at, c.lease_token,
+	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
+	e.headers, e.signature_slot, e.occurred_at, e.received_at`
+
+	// completeDelivery sets the outcome of delivery $1, provided it is
+	// still processing under lease token $2, and records its attempt; it
+	// returns the attempt's id, or no row when the lease was lost. A NULL
+	// $4 keeps next_attempt_at.
+	completeDelivery = `WITH d AS (
+	UPDATE deliveries SET
+		status = $3, next_attempt_at = coalesce($4::timestamptz, next_attempt_at),
+		last_error = $5, last_status_code = $6, finished_at = $7,
+		lease_until = NULL, lease_token = NULL, updated_at = $8
+	WHERE id = $1 AND status = 'processing' AND lease_token = $2
+	RETURNING id
+)
+INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet)
+SELECT d.id, $9, $10, $6, $5, $11 FROM d
+RETURNING id`
+
+	// releaseDeliveries hands back the deliveries $1 still held under the
+	// lease tokens $2, due by $3 at the latest, without the attempt their
+	// claim counted.
+	releaseDeliveries = `UPDATE deliveries c SET
+	status = CASE WHEN c.attempts <= 1 THEN 'pending' ELSE 'failed' END,
+	attempts = greatest(c.attempts - 1, 0),
+	next_attempt_at = least(c.next_attempt_at, $3),
+	lease_until = NULL, lease_token = NULL, updated_at = $3
+FROM unnest($1::bigint[], $2::text[]) AS r(id, token)
+WHERE c.id = r.id AND c.status = 'processing' AND c.lease_token = r.token`
+
+	// nextDue is the earliest due time or lease end of destination $1's
+	// live deliveries, or NULL.
+	nextDue = `SELECT least(
+	(SELECT min(next_attempt_at) FROM deliveries WHERE destination = $1 AND status IN ('pending', 'failed')),
+	(SELECT min(lease_until) FROM deliveries WHERE destination = $1 AND status = 'processing')
+)`
+
+	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet
+FROM attempts WHERE delivery_id = $1 ORDER BY id`
 )

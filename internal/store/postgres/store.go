@@ -9,8 +9,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -36,14 +38,19 @@ const (
 	logHost      = "host"
 	logDatabase  = "database"
 	logMigration = "migration"
+	logError     = "error"
 )
 
 // Store is the PostgreSQL implementation of store.Store.
 type Store struct {
 	ingest *pgxpool.Pool // Ingest only; synchronous_commit=on
 	other  *pgxpool.Pool
+	conn   *pgx.ConnConfig // for the connections Listen opens
 	logger *slog.Logger
 	closed atomic.Bool
+
+	closeOnce sync.Once
+	done      chan struct{} // closed by Close; stops listeners
 }
 
 var _ store.Store = (*Store)(nil)
@@ -77,7 +84,11 @@ func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*
 	otherCfg := cfg.Copy()
 	otherCfg.MaxConns = int32(opts.OtherConns)
 
-	s := &Store{logger: logger.With(logComponent, "store.postgres")}
+	s := &Store{
+		conn:   cfg.ConnConfig.Copy(),
+		logger: logger.With(logComponent, "store.postgres"),
+		done:   make(chan struct{}),
+	}
 	if s.ingest, err = pgxpool.NewWithConfig(ctx, ingestCfg); err != nil {
 		return nil, fmt.Errorf("open postgres database: %w", err)
 	}
@@ -110,10 +121,11 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Close waits for calls in flight to release their connections, then
-// closes both pools. Later calls fail with an error wrapping
-// store.ErrUnavailable. Closing twice is a no-op.
+// closes both pools, and stops the listeners. Later calls fail with an
+// error wrapping store.ErrUnavailable. Closing twice is a no-op.
 func (s *Store) Close() error {
 	s.closed.Store(true)
+	s.closeOnce.Do(func() { close(s.done) })
 	s.ingest.Close()
 	s.other.Close()
 	return nil

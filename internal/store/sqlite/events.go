@@ -33,26 +33,41 @@ func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (stor
 		return store.Event{}, err
 	}
 	defer s.mu.RUnlock()
-	var (
-		e               store.Event
-		origin, headers string
-		occurred        sql.NullInt64
-		received        int64
-	)
-	err := s.reader.QueryRowContext(ctx, query, args...).Scan(
-		&e.ID, &e.Source, &e.ProviderEventID, &origin, &e.Type, &e.Body, &e.ContentType,
-		&headers, &e.SignatureSlot, &occurred, &received,
-	)
-	if err != nil {
+	var r eventRow
+	if err := s.reader.QueryRowContext(ctx, query, args...).Scan(r.dest()...); err != nil {
 		return store.Event{}, mapErr(ctx, err)
 	}
-	if e.Headers, err = decodeHeaders(headers); err != nil {
+	return r.event()
+}
+
+// eventRow receives the columns selectEvent lists.
+type eventRow struct {
+	e               store.Event
+	origin, headers string
+	occurred        sql.NullInt64
+	received        int64
+}
+
+// dest returns the scan destinations of selectEvent's columns.
+func (r *eventRow) dest() []any {
+	e := &r.e
+	return []any{
+		&e.ID, &e.Source, &e.ProviderEventID, &r.origin, &e.Type, &e.Body, &e.ContentType,
+		&r.headers, &e.SignatureSlot, &r.occurred, &r.received,
+	}
+}
+
+// event returns the event scanned.
+func (r *eventRow) event() (store.Event, error) {
+	e := r.e
+	var err error
+	if e.Headers, err = decodeHeaders(r.headers); err != nil {
 		return store.Event{}, err
 	}
-	e.IDOrigin = store.IDOrigin(origin)
+	e.IDOrigin = store.IDOrigin(r.origin)
 	e.Body = nonNil(e.Body)
-	e.OccurredAt = fromNullMicros(occurred)
-	e.ReceivedAt = fromMicros(received)
+	e.OccurredAt = fromNullMicros(r.occurred)
+	e.ReceivedAt = fromMicros(r.received)
 	return e, nil
 }
 
@@ -102,25 +117,39 @@ func (s *Store) EventDeliveries(ctx context.Context, eventID string) ([]store.De
 
 // scanDelivery reads one row of the columns selectEventDeliveries lists.
 func scanDelivery(rows *sql.Rows) (store.Delivery, error) {
-	var (
-		d                      store.Delivery
-		status                 string
-		next, created, updated int64
-		leaseUntil, finished   sql.NullInt64
-	)
-	err := rows.Scan(
-		&d.ID, &d.EventID, &d.Destination, &status, &d.Attempts, &d.ReplayCount, &d.OrderingKey,
-		&next, &leaseUntil, &d.LastError, &d.LastStatusCode,
-		&created, &updated, &finished,
-	)
-	if err != nil {
+	var r deliveryRow
+	if err := rows.Scan(r.dest()...); err != nil {
 		return store.Delivery{}, err
 	}
-	d.Status = store.DeliveryStatus(status)
-	d.NextAttemptAt = fromMicros(next)
-	d.LeaseUntil = fromNullMicros(leaseUntil)
-	d.CreatedAt = fromMicros(created)
-	d.UpdatedAt = fromMicros(updated)
-	d.FinishedAt = fromNullMicros(finished)
-	return d, nil
+	return r.delivery(), nil
+}
+
+// deliveryRow receives the columns selectEventDeliveries lists.
+type deliveryRow struct {
+	d                      store.Delivery
+	status                 string
+	next, created, updated int64
+	leaseUntil, finished   sql.NullInt64
+}
+
+// dest returns the scan destinations of selectEventDeliveries' columns.
+func (r *deliveryRow) dest() []any {
+	d := &r.d
+	return []any{
+		&d.ID, &d.EventID, &d.Destination, &r.status, &d.Attempts, &d.ReplayCount, &d.OrderingKey,
+		&r.next, &r.leaseUntil, &d.LastError, &d.LastStatusCode,
+		&r.created, &r.updated, &r.finished,
+	}
+}
+
+// delivery returns the delivery scanned.
+func (r *deliveryRow) delivery() store.Delivery {
+	d := r.d
+	d.Status = store.DeliveryStatus(r.status)
+	d.NextAttemptAt = fromMicros(r.next)
+	d.LeaseUntil = fromNullMicros(r.leaseUntil)
+	d.CreatedAt = fromMicros(r.created)
+	d.UpdatedAt = fromMicros(r.updated)
+	d.FinishedAt = fromNullMicros(r.finished)
+	return d
 }

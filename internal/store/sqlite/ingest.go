@@ -75,9 +75,12 @@ func insertItem(ctx context.Context, insEvent, insDelivery *sql.Stmt, it store.I
 	if err != nil {
 		return false, err
 	}
-	due := micros(e.ReceivedAt)
+	due, orderAt := micros(e.ReceivedAt), micros(e.ReceivedAt)
+	if !e.OccurredAt.IsZero() {
+		orderAt = micros(e.OccurredAt)
+	}
 	for _, d := range it.Deliveries {
-		if _, err := insDelivery.ExecContext(ctx, e.ID, d.Destination, d.OrderingKey, due, now, now); err != nil {
+		if _, err := insDelivery.ExecContext(ctx, e.ID, d.Destination, d.OrderingKey, due, orderAt, now, now); err != nil {
 			return false, fmt.Errorf("insert delivery to %s: %w", d.Destination, err)
 		}
 	}

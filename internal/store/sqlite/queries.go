@@ -26,10 +26,11 @@ ON CONFLICT (source, provider_event_id) DO NOTHING
 RETURNING id`
 
 	// insertDelivery creates a pending delivery due at the event's
-	// received_at. A destination listed twice for one event is one row.
+	// received_at and ordered by its occurred_at (received_at when it has
+	// none). A destination listed twice for one event is one row.
 	insertDelivery = `INSERT INTO deliveries (
-	event_id, destination, status, ordering_key, next_attempt_at, created_at, updated_at
-) VALUES (?, ?, 'pending', ?, ?, ?, ?)
+	event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
+) VALUES (?, ?, 'pending', ?, ?, ?, ?, ?)
 ON CONFLICT (event_id, destination) DO NOTHING`
 
 	selectEvent = `SELECT
@@ -63,4 +64,102 @@ FROM rejections ORDER BY id DESC LIMIT ?`
 	trimRejections = `DELETE FROM rejections WHERE id <= (
 	SELECT id FROM rejections ORDER BY id DESC LIMIT 1 OFFSET ?
 )`
+
+	// The delivery queue. Its statements number their parameters, so that
+	// keyIsFree can name the same ones in several places.
+
+	// keyIsFree holds for a candidate c of destination ?1 at time ?2 that
+	// has no ordering key, or that is its key's head — no live delivery
+	// of the key comes before it by (order_at, id) — while no delivery of
+	// the key holds a live lease.
+	keyIsFree = `(c.ordering_key = '' OR (
+		NOT EXISTS (
+			SELECT 1 FROM deliveries h
+			WHERE h.destination = ?1 AND h.ordering_key = c.ordering_key
+				AND h.status IN ('pending', 'failed', 'processing') AND h.ordering_key <> ''
+				AND h.order_at <= c.order_at AND (h.order_at < c.order_at OR h.id < c.id)
+		) AND NOT EXISTS (
+			SELECT 1 FROM deliveries l
+			WHERE l.destination = ?1 AND l.status = 'processing' AND l.lease_until > ?2
+				AND l.ordering_key = c.ordering_key
+		)
+	))`
+
+	// selectClaimable returns, in order, the ids of up to ?3 deliveries
+	// of destination ?1 claimable at ?2: due ones from the due index and
+	// expired leases from the processing index, each in (next_attempt_at,
+	// id) order, merged.
+	selectClaimable = `SELECT id FROM (
+	SELECT * FROM (
+		SELECT c.id, c.next_attempt_at FROM deliveries c
+		WHERE c.destination = ?1 AND c.status IN ('pending', 'failed') AND c.next_attempt_at <= ?2
+			AND ` + keyIsFree + `
+		ORDER BY c.next_attempt_at, c.id
+		LIMIT ?3
+	)
+	UNION ALL
+	SELECT * FROM (
+		SELECT c.id, c.next_attempt_at FROM deliveries c
+		WHERE c.destination = ?1 AND c.status = 'processing' AND c.lease_until <= ?2
+			AND ` + keyIsFree + `
+		ORDER BY c.next_attempt_at, c.id
+		LIMIT ?3
+	)
+)
+ORDER BY next_attempt_at, id
+LIMIT ?3`
+
+	// claimRows leases the deliveries whose ids are the JSON array ?1,
+	// with the lease tokens of the JSON array ?2 in the same order, until
+	// ?3, at time ?4, and returns them.
+	claimRows = `UPDATE deliveries SET
+	status = 'processing', lease_token = t.value, lease_until = ?3,
+	attempts = attempts + 1, updated_at = ?4
+FROM json_each(?1) AS i JOIN json_each(?2) AS t ON t.key = i.key
+WHERE deliveries.id = i.value
+RETURNING
+	id, event_id, destination, status, attempts, replay_count, ordering_key,
+	next_attempt_at, lease_until, last_error, last_status_code,
+	created_at, updated_at, finished_at, lease_token`
+
+	// selectEvents returns the events whose ids are the JSON array ?.
+	selectEvents = `SELECT
+	id, source, provider_event_id, id_origin, type, body, content_type,
+	headers, signature_slot, occurred_at, received_at
+FROM events WHERE id IN (SELECT value FROM json_each(?))`
+
+	// completeDelivery sets the outcome of delivery ?1, provided it is
+	// still processing under lease token ?2. A NULL ?4 keeps
+	// next_attempt_at.
+	completeDelivery = `UPDATE deliveries SET
+	status = ?3, next_attempt_at = coalesce(?4, next_attempt_at),
+	last_error = ?5, last_status_code = ?6, finished_at = ?7,
+	lease_until = NULL, lease_token = NULL, updated_at = ?8
+WHERE id = ?1 AND status = 'processing' AND lease_token = ?2`
+
+	insertAttempt = `INSERT INTO attempts (
+	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet
+) VALUES (?, ?, ?, ?, ?, ?)`
+
+	// releaseDeliveries hands back the deliveries whose ids are the JSON
+	// array ?1 still held under the lease tokens of the JSON array ?2,
+	// due by ?3 at the latest, without the attempt their claim counted.
+	releaseDeliveries = `UPDATE deliveries SET
+	status = CASE WHEN attempts <= 1 THEN 'pending' ELSE 'failed' END,
+	attempts = max(attempts - 1, 0),
+	next_attempt_at = min(next_attempt_at, ?3),
+	lease_until = NULL, lease_token = NULL, updated_at = ?3
+FROM json_each(?1) AS i JOIN json_each(?2) AS t ON t.key = i.key
+WHERE deliveries.id = i.value AND deliveries.status = 'processing' AND deliveries.lease_token = t.value`
+
+	// nextDue is the earliest due time or lease end of destination ?'s
+	// live deliveries, or NULL.
+	nextDue = `SELECT min(at) FROM (
+	SELECT min(next_attempt_at) AS at FROM deliveries WHERE destination = ?1 AND status IN ('pending', 'failed')
+	UNION ALL
+	SELECT min(lease_until) FROM deliveries WHERE destination = ?1 AND status = 'processing'
+)`
+
+	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet
+FROM attempts WHERE delivery_id = ? ORDER BY id`
 )

@@ -7,11 +7,38 @@ import (
 	"fmt"
 )
 
-// writeStmts are the writer's prepared statements, reused by every batch.
+// writeStmts are the writer's prepared statements, reused by every call.
 type writeStmts struct {
-	insertEvent     *sql.Stmt
-	insertDelivery  *sql.Stmt
-	insertRejection *sql.Stmt
+	insertEvent       *sql.Stmt
+	insertDelivery    *sql.Stmt
+	insertRejection   *sql.Stmt
+	selectClaimable   *sql.Stmt
+	claimRows         *sql.Stmt
+	selectEvents      *sql.Stmt
+	completeDelivery  *sql.Stmt
+	insertAttempt     *sql.Stmt
+	releaseDeliveries *sql.Stmt
+}
+
+// all returns the statement fields with their queries.
+func (st *writeStmts) all() []struct {
+	dst   **sql.Stmt
+	query string
+} {
+	return []struct {
+		dst   **sql.Stmt
+		query string
+	}{
+		{&st.insertEvent, insertEvent},
+		{&st.insertDelivery, insertDelivery},
+		{&st.insertRejection, insertRejection},
+		{&st.selectClaimable, selectClaimable},
+		{&st.claimRows, claimRows},
+		{&st.selectEvents, selectEvents},
+		{&st.completeDelivery, completeDelivery},
+		{&st.insertAttempt, insertAttempt},
+		{&st.releaseDeliveries, releaseDeliveries},
+	}
 }
 
 // prepared returns the writer's statements, preparing them on first use:
@@ -22,15 +49,8 @@ func (s *Store) prepared(ctx context.Context) (*writeStmts, error) {
 	if s.stmts != nil {
 		return s.stmts, nil
 	}
-	var st writeStmts
-	for _, p := range []struct {
-		dst   **sql.Stmt
-		query string
-	}{
-		{&st.insertEvent, insertEvent},
-		{&st.insertDelivery, insertDelivery},
-		{&st.insertRejection, insertRejection},
-	} {
+	st := &writeStmts{}
+	for _, p := range st.all() {
 		stmt, err := s.writer.PrepareContext(ctx, p.query)
 		if err != nil {
 			st.close()
@@ -38,16 +58,16 @@ func (s *Store) prepared(ctx context.Context) (*writeStmts, error) {
 		}
 		*p.dst = stmt
 	}
-	s.stmts = &st
+	s.stmts = st
 	return s.stmts, nil
 }
 
 // close closes the statements that were prepared.
 func (st *writeStmts) close() error {
 	var errs []error
-	for _, stmt := range []*sql.Stmt{st.insertEvent, st.insertDelivery, st.insertRejection} {
-		if stmt != nil {
-			errs = append(errs, stmt.Close())
+	for _, p := range st.all() {
+		if *p.dst != nil {
+			errs = append(errs, (*p.dst).Close())
 		}
 	}
 	return errors.Join(errs...)

@@ -48,6 +48,28 @@ var tests = []conformanceTest{
 
 	{"RejectionsNewestFirst", testRejectionsNewestFirst},
 	{"RejectionsTrimKeepsNewest", testRejectionsTrim},
+
+	{"ClaimOldestDueFirstWithEvent", testClaimOldestDueFirst},
+	{"ClaimNotYetDue", testClaimNotYetDue},
+	{"ClaimLeaseHoldsUntilItRunsOut", testClaimLeaseHolds},
+	{"ClaimMax", testClaimMax},
+	{"ClaimDestinationsIndependent", testClaimDestinationsIndependent},
+	{"ClaimRejectsNoLease", testClaimRejectsNoLease},
+	{"NextDue", testNextDue},
+	{"CompleteOutcomes", testCompleteOutcomes},
+	{"CompleteRetryThenDone", testCompleteRetryThenDone},
+	{"CompleteStaleTokenRecordsNothing", testCompleteStaleToken},
+	{"CompleteCutsSnippet", testCompleteSnippetCut},
+	{"CompleteRejectsLiveStatus", testCompleteRejectsLiveStatus},
+	{"AttemptsOfUnknownDelivery", testAttemptsOfUnknownDelivery},
+	{"ReleaseMakesDueNowUncounted", testRelease},
+	{"OrderingInterleavedKeys", testOrderingInterleavedKeys},
+	{"OrderingFailingHeadBlocksOnlyItsKey", testOrderingFailingHeadBlocksOnlyItsKey},
+	{"OrderingFinalOutcomeReleasesKey", testOrderingFinalReleasesKey},
+	{"OrderingByOccurredAt", testOrderingByOccurredAt},
+	{"OrderingLeaseHoldsKey", testOrderingLeaseHoldsKey},
+	{"OrderingExpiredHeadReclaimedFirst", testOrderingExpiredHeadReclaimedFirst},
+	{"ConcurrentClaimers", testConcurrentClaimers},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its

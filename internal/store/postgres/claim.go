@@ -1,0 +1,113 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+var _ store.Queue = (*Store)(nil)
+
+// ClaimDeliveries leases up to req.Max deliveries of req.Destination due
+// at req.Now (the current time when zero), oldest due first, with their
+// events. A Max below 1 claims nothing; a Lease below 1ns is an error.
+//
+// It runs one transaction of two statements. The first picks the
+// candidates from the partial indexes of live deliveries and locks them
+// (FOR UPDATE SKIP LOCKED, so concurrent claimers never receive the same
+// row), and takes a transaction advisory lock on each candidate's
+// (destination, ordering key), dropping the candidates whose key another
+// claim is locking. The second, whose snapshot is taken once those locks
+// are held and so sees every earlier claim of those keys committed,
+// checks again that each candidate is still claimable and leases it. Two
+// claimers therefore never both hold deliveries of one key, however their
+// statements interleave.
+func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	claims := []store.Claim{}
+	if req.Max <= 0 {
+		return claims, nil
+	}
+	if req.Lease <= 0 {
+		return nil, fmt.Errorf("claim deliveries of %s: lease %v is not positive", req.Destination, req.Lease)
+	}
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, claimCandidates, req.Destination, now, req.Max, keyLockClass)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		tokens, err := newLeaseTokens(len(ids))
+		if err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, claimRows, req.Destination, now, now.Add(req.Lease), ids, tokens)
+		if err != nil {
+			return err
+		}
+		claims, err = pgx.AppendRows(claims, rows, scanClaim)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries of %s: %w", req.Destination, s.mapErr(ctx, err))
+	}
+	slices.SortFunc(claims, func(a, b store.Claim) int {
+		return cmp.Or(a.Delivery.NextAttemptAt.Compare(b.Delivery.NextAttemptAt), cmp.Compare(a.Delivery.ID, b.Delivery.ID))
+	})
+	return claims, nil
+}
+
+// NextDue returns the earliest due time or lease end among the
+// destination's live deliveries; ok is false when it has none.
+func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, bool, error) {
+	var at *time.Time
+	if err := s.other.QueryRow(ctx, nextDue, destination).Scan(&at); err != nil {
+		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, s.mapErr(ctx, err))
+	}
+	return fromNullTime(at), at != nil, nil
+}
+
+// scanClaim reads one row of the columns claimRows returns.
+func scanClaim(row pgx.CollectableRow) (store.Claim, error) {
+	var (
+		d     deliveryRow
+		e     eventRow
+		token string
+	)
+	dest := append(d.dest(), &token)
+	if err := row.Scan(append(dest, e.dest()...)...); err != nil {
+		return store.Claim{}, err
+	}
+	ev, err := e.event()
+	if err != nil {
+		return store.Claim{}, err
+	}
+	return store.Claim{Delivery: d.delivery(), LeaseToken: token, Event: ev}, nil
+}
+
+// newLeaseTokens returns n random lease tokens of 128 bits, in hex.
+func newLeaseTokens(n int) ([]string, error) {
+	b := make([]byte, 16*n)
+	if _, err := rand.Read(b); err != nil {
+		return nil, fmt.Errorf("make lease tokens: %w", err)
+	}
+	tokens := make([]string, n)
+	for i := range tokens {
+		tokens[i] = hex.EncodeToString(b[16*i : 16*(i+1)])
+	}
+	return tokens, nil
+}

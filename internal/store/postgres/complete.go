@@ -1,0 +1,81 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// maxSnippet is the most of a response body an attempt keeps.
+const maxSnippet = 1 << 10
+
+// CompleteDelivery records c's attempt and sets the delivery's new status
+// in one statement, provided the delivery is still processing under c's
+// lease token; otherwise it returns an error wrapping store.ErrLeaseLost
+// and records nothing. A failed delivery becomes due at c.NextAttemptAt
+// (c.Now when zero); a done, skipped or dead one is finished at c.Now
+// (the current time when zero). Attempts is left as the claim counted it.
+// The attempt's snippet is cut to 1 KiB and its duration to whole
+// milliseconds; a zero AttemptedAt is c.Now.
+func (s *Store) CompleteDelivery(ctx context.Context, c store.Completion) error {
+	now := c.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	var next, finished any
+	switch c.Status {
+	case store.StatusFailed:
+		next = now
+		if !c.NextAttemptAt.IsZero() {
+			next = c.NextAttemptAt
+		}
+	case store.StatusDone, store.StatusSkipped, store.StatusDead:
+		finished = now
+	default:
+		return fmt.Errorf("complete delivery %d: status %q is not an outcome", c.DeliveryID, c.Status)
+	}
+	a := c.Attempt
+	if a.AttemptedAt.IsZero() {
+		a.AttemptedAt = now
+	}
+	snippet := []byte(a.ResponseSnippet)
+	snippet = snippet[:min(len(snippet), maxSnippet)]
+
+	var attemptID int64
+	err := s.other.QueryRow(ctx, completeDelivery,
+		c.DeliveryID, c.LeaseToken, string(c.Status), next, a.Error, a.StatusCode, finished, now,
+		a.AttemptedAt, a.Duration.Milliseconds(), snippet,
+	).Scan(&attemptID)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return fmt.Errorf("complete delivery %d: %w", c.DeliveryID, store.ErrLeaseLost)
+	case err != nil:
+		return fmt.Errorf("complete delivery %d: %w", c.DeliveryID, s.mapErr(ctx, err))
+	}
+	return nil
+}
+
+// ReleaseDeliveries hands back the deliveries of rs still held under
+// their lease tokens, uncounting the attempt their claim counted: pending
+// when that leaves no attempt, else failed. Each is due at the earlier of
+// its due time before the claim and the current time, so that it is due
+// now by the claimer's clock as by this process's. Others are left alone.
+func (s *Store) ReleaseDeliveries(ctx context.Context, rs []store.Release) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(rs))
+	tokens := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i], tokens[i] = r.DeliveryID, r.LeaseToken
+	}
+	if _, err := s.other.Exec(ctx, releaseDeliveries, ids, tokens, time.Now()); err != nil {
+		return fmt.Errorf("release deliveries: %w", s.mapErr(ctx, err))
+	}
+	return nil
+}

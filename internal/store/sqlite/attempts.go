@@ -1,0 +1,42 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// DeliveryAttempts returns the attempts of one delivery in the order they
+// were recorded; an unknown delivery has none.
+func (s *Store) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]store.Attempt, error) {
+	if err := s.enter(); err != nil {
+		return nil, fmt.Errorf("attempts of delivery %d: %w", deliveryID, err)
+	}
+	defer s.mu.RUnlock()
+	rows, err := s.reader.QueryContext(ctx, selectAttempts, deliveryID)
+	if err != nil {
+		return nil, fmt.Errorf("attempts of delivery %d: %w", deliveryID, mapErr(ctx, err))
+	}
+	defer rows.Close()
+	as := []store.Attempt{}
+	for rows.Next() {
+		var (
+			a       store.Attempt
+			at, ms  int64
+			snippet []byte
+		)
+		if err := rows.Scan(&a.ID, &a.DeliveryID, &at, &ms, &a.StatusCode, &a.Error, &snippet); err != nil {
+			return nil, fmt.Errorf("attempts of delivery %d: %w", deliveryID, mapErr(ctx, err))
+		}
+		a.AttemptedAt = fromMicros(at)
+		a.Duration = time.Duration(ms) * time.Millisecond
+		a.ResponseSnippet = string(snippet)
+		as = append(as, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("attempts of delivery %d: %w", deliveryID, mapErr(ctx, err))
+	}
+	return as, nil
+}

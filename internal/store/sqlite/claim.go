@@ -1,0 +1,191 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+var _ store.Queue = (*Store)(nil)
+
+// ClaimDeliveries leases up to req.Max deliveries of req.Destination due
+// at req.Now (the current time when zero), oldest due first, with their
+// events. A Max below 1 claims nothing; a Lease below 1ns is an error.
+//
+// It selects the claimable rows and leases them in one immediate
+// transaction on the writer, so claims and every other write are
+// serialized and no two claimers can hold one row, or two rows of one
+// ordering key. SQLite has no notification across processes: the relay
+// wakes its delivery engine itself when an ingest commits.
+func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	if err := s.enter(); err != nil {
+		return nil, fmt.Errorf("claim deliveries of %s: %w", req.Destination, err)
+	}
+	defer s.mu.RUnlock()
+	if req.Max <= 0 {
+		return []store.Claim{}, nil
+	}
+	if req.Lease <= 0 {
+		return nil, fmt.Errorf("claim deliveries of %s: lease %v is not positive", req.Destination, req.Lease)
+	}
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	claims, err := s.claim(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries of %s: %w", req.Destination, mapErr(ctx, err))
+	}
+	slices.SortFunc(claims, func(a, b store.Claim) int {
+		return cmp.Or(a.Delivery.NextAttemptAt.Compare(b.Delivery.NextAttemptAt), cmp.Compare(a.Delivery.ID, b.Delivery.ID))
+	})
+	return claims, nil
+}
+
+func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+
+	ids, err := queryIDs(ctx, tx.StmtContext(ctx, st.selectClaimable), req.Destination, micros(req.Now), req.Max)
+	if err != nil || len(ids) == 0 {
+		return []store.Claim{}, err
+	}
+	tokens, err := newLeaseTokens(len(ids))
+	if err != nil {
+		return nil, err
+	}
+	claims, err := leaseRows(ctx, tx.StmtContext(ctx, st.claimRows), ids, tokens, req.Now.Add(req.Lease), req.Now)
+	if err != nil {
+		return nil, err
+	}
+	if err := attachEvents(ctx, tx.StmtContext(ctx, st.selectEvents), claims); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
+	return claims, nil
+}
+
+// queryIDs returns the ids a query of one integer column selects.
+func queryIDs(ctx context.Context, stmt *sql.Stmt, args ...any) ([]int64, error) {
+	rows, err := stmt.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// leaseRows runs claimRows and returns the claims, without their events.
+func leaseRows(ctx context.Context, stmt *sql.Stmt, ids []int64, tokens []string, leaseUntil, now time.Time) ([]store.Claim, error) {
+	rows, err := stmt.QueryContext(ctx, jsonArray(ids), jsonArray(tokens), micros(leaseUntil), micros(now))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	claims := make([]store.Claim, 0, len(ids))
+	for rows.Next() {
+		var (
+			d     deliveryRow
+			token string
+		)
+		if err := rows.Scan(append(d.dest(), &token)...); err != nil {
+			return nil, err
+		}
+		claims = append(claims, store.Claim{Delivery: d.delivery(), LeaseToken: token})
+	}
+	return claims, rows.Err()
+}
+
+// attachEvents reads the claims' events in one query.
+func attachEvents(ctx context.Context, stmt *sql.Stmt, claims []store.Claim) error {
+	ids := make([]string, len(claims))
+	for i, c := range claims {
+		ids[i] = c.Delivery.EventID
+	}
+	rows, err := stmt.QueryContext(ctx, jsonArray(ids))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	events := make(map[string]store.Event, len(ids))
+	for rows.Next() {
+		var r eventRow
+		if err := rows.Scan(r.dest()...); err != nil {
+			return err
+		}
+		e, err := r.event()
+		if err != nil {
+			return err
+		}
+		events[e.ID] = e
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for i := range claims {
+		e, ok := events[claims[i].Delivery.EventID]
+		if !ok {
+			return fmt.Errorf("event %s of delivery %d is missing", claims[i].Delivery.EventID, claims[i].Delivery.ID)
+		}
+		claims[i].Event = e
+	}
+	return nil
+}
+
+// NextDue returns the earliest due time or lease end among the
+// destination's live deliveries; ok is false when it has none.
+func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, bool, error) {
+	if err := s.enter(); err != nil {
+		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, err)
+	}
+	defer s.mu.RUnlock()
+	var at sql.NullInt64
+	if err := s.reader.QueryRowContext(ctx, nextDue, destination).Scan(&at); err != nil {
+		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, mapErr(ctx, err))
+	}
+	return fromNullMicros(at), at.Valid, nil
+}
+
+// newLeaseTokens returns n random lease tokens of 128 bits, in hex.
+func newLeaseTokens(n int) ([]string, error) {
+	b := make([]byte, 16*n)
+	if _, err := rand.Read(b); err != nil {
+		return nil, fmt.Errorf("make lease tokens: %w", err)
+	}
+	tokens := make([]string, n)
+	for i := range tokens {
+		tokens[i] = hex.EncodeToString(b[16*i : 16*(i+1)])
+	}
+	return tokens, nil
+}
+
+// jsonArray encodes ids or tokens as a JSON array, the form the queue's
+// statements take lists in.
+func jsonArray[T int64 | string](vs []T) string {
+	b, _ := json.Marshal(vs) // cannot fail for these types
+	return string(b)
+}

@@ -1,0 +1,29 @@
+-- 0002: the delivery queue.
+--
+-- order_at is the event's occurred_at, or its received_at when the provider
+-- asserts no time, copied onto each delivery at ingest so that per-key
+-- ordering needs no join (its DEFAULT only lets the column be added; Ingest
+-- always sets it). The claim reads only partial indexes over live rows, so
+-- its cost does not grow with the history of finished ones.
+
+ALTER TABLE deliveries ADD COLUMN order_at INTEGER NOT NULL DEFAULT 0;
+UPDATE deliveries SET order_at = (
+	SELECT coalesce(e.occurred_at, e.received_at) FROM events e WHERE e.id = deliveries.event_id
+);
+
+-- Due deliveries of one destination, oldest due first.
+DROP INDEX deliveries_due;
+CREATE INDEX deliveries_due ON deliveries (destination, next_attempt_at, id)
+	WHERE status IN ('pending', 'failed');
+
+-- Leases of one destination: expired ones to reclaim, live ones that hold
+-- their ordering key, and the next to run out.
+DROP INDEX deliveries_lease;
+CREATE INDEX deliveries_processing ON deliveries (destination, lease_until)
+	WHERE status = 'processing';
+
+-- Per-key ordering: the head of a key is its live delivery with the
+-- smallest (order_at, id).
+DROP INDEX deliveries_ordering;
+CREATE INDEX deliveries_key_head ON deliveries (destination, ordering_key, order_at, id)
+	WHERE status IN ('pending', 'failed', 'processing') AND ordering_key <> '';

@@ -1,0 +1,108 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// testConcurrentClaimers has 8 claimers drain 2 000 deliveries, a quarter
+// of them without a key and the rest spread over 40 keys, completing each
+// claim: every delivery is claimed exactly once, no two claimers ever hold
+// deliveries of one key at once, and each key's deliveries go in order.
+func testConcurrentClaimers(t *testing.T, s store.Store) {
+	const (
+		claimers = 8
+		total    = 2000
+		keys     = 40
+		batch    = 500
+	)
+	q := queueOf(t, s)
+	keyOf := map[string]string{} // by event id
+	rankOf := map[string]int{}   // by event id: its place in its key
+	for start := 0; start < total; start += batch {
+		items := make([]store.IngestItem, 0, batch)
+		for i := start; i < start+batch; i++ {
+			e := orderedEvent(fmt.Sprintf("evt_%04d", i), baseTime.Add(time.Duration(i)*time.Millisecond), baseTime)
+			key := ""
+			if i%4 != 0 {
+				key = fmt.Sprintf("key_%02d", i%keys)
+			}
+			keyOf[e.ID], rankOf[e.ID] = key, i
+			items = append(items, keyed(e, "billing", key))
+		}
+		ingest(t, s, items...)
+	}
+
+	var (
+		mu      sync.Mutex
+		holder  = map[string]int64{} // key → delivery held; guarded by mu
+		claimed = map[string]int{}   // event id → times claimed; guarded by mu
+		last    = map[string]int{}   // key → rank of the last claimed; guarded by mu
+		done    atomic.Int64
+		wg      sync.WaitGroup
+	)
+	now := baseTime.Add(time.Minute)
+	ctx := context.Background()
+	for w := range claimers {
+		wg.Go(func() {
+			for done.Load() < total && !t.Failed() {
+				cs, err := q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 1 + w%4*4, Lease: time.Hour, Now: now})
+				if err != nil {
+					t.Errorf("claimer %d: ClaimDeliveries: %v", w, err)
+					return
+				}
+				mu.Lock()
+				for _, c := range cs {
+					id := c.Delivery.EventID
+					claimed[id]++
+					key := keyOf[id]
+					if key == "" {
+						continue
+					}
+					if other, ok := holder[key]; ok {
+						t.Errorf("claimer %d got delivery %d of key %s while delivery %d holds it", w, c.Delivery.ID, key, other)
+					}
+					holder[key] = c.Delivery.ID
+					if r, ok := last[key]; ok && r > rankOf[id] {
+						t.Errorf("key %s: %s claimed after a later event", key, id)
+					}
+					last[key] = rankOf[id]
+				}
+				mu.Unlock()
+				for _, c := range cs {
+					// The key is let go before the outcome is recorded, so
+					// that the next claim of the key cannot precede it.
+					mu.Lock()
+					if key := keyOf[c.Delivery.EventID]; key != "" {
+						delete(holder, key)
+					}
+					mu.Unlock()
+					if err := q.CompleteDelivery(ctx, outcome(c, store.StatusDone, now)); err != nil {
+						t.Errorf("claimer %d: CompleteDelivery: %v", w, err)
+						return
+					}
+					done.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if len(claimed) != total {
+		t.Errorf("%d deliveries claimed, want %d", len(claimed), total)
+	}
+	for id, n := range claimed {
+		if n != 1 {
+			t.Errorf("delivery of %s claimed %d times, want once", id, n)
+		}
+	}
+	checkNextDue(t, q, "billing", time.Time{})
+}
