@@ -68,7 +68,7 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, err
 	}
-	claims, err := leaseRows(ctx, tx.StmtContext(ctx, st.claimRows), ids, tokens, req.Now.Add(req.Lease), req.Now)
+	claims, err := leaseRows(ctx, tx.StmtContext(ctx, st.claimRows), leasePairs(ids, tokens), req.Now.Add(req.Lease), req.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -100,13 +100,13 @@ func queryIDs(ctx context.Context, stmt *sql.Stmt, args ...any) ([]int64, error)
 }
 
 // leaseRows runs claimRows and returns the claims, without their events.
-func leaseRows(ctx context.Context, stmt *sql.Stmt, ids []int64, tokens []string, leaseUntil, now time.Time) ([]store.Claim, error) {
-	rows, err := stmt.QueryContext(ctx, jsonArray(ids), jsonArray(tokens), micros(leaseUntil), micros(now))
+func leaseRows(ctx context.Context, stmt *sql.Stmt, pairs string, leaseUntil, now time.Time) ([]store.Claim, error) {
+	rows, err := stmt.QueryContext(ctx, pairs, micros(leaseUntil), micros(now))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	claims := make([]store.Claim, 0, len(ids))
+	var claims []store.Claim
 	for rows.Next() {
 		var (
 			d     deliveryRow
@@ -183,9 +183,20 @@ func newLeaseTokens(n int) ([]string, error) {
 	return tokens, nil
 }
 
-// jsonArray encodes ids or tokens as a JSON array, the form the queue's
-// statements take lists in.
+// jsonArray encodes ids as a JSON array, the form the queue's statements
+// take lists in.
 func jsonArray[T int64 | string](vs []T) string {
 	b, _ := json.Marshal(vs) // cannot fail for these types
+	return string(b)
+}
+
+// leasePairs encodes deliveries and their lease tokens as a JSON array of
+// [id, token] pairs.
+func leasePairs(ids []int64, tokens []string) string {
+	pairs := make([][2]any, len(ids))
+	for i := range ids {
+		pairs[i] = [2]any{ids[i], tokens[i]}
+	}
+	b, _ := json.Marshal(pairs) // cannot fail for ints and strings
 	return string(b)
 }

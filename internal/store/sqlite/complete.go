@@ -104,7 +104,7 @@ func (s *Store) ReleaseDeliveries(ctx context.Context, rs []store.Release) error
 	if err != nil {
 		return fmt.Errorf("release deliveries: %w", err)
 	}
-	if _, err := st.releaseDeliveries.ExecContext(ctx, jsonArray(ids), jsonArray(tokens), micros(time.Now())); err != nil {
+	if _, err := st.releaseDeliveries.ExecContext(ctx, leasePairs(ids, tokens), micros(time.Now())); err != nil {
 		return fmt.Errorf("release deliveries: %w", mapErr(ctx, err))
 	}
 	return nil

@@ -109,14 +109,13 @@ FROM rejections ORDER BY id DESC LIMIT ?`
 ORDER BY next_attempt_at, id
 LIMIT ?3`
 
-	// claimRows leases the deliveries whose ids are the JSON array ?1,
-	// with the lease tokens of the JSON array ?2 in the same order, until
-	// ?3, at time ?4, and returns them.
+	// claimRows leases the deliveries of the JSON array ?1 of [id, lease
+	// token] pairs until ?2, at time ?3, and returns them.
 	claimRows = `UPDATE deliveries SET
-	status = 'processing', lease_token = t.value, lease_until = ?3,
-	attempts = attempts + 1, updated_at = ?4
-FROM json_each(?1) AS i JOIN json_each(?2) AS t ON t.key = i.key
-WHERE deliveries.id = i.value
+	status = 'processing', lease_token = p.value ->> 1, lease_until = ?2,
+	attempts = attempts + 1, updated_at = ?3
+FROM json_each(?1) AS p
+WHERE deliveries.id = p.value ->> 0
 RETURNING
 	id, event_id, destination, status, attempts, replay_count, ordering_key,
 	next_attempt_at, lease_until, last_error, last_status_code,
@@ -141,16 +140,16 @@ WHERE id = ?1 AND status = 'processing' AND lease_token = ?2`
 	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet
 ) VALUES (?, ?, ?, ?, ?, ?)`
 
-	// releaseDeliveries hands back the deliveries whose ids are the JSON
-	// array ?1 still held under the lease tokens of the JSON array ?2,
-	// due by ?3 at the latest, without the attempt their claim counted.
+	// releaseDeliveries hands back the deliveries of the JSON array ?1 of
+	// [id, lease token] pairs still held under those tokens, due by ?2 at
+	// the latest, without the attempt their claim counted.
 	releaseDeliveries = `UPDATE deliveries SET
 	status = CASE WHEN attempts <= 1 THEN 'pending' ELSE 'failed' END,
 	attempts = max(attempts - 1, 0),
-	next_attempt_at = min(next_attempt_at, ?3),
-	lease_until = NULL, lease_token = NULL, updated_at = ?3
-FROM json_each(?1) AS i JOIN json_each(?2) AS t ON t.key = i.key
-WHERE deliveries.id = i.value AND deliveries.status = 'processing' AND deliveries.lease_token = t.value`
+	next_attempt_at = min(next_attempt_at, ?2),
+	lease_until = NULL, lease_token = NULL, updated_at = ?2
+FROM json_each(?1) AS r
+WHERE deliveries.id = r.value ->> 0 AND deliveries.status = 'processing' AND deliveries.lease_token = r.value ->> 1`
 
 	// nextDue is the earliest due time or lease end of destination ?'s
 	// live deliveries, or NULL.
