@@ -106,3 +106,103 @@ func testConcurrentClaimers(t *testing.T, s store.Store) {
 	}
 	checkNextDue(t, q, "billing", time.Time{})
 }
+
+// testConcurrentClaimersWithLateEvents has 4 claimers drain 8 keys while
+// events older than every one stored keep arriving, each becoming its
+// key's head while another delivery of the key may be held: no two
+// claimers ever hold deliveries of one key at once, and every delivery is
+// claimed exactly once.
+func testConcurrentClaimersWithLateEvents(t *testing.T, s store.Store) {
+	const (
+		claimers = 4
+		keys     = 8
+		initial  = 200
+		batches  = 30
+		batch    = 10
+		total    = initial + batches*batch
+	)
+	q := queueOf(t, s)
+	ctx := context.Background()
+	keyOf := map[string]string{} // by event id; guarded by mu once claimers run
+	event := func(i int, occurred time.Time) store.IngestItem {
+		e := orderedEvent(fmt.Sprintf("evt_%04d", i), occurred, baseTime)
+		key := fmt.Sprintf("key_%d", i%keys)
+		keyOf[e.ID] = key
+		return keyed(e, "billing", key)
+	}
+	items := make([]store.IngestItem, initial)
+	for i := range items {
+		items[i] = event(i, baseTime.Add(time.Duration(i)*time.Millisecond))
+	}
+	ingest(t, s, items...)
+
+	var (
+		mu       sync.Mutex
+		holder   = map[string]int64{} // key → delivery held; guarded by mu
+		claimed  = map[string]int{}   // event id → times claimed; guarded by mu
+		done     atomic.Int64
+		ingested atomic.Bool
+		wg       sync.WaitGroup
+	)
+	wg.Go(func() {
+		defer ingested.Store(true)
+		for b := range batches {
+			items := make([]store.IngestItem, batch)
+			mu.Lock()
+			for j := range items {
+				i := initial + b*batch + j
+				items[j] = event(i, baseTime.Add(-time.Duration(i)*time.Second))
+			}
+			mu.Unlock()
+			if _, err := s.Ingest(ctx, items); err != nil {
+				t.Errorf("Ingest: %v", err)
+				return
+			}
+		}
+	})
+	now := baseTime.Add(time.Minute)
+	for w := range claimers {
+		wg.Go(func() {
+			for (!ingested.Load() || done.Load() < total) && !t.Failed() {
+				cs, err := q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 4, Lease: time.Hour, Now: now})
+				if err != nil {
+					t.Errorf("claimer %d: ClaimDeliveries: %v", w, err)
+					return
+				}
+				for _, c := range cs {
+					mu.Lock()
+					id := c.Delivery.EventID
+					claimed[id]++
+					key := keyOf[id]
+					if other, ok := holder[key]; ok {
+						t.Errorf("claimer %d got delivery %d of key %s while delivery %d holds it", w, c.Delivery.ID, key, other)
+					}
+					holder[key] = c.Delivery.ID
+					mu.Unlock()
+				}
+				for _, c := range cs {
+					mu.Lock()
+					delete(holder, keyOf[c.Delivery.EventID])
+					mu.Unlock()
+					if err := q.CompleteDelivery(ctx, outcome(c, store.StatusDone, now)); err != nil {
+						t.Errorf("claimer %d: CompleteDelivery: %v", w, err)
+						return
+					}
+					done.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if len(claimed) != total {
+		t.Errorf("%d deliveries claimed, want %d", len(claimed), total)
+	}
+	for id, n := range claimed {
+		if n != 1 {
+			t.Errorf("delivery of %s claimed %d times, want once", id, n)
+		}
+	}
+}

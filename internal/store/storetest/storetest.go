@@ -70,6 +70,7 @@ var tests = []conformanceTest{
 	{"OrderingLeaseHoldsKey", testOrderingLeaseHoldsKey},
 	{"OrderingExpiredHeadReclaimedFirst", testOrderingExpiredHeadReclaimedFirst},
 	{"ConcurrentClaimers", testConcurrentClaimers},
+	{"ConcurrentClaimersWithLateEvents", testConcurrentClaimersWithLateEvents},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its
