@@ -490,3 +490,27 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestEngineRateLimit checks that a destination's rate spaces its attempts:
+// a burst of its concurrency at once, then one per 1/rate.
+func TestEngineRateLimit(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, nil)
+		events := ingestEvents(t, b.store, 10, []string{"d"}, nil)
+		dest := testDestination("d", ep.srv.URL)
+		dest.Concurrency = 4
+		dest.Rate = config.Rate{Events: 20, Per: time.Second}
+		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{dest}})
+
+		waitStatus(t, b.store, events, "d", store.StatusDone, 10*time.Second)
+		hits := ep.received()
+		if len(hits) != 10 {
+			t.Fatalf("destination received %d requests, want 10", len(hits))
+		}
+		// 4 at once, then 6 at 20/s: at least 300ms from first to last.
+		if spread := hits[9].at.Sub(hits[0].at); spread < 250*time.Millisecond {
+			t.Errorf("10 attempts at 20/s took %v from first to last, want at least 300ms", spread)
+		}
+	})
+}
