@@ -40,3 +40,7 @@ func TestConformance(t *testing.T) {
 func BenchmarkIngest(b *testing.B) {
 	storetest.BenchIngest(b, openTest(b))
 }
+
+func BenchmarkClaim(b *testing.B) {
+	storetest.BenchClaim(b, openTest(b))
+}

@@ -147,17 +147,25 @@ WHERE CASE WHEN ordering_key = '' THEN true
 	ELSE pg_try_advisory_xact_lock($4::integer, hashtext($1 || E'\n' || ordering_key)) END
 ORDER BY next_attempt_at, id`
 
-	// claimRows leases the deliveries $4 of destination $1 at time $2,
-	// with the lease tokens $5, until $3, provided they are still
-	// claimable in this statement's snapshot, and returns them with their
-	// events.
+	// claimRows leases the deliveries $4, which claimCandidates picked
+	// from destination $1, at time $2, with the lease tokens $5, until $3,
+	// provided they are still claimable in this statement's snapshot, and
+	// returns them with their events. The rows are found by primary key
+	// alone, whatever the planner's statistics say: the recheck of the
+	// status is a CASE, which no partial index matches, and the
+	// destination is not compared, which would scan the destination's
+	// whole history in the (event_id, destination) index.
 	claimRows = `UPDATE deliveries c SET
 	status = 'processing', lease_token = p.token, lease_until = $3,
 	attempts = c.attempts + 1, updated_at = $2
 FROM unnest($4::bigint[], $5::text[]) AS p(id, token), events e
-WHERE c.id = p.id AND e.id = c.event_id AND c.destination = $1
-	AND ((c.status IN ('pending', 'failed') AND c.next_attempt_at <= $2)
-		OR (c.status = 'processing' AND c.lease_until <= $2))
+WHERE c.id = ANY($4::bigint[]) AND c.id = p.id AND e.id = c.event_id
+	AND CASE c.status
+		WHEN 'pending' THEN c.next_attempt_at <= $2
+		WHEN 'failed' THEN c.next_attempt_at <= $2
+		WHEN 'processing' THEN c.lease_until <= $2
+		ELSE false
+	END
 	AND ` + keyIsFree + `
 RETURNING
 	c.id, c.event_id, c.destination, c.status, c.attempts, c.replay_count, c.ordering_key,
