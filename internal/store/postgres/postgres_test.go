@@ -16,8 +16,15 @@ import (
 // HOOKRELAY_TEST_POSTGRES_URL.
 func openTest(tb testing.TB) *postgres.Store {
 	tb.Helper()
+	return openTestURL(tb, testdb.PostgresURL(tb))
+}
+
+// openTestURL opens and migrates a store on url, closed when the test
+// ends.
+func openTestURL(tb testing.TB, url string) *postgres.Store {
+	tb.Helper()
 	ctx := context.Background()
-	s, err := postgres.Open(ctx, testdb.PostgresURL(tb), postgres.Options{}, slog.New(slog.DiscardHandler))
+	s, err := postgres.Open(ctx, url, postgres.Options{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
