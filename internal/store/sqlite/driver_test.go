@@ -177,3 +177,19 @@ func TestDiskFullIsUnavailable(t *testing.T) {
 		t.Errorf("GetEvent of the failed batch's first event: error = %v, want ErrNotFound", err)
 	}
 }
+
+// TestDeliveryNeedsOrderAt checks that a delivery row written without its
+// order_at is refused, as PostgreSQL's NOT NULL refuses it.
+func TestDeliveryNeedsOrderAt(t *testing.T) {
+	t.Parallel()
+	s := openFile(t, filepath.Join(t.TempDir(), "hookrelay.db"))
+	if _, err := s.Ingest(context.Background(), []store.IngestItem{testItem("stripe", "1", []byte("{}"))}); err != nil {
+		t.Fatalf("Ingest: %v", err)
+	}
+	_, err := s.writer.Exec(`INSERT INTO deliveries (event_id, destination, status, next_attempt_at, created_at, updated_at)
+		VALUES ('evt_1', 'crm', 'pending', 1, 1, 1)`)
+	if err == nil {
+		t.Fatal("insert of a delivery without order_at succeeded, want an error")
+	}
+	t.Logf("insert of a delivery without order_at: %v", err)
+}

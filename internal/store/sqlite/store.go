@@ -4,6 +4,10 @@
 // Every write goes through one connection, so writers never wait on each
 // other's locks inside SQLite; reads use a separate pool and, thanks to WAL
 // mode, never block the writer.
+//
+// Unlike the PostgreSQL driver it has no Listen: there is no notification
+// between processes, and one process owns the file, so the relay wakes its
+// delivery engine (its Wake) itself when an Ingest commits.
 package sqlite
 
 import (

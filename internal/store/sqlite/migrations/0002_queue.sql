@@ -2,14 +2,22 @@
 --
 -- order_at is the event's occurred_at, or its received_at when the provider
 -- asserts no time, copied onto each delivery at ingest so that per-key
--- ordering needs no join (its DEFAULT only lets the column be added; Ingest
--- always sets it). The claim reads only partial indexes over live rows, so
--- its cost does not grow with the history of finished ones.
+-- ordering needs no join. The claim reads only partial indexes over live
+-- rows, so its cost does not grow with the history of finished ones.
 
 ALTER TABLE deliveries ADD COLUMN order_at INTEGER NOT NULL DEFAULT 0;
 UPDATE deliveries SET order_at = (
 	SELECT coalesce(e.occurred_at, e.received_at) FROM events e WHERE e.id = deliveries.event_id
 );
+
+-- The DEFAULT only lets the column be added: a delivery written without
+-- its order_at would silently become the head of its key. Refuse it, as
+-- PostgreSQL's NOT NULL without a default does.
+CREATE TRIGGER deliveries_order_at_required BEFORE INSERT ON deliveries
+WHEN NEW.order_at = 0
+BEGIN
+	SELECT RAISE(ABORT, 'deliveries.order_at is required');
+END;
 
 -- Due deliveries of one destination, oldest due first.
 DROP INDEX deliveries_due;
