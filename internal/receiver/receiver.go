@@ -171,7 +171,7 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 	}
 
 	o.event = store.Event{
-		ID:              ulid.Make().String(),
+		ID:              newEventID(start),
 		Source:          src.Name,
 		ProviderEventID: id.ID,
 		IDOrigin:        id.Origin,
@@ -191,4 +191,15 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 		}
 	}
 	return o
+}
+
+// newEventID returns a hookrelay event id: a ULID whose time is the receive
+// time, so ids sort by arrival and a received_at window is an id range.
+func newEventID(receivedAt time.Time) string {
+	id, err := ulid.New(ulid.Timestamp(receivedAt), ulid.DefaultEntropy())
+	if err != nil {
+		// The monotonic entropy ran out within one millisecond.
+		return ulid.Make().String()
+	}
+	return id.String()
 }
