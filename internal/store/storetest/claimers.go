@@ -11,6 +11,38 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
+// progress wakes idle claimers when another one finished a delivery or
+// new deliveries arrived, so that they do not poll in a busy loop, and for
+// good once all are done.
+type progress struct {
+	signal   chan struct{} // one token per event, up to its capacity
+	finished chan struct{} // closed once all deliveries are done
+	once     sync.Once
+}
+
+func newProgress() *progress {
+	return &progress{signal: make(chan struct{}, 64), finished: make(chan struct{})}
+}
+
+// made reports that a delivery was completed or created.
+func (p *progress) made() {
+	select {
+	case p.signal <- struct{}{}:
+	default:
+	}
+}
+
+// finish wakes every claimer for good.
+func (p *progress) finish() { p.once.Do(func() { close(p.finished) }) }
+
+// wait returns after the next progress, or at once when all is done.
+func (p *progress) wait() {
+	select {
+	case <-p.signal:
+	case <-p.finished:
+	}
+}
+
 // testConcurrentClaimers has 8 claimers drain 2 000 deliveries, a quarter
 // of them without a key and the rest spread over 40 keys, completing each
 // claim: every delivery is claimed exactly once, no two claimers ever hold
@@ -46,16 +78,22 @@ func testConcurrentClaimers(t *testing.T, s store.Store) {
 		last    = map[string]int{}   // key → rank of the last claimed; guarded by mu
 		done    atomic.Int64
 		wg      sync.WaitGroup
+		prog    = newProgress()
 	)
 	now := baseTime.Add(time.Minute)
 	ctx := context.Background()
 	for w := range claimers {
 		wg.Go(func() {
+			defer prog.finish() // on failure, let the others stop too
 			for done.Load() < total && !t.Failed() {
 				cs, err := q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 1 + w%4*4, Lease: time.Hour, Now: now})
 				if err != nil {
 					t.Errorf("claimer %d: ClaimDeliveries: %v", w, err)
 					return
+				}
+				if len(cs) == 0 {
+					prog.wait()
+					continue
 				}
 				mu.Lock()
 				for _, c := range cs {
@@ -87,7 +125,10 @@ func testConcurrentClaimers(t *testing.T, s store.Store) {
 						t.Errorf("claimer %d: CompleteDelivery: %v", w, err)
 						return
 					}
-					done.Add(1)
+					if done.Add(1) == total {
+						prog.finish()
+					}
+					prog.made()
 				}
 			}
 		})
@@ -143,9 +184,11 @@ func testConcurrentClaimersWithLateEvents(t *testing.T, s store.Store) {
 		done     atomic.Int64
 		ingested atomic.Bool
 		wg       sync.WaitGroup
+		prog     = newProgress()
 	)
 	wg.Go(func() {
 		defer ingested.Store(true)
+		defer prog.made()
 		for b := range batches {
 			items := make([]store.IngestItem, batch)
 			mu.Lock()
@@ -156,18 +199,25 @@ func testConcurrentClaimersWithLateEvents(t *testing.T, s store.Store) {
 			mu.Unlock()
 			if _, err := s.Ingest(ctx, items); err != nil {
 				t.Errorf("Ingest: %v", err)
+				prog.finish()
 				return
 			}
+			prog.made()
 		}
 	})
 	now := baseTime.Add(time.Minute)
 	for w := range claimers {
 		wg.Go(func() {
+			defer prog.finish() // on failure, let the others stop too
 			for (!ingested.Load() || done.Load() < total) && !t.Failed() {
 				cs, err := q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 4, Lease: time.Hour, Now: now})
 				if err != nil {
 					t.Errorf("claimer %d: ClaimDeliveries: %v", w, err)
 					return
+				}
+				if len(cs) == 0 {
+					prog.wait()
+					continue
 				}
 				for _, c := range cs {
 					mu.Lock()
@@ -188,7 +238,10 @@ func testConcurrentClaimersWithLateEvents(t *testing.T, s store.Store) {
 						t.Errorf("claimer %d: CompleteDelivery: %v", w, err)
 						return
 					}
-					done.Add(1)
+					if done.Add(1) == total {
+						prog.finish()
+					}
+					prog.made()
 				}
 			}
 		})
