@@ -1,0 +1,138 @@
+package adminapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/delivery"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// maxAckError bounds the error text an ack may store.
+const maxAckError = 512
+
+var errLeaseMismatch = &requestError{http.StatusConflict,
+	"the lease_token does not match this relay's lease of the delivery (a changed destination secret?); claim again"}
+
+// ack answers POST /api/v1/deliveries/{id}/ack: the outcome of a claimed
+// delivery, under the lease its claim handed out. A failure follows the
+// destination's retry policy, to its next attempt or to dead; "released"
+// hands the delivery back unattempted.
+func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
+	if h.queue == nil {
+		h.fail(w, r, errNoQueue)
+		return
+	}
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		h.fail(w, r, badRequest("delivery id: want a positive whole number, got %q", r.PathValue("id")))
+		return
+	}
+	var req AckRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	switch req.Outcome {
+	case OutcomeDone, OutcomeFailed, OutcomeSkipped, OutcomeReleased:
+	default:
+		h.fail(w, r, badRequest("outcome: want done, failed, skipped or released, got %q", req.Outcome))
+		return
+	}
+	if req.StatusCode != 0 && (req.StatusCode < 100 || req.StatusCode > 599) {
+		h.fail(w, r, badRequest("status_code: want an HTTP status code, got %d", req.StatusCode))
+		return
+	}
+	l, payload, mac, ok := openLease(req.LeaseToken)
+	if !ok {
+		h.fail(w, r, badRequest("lease_token: not a token a claim handed out"))
+		return
+	}
+	if l.DeliveryID != id {
+		h.fail(w, r, badRequest("lease_token: it leases delivery %d, not %d", l.DeliveryID, id))
+		return
+	}
+	if !canConsume(tokenFrom(r.Context()), l.Destination) {
+		h.fail(w, r, errForbidden)
+		return
+	}
+	audit(r.Context(), keyDeliveryID, id, keyDestination, l.Destination, keyEventID, l.EventID, "outcome", req.Outcome)
+	dest, ok := h.cfg.Destination(l.Destination)
+	if !ok || !dest.Pull || !verifyLease(dest.Secret, payload, mac) {
+		h.fail(w, r, errLeaseMismatch)
+		return
+	}
+
+	if req.Outcome == OutcomeReleased {
+		if err := h.queue.ReleaseDeliveries(r.Context(), []store.Release{{DeliveryID: id, LeaseToken: l.StoreToken}}); err != nil {
+			h.fail(w, r, fmt.Errorf("release delivery %d: %w", id, err))
+			return
+		}
+		h.pulls.notify(dest.Name)
+		writeJSON(w, http.StatusOK, AckResult{Status: OutcomeReleased})
+		return
+	}
+
+	now := h.now()
+	c := store.Completion{
+		DeliveryID: id,
+		LeaseToken: l.StoreToken,
+		Status:     store.DeliveryStatus(req.Outcome),
+		Attempt: store.Attempt{
+			DeliveryID:  id,
+			AttemptedAt: l.claimedAt(),
+			Duration:    max(0, now.Sub(l.claimedAt())),
+			StatusCode:  req.StatusCode,
+			Error:       boundError(req.Error),
+		},
+		Now: now,
+	}
+	if c.Status == store.StatusFailed {
+		c.Status, c.NextAttemptAt = policy(dest).Decide(l.Attempt, 0, now)
+	}
+	if err := h.queue.CompleteDelivery(r.Context(), c); err != nil {
+		if !errors.Is(err, store.ErrLeaseLost) {
+			err = fmt.Errorf("complete delivery %d: %w", id, err)
+		}
+		h.fail(w, r, err)
+		return
+	}
+	audit(r.Context(), keyStatus, c.Status)
+	if c.Status == store.StatusDead {
+		h.logger.Error("delivery dead", keyDeliveryID, id, keyEventID, l.EventID, keyDestination, dest.Name,
+			"attempts", l.Attempt, keyError, c.Attempt.Error)
+	}
+	writeJSON(w, http.StatusOK, AckResult{Status: string(c.Status), NextAttemptAt: timePtr(c.NextAttemptAt)})
+}
+
+// policy is the destination's retry schedule, as its push worker would
+// apply it.
+func policy(d *config.Destination) delivery.Policy {
+	def := config.DefaultDestination()
+	p := delivery.Policy{MaxAttempts: d.MaxAttempts, Jitter: delivery.DefaultJitter}
+	if p.MaxAttempts < 1 {
+		p.MaxAttempts = def.MaxAttempts
+	}
+	backoff := d.Backoff
+	if len(backoff) == 0 {
+		backoff = def.Backoff
+	}
+	for _, b := range backoff {
+		p.Backoff = append(p.Backoff, time.Duration(b))
+	}
+	return p
+}
+
+// boundError keeps an error text storable: valid UTF-8, no NUL, bounded.
+func boundError(s string) string {
+	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "?")
+	if len(s) > maxAckError {
+		s = strings.ToValidUTF8(s[:maxAckError], "") + "…"
+	}
+	return s
+}

@@ -1,0 +1,143 @@
+// Package adminapi is hookrelay's JSON admin API: listing and reading
+// events, re-checking their signatures, replay and backfill, statistics,
+// and the claim and ack of pull destinations. Every route takes a bearer
+// token from the config; its role decides what the token may do. It is
+// served on the admin listener only, never on the public one.
+package adminapi
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Log keys.
+const (
+	keyToken       = "token"
+	keyRole        = "role"
+	keyMethod      = "method"
+	keyPath        = "path"
+	keyStatus      = "status"
+	keyError       = "error"
+	keyDestination = "destination"
+	keyEventID     = "event_id"
+	keyDeliveryID  = "delivery_id"
+)
+
+// Options configure the admin API.
+type Options struct {
+	// Store is the relay's store; it must also implement store.Queue and
+	// store.Operations, or the routes that need them answer 500.
+	Store  store.Store
+	Config *config.Config
+	// Logger receives errors and the audit lines; nil discards them.
+	Logger *slog.Logger
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+	// Wake, when set, tells the delivery engine that a destination has new
+	// due work (after a replay or a backfill).
+	Wake func(destination string)
+	// SchemeOptions maps a source to its signature scheme's options, as the
+	// receiver builds them; verify needs it (relay.SchemeOptions).
+	SchemeOptions func(config.Source) signature.Options
+}
+
+// handler serves the admin API.
+type handler struct {
+	store   store.Store
+	queue   store.Queue      // nil when the store has no queue
+	ops     store.Operations // nil when the store has no operations
+	cfg     *config.Config
+	logger  *slog.Logger
+	now     func() time.Time
+	wakeFn  func(string)
+	schemes func(config.Source) signature.Options
+	tokens  tokenSet
+	pulls   *signals
+	mux     *http.ServeMux
+}
+
+// New returns the admin API's handler. It serves the paths under /api/v1/
+// as they are, so mount it on "/api/" without stripping the prefix.
+func New(o Options) http.Handler {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Config == nil {
+		o.Config = config.Default()
+	}
+	h := &handler{
+		store:   o.Store,
+		cfg:     o.Config,
+		logger:  o.Logger.With("component", "adminapi"),
+		now:     func() time.Time { return o.Now().UTC() },
+		wakeFn:  o.Wake,
+		schemes: o.SchemeOptions,
+		tokens:  newTokenSet(o.Config.Tokens),
+		pulls:   newSignals(),
+		mux:     http.NewServeMux(),
+	}
+	h.queue, _ = o.Store.(store.Queue)
+	h.ops, _ = o.Store.(store.Operations)
+
+	h.handle("GET /api/v1/events", allowRead, h.listEvents)
+	h.handle("GET /api/v1/events/{id}", allowRead, h.showEvent)
+	h.handle("GET /api/v1/events/{id}/raw", allowRead, h.rawEvent)
+	h.handle("POST /api/v1/events/{id}/verify", allowRead, h.verifyEvent)
+	h.handleAudited("POST /api/v1/replay", allowAdmin, h.replay)
+	h.handleAudited("POST /api/v1/backfill", allowAdmin, h.backfill)
+	h.handleAudited("POST /api/v1/destinations/{name}/claim", allowConsume, h.claim)
+	h.handleAudited("POST /api/v1/deliveries/{id}/ack", allowConsume, h.ack)
+	h.handle("GET /api/v1/stats", allowRead, h.stats)
+	return h
+}
+
+// ServeHTTP authenticates every request, so that an unknown route tells
+// nothing to a caller without a valid token, then routes it.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	tok, ok := h.tokens.authenticate(r.Header.Get("Authorization"))
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="hookrelay"`)
+		writeError(w, http.StatusUnauthorized, "missing or unknown bearer token")
+		return
+	}
+	h.mux.ServeHTTP(w, r.WithContext(withToken(r.Context(), tok)))
+}
+
+// handle registers a route that only the tokens allows accepts let in.
+func (h *handler) handle(pattern string, allows func(*config.Token) bool, fn http.HandlerFunc) {
+	h.mux.HandleFunc(pattern, h.guard(allows, fn))
+}
+
+// handleAudited registers a mutating route: every call, refused ones
+// included, writes an audit line.
+func (h *handler) handleAudited(pattern string, allows func(*config.Token) bool, fn http.HandlerFunc) {
+	h.mux.HandleFunc(pattern, h.audited(h.guard(allows, fn)))
+}
+
+// guard answers 403 to a token whose role allows does not accept.
+func (h *handler) guard(allows func(*config.Token) bool, fn http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !allows(tokenFrom(r.Context())) {
+			h.fail(w, r, errForbidden)
+			return
+		}
+		fn(w, r)
+	}
+}
+
+// wake tells the delivery engine and any consumer waiting in a claim that
+// destination has new due work.
+func (h *handler) wake(destination string) {
+	if h.wakeFn != nil {
+		h.wakeFn(destination)
+	}
+	h.pulls.notify(destination)
+}

@@ -1,0 +1,184 @@
+package adminapi
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/delivery"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Bounds of a claim.
+const (
+	// ClaimLease is how long a claimed delivery is held before it returns
+	// to the queue by itself.
+	ClaimLease   = 60 * time.Second
+	maxClaimWait = 60 * time.Second
+	defaultMax   = 10
+	maxMax       = 100
+	// claimPoll is how often a waiting claim looks at the queue when
+	// nothing wakes it: work created by another process (an ingest, a
+	// failed delivery coming due) wakes nobody here.
+	claimPoll = 250 * time.Millisecond
+)
+
+// claim answers POST /api/v1/destinations/{name}/claim: it leases up to max
+// due deliveries of a pull destination, waiting up to wait for one to come
+// due, and hands each over with its raw body and the headers a push would
+// carry.
+func (h *handler) claim(w http.ResponseWriter, r *http.Request) {
+	if h.queue == nil {
+		h.fail(w, r, errNoQueue)
+		return
+	}
+	name := r.PathValue("name")
+	if !canConsume(tokenFrom(r.Context()), name) {
+		h.fail(w, r, errForbidden)
+		return
+	}
+	dest, ok := h.cfg.Destination(name)
+	if !ok {
+		h.fail(w, r, notFound("no destination %q in the config", name))
+		return
+	}
+	if !dest.Pull {
+		h.fail(w, r, badRequest("destination %q is pushed to its URL; only pull destinations are claimed", name))
+		return
+	}
+	q := r.URL.Query()
+	if err := checkQuery(q, "max", "wait"); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	n, err := intParam(q, "max", defaultMax, 1, maxMax)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	wait, err := waitParam(q.Get("wait"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	claims, err := h.claimWaiting(r.Context(), name, n, wait)
+	if err != nil {
+		h.fail(w, r, fmt.Errorf("claim %s: %w", name, err))
+		return
+	}
+	out, err := h.handOver(dest, claims)
+	if err != nil {
+		h.release(claims)
+		h.fail(w, r, fmt.Errorf("claim %s: %w", name, err))
+		return
+	}
+	if len(claims) == 0 {
+		auditQuiet(r.Context())
+	}
+	audit(r.Context(), keyDestination, name, "claimed", len(claims))
+	writeJSON(w, http.StatusOK, out)
+}
+
+// waitParam reads a claim's wait: a duration ("30s") or whole seconds,
+// at most maxClaimWait.
+func waitParam(v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		secs, serr := strconv.Atoi(v)
+		if serr != nil {
+			return 0, badRequest("wait: want a duration such as 30s, got %q", v)
+		}
+		d = time.Duration(secs) * time.Second
+	}
+	if d < 0 {
+		return 0, badRequest("wait: want a duration of at least 0, got %q", v)
+	}
+	return min(d, maxClaimWait), nil
+}
+
+// claimWaiting claims, and while nothing is due and wait has not passed,
+// claims again whenever the destination is woken or claimPoll passes. A
+// caller that goes away ends the wait with nothing claimed.
+func (h *handler) claimWaiting(ctx context.Context, name string, n int, wait time.Duration) ([]store.Claim, error) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	poll := time.NewTicker(claimPoll)
+	defer poll.Stop()
+	for {
+		woken := h.pulls.wait(name)
+		claims, err := h.queue.ClaimDeliveries(ctx, store.ClaimRequest{Destination: name, Max: n, Lease: ClaimLease, Now: h.now()})
+		if err != nil || len(claims) > 0 || wait <= 0 {
+			return claims, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-deadline.C:
+			return nil, nil
+		case <-woken:
+		case <-poll.C:
+		}
+	}
+}
+
+// handOver turns claims into what the consumer receives: the headers are
+// built and signed exactly as a push to the destination would be.
+func (h *handler) handOver(dest *config.Destination, claims []store.Claim) (Claimed, error) {
+	out := Claimed{Deliveries: make([]ClaimedDelivery, 0, len(claims)), LeaseSeconds: int(ClaimLease / time.Second)}
+	target := delivery.Target{Secret: dest.Secret, ForwardHeaders: dest.ForwardHeaders}
+	now := h.now()
+	for _, c := range claims {
+		hd, err := target.Headers(c.Event, c.Delivery, now)
+		if err != nil {
+			return out, err
+		}
+		flat := make(map[string]string, len(hd))
+		for k, vs := range hd {
+			flat[k] = strings.Join(vs, ", ")
+		}
+		l := lease{
+			DeliveryID:  c.Delivery.ID,
+			Destination: dest.Name,
+			EventID:     c.Event.ID,
+			Attempt:     c.Delivery.Attempts,
+			ClaimedAt:   now.UnixMilli(),
+			StoreToken:  c.LeaseToken,
+		}
+		out.Deliveries = append(out.Deliveries, ClaimedDelivery{
+			ID:              c.Delivery.ID,
+			EventID:         c.Event.ID,
+			Source:          c.Event.Source,
+			Type:            c.Event.Type,
+			ProviderEventID: c.Event.ProviderEventID,
+			Attempt:         c.Delivery.Attempts,
+			Headers:         flat,
+			BodyBase64:      base64.StdEncoding.EncodeToString(c.Event.Body),
+			LeaseToken:      l.seal(dest.Secret),
+		})
+	}
+	return out, nil
+}
+
+// release hands claims back to the queue after a failure to pass them on.
+func (h *handler) release(claims []store.Claim) {
+	if len(claims) == 0 {
+		return
+	}
+	rs := make([]store.Release, len(claims))
+	for i, c := range claims {
+		rs[i] = store.Release{DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.queue.ReleaseDeliveries(ctx, rs); err != nil {
+		h.logger.Warn("release claimed deliveries; they return when their lease runs out", keyError, err)
+	}
+}
