@@ -41,6 +41,11 @@ func commands() []command {
 		{"migrate", "apply database migrations and exit", runMigrate},
 		{"check-config", "validate the config and print it with secrets masked", runCheckConfig},
 		{"send", "sign a payload as its provider would and post it to the relay", runSend},
+		{"events", "list events, show one, or print its raw bytes (admin API)", runEvents},
+		{"replay", "re-deliver stored events chosen by id or filter (admin API)", runReplay},
+		{"backfill", "give a destination its deliveries for a past window (admin API)", runBackfill},
+		{"verify", "re-check a stored event's signature against the secrets now (admin API)", runVerify},
+		{"stats", "deliveries by destination and status, ingest by source (admin API)", runStats},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+)
+
+func runBackfill(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "backfill")
+	api := addAPIFlags(fs)
+	dest := fs.String("destination", "", "destination to give its missing deliveries (required)")
+	since := fs.String("since", "", "start of the window, inclusive (required): "+timeHelp)
+	until := fs.String("until", "", "end of the window, exclusive (required)")
+	dryRun := fs.Bool("dry-run", false, "only print how many deliveries would be created")
+	yes := fs.Bool("yes", false, "create them without asking")
+	asJSON := fs.Bool("json", false, "print the API's JSON answer")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: hookrelay backfill --destination NAME --since T --until T [--dry-run] [--yes]\n\n"+
+			"Creates the deliveries a destination added later would have had for the events received in\n"+
+			"the window, as its sources and types choose them. Running it again creates nothing new. It\n"+
+			"first prints how many would be created and, on a terminal, asks before acting; without a\n"+
+			"terminal it needs --yes. A time is "+timeHelp+".\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dest == "" || *since == "" || *until == "" {
+		return fmt.Errorf("%w: --destination, --since and --until are required", errUsage)
+	}
+	req := adminapi.BackfillRequest{Destination: *dest}
+	now := time.Now()
+	var err error
+	if req.Since, err = parseWhen("since", *since, now); err != nil {
+		return err
+	}
+	if req.Until, err = parseWhen("until", *until, now); err != nil {
+		return err
+	}
+	c, err := api.client(env, "admin")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, longTimeout)
+	defer cancel()
+
+	out := env.Stdout
+	if *asJSON {
+		out = env.Stderr
+	}
+	req.DryRun = true
+	var dry adminapi.BackfillResult
+	data, err := c.callJSON(ctx, http.MethodPost, "/api/v1/backfill", nil, req, &dry)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%d events of the window would get a delivery to %s\n", dry.Matched, *dest)
+	if *dryRun || dry.Matched == 0 {
+		return printResult(env.Stdout, *asJSON, data)
+	}
+	if err := confirm(env, *yes, fmt.Sprintf("Create %d deliveries to %s?", dry.Matched, *dest), "backfill"); err != nil {
+		return err
+	}
+	req.DryRun = false
+	var res adminapi.BackfillResult
+	if data, err = c.callJSON(ctx, http.MethodPost, "/api/v1/backfill", nil, req, &res); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "created %d deliveries to %s\n", res.Created, *dest)
+	return printResult(env.Stdout, *asJSON, data)
+}

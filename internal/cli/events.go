@@ -1,0 +1,277 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+)
+
+// runEvents dispatches `hookrelay events list|show|raw`.
+func runEvents(ctx context.Context, env Env, args []string) error {
+	verbs := map[string]func(context.Context, Env, []string) error{
+		"list": runEventsList,
+		"show": runEventsShow,
+		"raw":  runEventsRaw,
+	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(env.Stderr, "Usage: hookrelay events list|show|raw [flags]\n\n"+
+			"  list [filters]   events, newest first\n"+
+			"  show ID          one event with its headers, deliveries and attempts\n"+
+			"  raw ID           the stored body, byte for byte (hookrelay events raw ID > fixture.json)\n\n"+
+			"Run 'hookrelay events VERB -h' for a verb's flags.\n")
+		if len(args) == 0 {
+			return fmt.Errorf("%w: want list, show or raw", errUsage)
+		}
+		return flag.ErrHelp
+	}
+	run, ok := verbs[args[0]]
+	if !ok {
+		return fmt.Errorf("%w: unknown verb %q (want list, show or raw)", errUsage, args[0])
+	}
+	return run(ctx, env, args[1:])
+}
+
+func runEventsList(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "events list")
+	api := addAPIFlags(fs)
+	source := fs.String("source", "", "only events of this source")
+	typ := fs.String("type", "", "only events whose type matches this glob (invoice.*)")
+	status := fs.String("status", "", "only events with a delivery in this status (pending, processing, failed, done, skipped, dead)")
+	dest := fs.String("destination", "", "only events with a delivery to this destination")
+	since := fs.String("since", "", "only events received at or after this time: "+timeHelp)
+	until := fs.String("until", "", "only events received before this time")
+	limit := fs.Int("limit", 50, "events per page, at most 1000")
+	cursor := fs.String("cursor", "", "the page after the one that printed this cursor")
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: hookrelay events list [filters] [--json]\n\nLists events, newest first. A time is "+timeHelp+".\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	c, err := api.client(env, "read")
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	q := url.Values{}
+	for k, v := range map[string]string{"source": *source, "type": *typ, "status": *status, "destination": *dest, "cursor": *cursor} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	for name, v := range map[string]*string{"since": since, "until": until} {
+		t, err := parseWhen(name, *v, now)
+		if err != nil {
+			return err
+		}
+		if t != "" {
+			q.Set(name, t)
+		}
+	}
+	q.Set("limit", fmt.Sprint(*limit))
+
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	var list adminapi.EventList
+	data, err := c.callJSON(ctx, http.MethodGet, "/api/v1/events", q, nil, &list)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(env.Stdout, data)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RECEIVED\tID\tSOURCE\tTYPE\tPROVIDER ID\tDELIVERIES")
+	for _, e := range list.Events {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", stamp(e.ReceivedAt), e.ID, e.Source, dash(e.Type), e.ProviderEventID, deliveryStates(e.Deliveries))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if list.NextCursor != "" {
+		fmt.Fprintf(env.Stderr, "more events: add --cursor %s\n", list.NextCursor)
+	} else if len(list.Events) == 0 {
+		fmt.Fprintln(env.Stderr, "no events match")
+	}
+	return nil
+}
+
+func deliveryStates(ds []adminapi.DeliveryState) string {
+	if len(ds) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.Destination + ":" + d.Status
+	}
+	return strings.Join(parts, " ")
+}
+
+func runEventsShow(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "events show")
+	api := addAPIFlags(fs)
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: hookrelay events show ID [--json]\n\nPrints one event with its headers, its deliveries and their attempts.\n\n")
+		fs.PrintDefaults()
+	}
+	id, err := oneID(fs, args)
+	if err != nil {
+		return err
+	}
+	c, err := api.client(env, "read")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	var ev adminapi.EventDetail
+	data, err := c.callJSON(ctx, http.MethodGet, "/api/v1/events/"+url.PathEscape(id), nil, nil, &ev)
+	if err != nil {
+		return eventError(id, err)
+	}
+	if *asJSON {
+		return printJSON(env.Stdout, data)
+	}
+	return printEvent(env.Stdout, ev)
+}
+
+func printEvent(w io.Writer, ev adminapi.EventDetail) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	slot := "none (the source verifies nothing)"
+	if ev.SignatureSlot != nil {
+		slot = fmt.Sprintf("secret slot %d", *ev.SignatureSlot)
+	}
+	for _, row := range [][2]string{
+		{"id", ev.ID},
+		{"source", ev.Source},
+		{"type", dash(ev.Type)},
+		{"provider id", fmt.Sprintf("%s (from %s)", ev.ProviderEventID, ev.IDOrigin)},
+		{"received", stamp(ev.ReceivedAt)},
+		{"occurred", stampPtr(ev.OccurredAt)},
+		{"verified by", slot},
+		{"content type", dash(ev.ContentType)},
+		{"body", fmt.Sprintf("%d bytes (hookrelay events raw %s)", ev.BodySize, ev.ID)},
+	} {
+		fmt.Fprintf(tw, "%s\t%s\n", row[0], row[1])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nheaders")
+	for _, k := range slices.Sorted(maps.Keys(ev.Headers)) {
+		for _, v := range ev.Headers[k] {
+			fmt.Fprintf(w, "  %s: %s\n", k, v)
+		}
+	}
+	fmt.Fprintln(w, "\ndeliveries")
+	if len(ev.Deliveries) == 0 {
+		fmt.Fprintln(w, "  none: no destination subscribes to this event")
+	}
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, d := range ev.Deliveries {
+		fmt.Fprintf(tw, "  %s\t%s\tattempts %d\treplays %d\t%s\n", d.Destination, d.Status, d.Attempts, d.ReplayCount, deliveryNote(d))
+		for _, a := range d.AttemptLog {
+			code := "-"
+			if a.StatusCode != 0 {
+				code = fmt.Sprint(a.StatusCode)
+			}
+			fmt.Fprintf(tw, "    %s\t%s\t%dms\t%s\t\n", stamp(a.AttemptedAt), code, a.DurationMS, a.Error)
+		}
+	}
+	return tw.Flush()
+}
+
+// deliveryNote says what comes next for a delivery, or how it ended.
+func deliveryNote(d adminapi.Delivery) string {
+	var parts []string
+	switch {
+	case d.FinishedAt != nil:
+		parts = append(parts, "finished "+stamp(*d.FinishedAt))
+	case d.LeaseUntil != nil:
+		parts = append(parts, "leased until "+stamp(*d.LeaseUntil))
+	case d.NextAttemptAt != nil:
+		parts = append(parts, "due "+stamp(*d.NextAttemptAt))
+	}
+	if d.LastError != "" {
+		parts = append(parts, "last error: "+d.LastError)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func runEventsRaw(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "events raw")
+	api := addAPIFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: hookrelay events raw ID > fixture.json\n\nWrites the stored body to standard output, byte for byte.\n\n")
+		fs.PrintDefaults()
+	}
+	id, err := oneID(fs, args)
+	if err != nil {
+		return err
+	}
+	c, err := api.client(env, "read")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	data, _, err := c.call(ctx, http.MethodGet, "/api/v1/events/"+url.PathEscape(id)+"/raw", nil, nil)
+	if err != nil {
+		return eventError(id, err)
+	}
+	_, err = env.Stdout.Write(data)
+	return err
+}
+
+// oneID parses a verb's flags and its one event id, which may come before
+// or after them.
+func oneID(fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", fmt.Errorf("%w: want one event id, got %d arguments", errUsage, len(pos))
+	}
+	return pos[0], nil
+}
+
+// eventError adds what to do about an unknown event id.
+func eventError(id string, err error) error {
+	var ae *apiError
+	if errors.As(err, &ae) && ae.status == http.StatusNotFound {
+		return fmt.Errorf("no event %q: find ids with `hookrelay events list`", id)
+	}
+	return err
+}
+
+// stamp writes a time as RFC 3339 in UTC, to the second.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func stampPtr(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return stamp(*t)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+)
+
+// errCancelled is the answer "no" to a confirmation.
+var errCancelled = errors.New("cancelled: nothing was changed")
+
+func runReplay(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "replay")
+	api := addAPIFlags(fs)
+	var ids stringList
+	fs.Var(&ids, "id", "replay this event; repeat for more")
+	source := fs.String("source", "", "replay the events of this source")
+	typ := fs.String("type", "", "replay the events whose type matches this glob (customer.subscription.*)")
+	status := fs.String("status", "", "replay only deliveries in this status (failed, dead, done, ...)")
+	dest := fs.String("destination", "", "replay only deliveries to this destination")
+	since := fs.String("since", "", "replay events received at or after this time: "+timeHelp)
+	until := fs.String("until", "", "replay events received before this time")
+	dryRun := fs.Bool("dry-run", false, "only print how many deliveries would be re-armed")
+	yes := fs.Bool("yes", false, "re-arm without asking")
+	asJSON := fs.Bool("json", false, "print the API's JSON answer")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: hookrelay replay [--id ID]... [filters] [--dry-run] [--yes]\n\n"+
+			"Re-arms the deliveries of the events chosen by id or filter: they are delivered again, due now,\n"+
+			"with their attempts reset. Deliveries in flight right now are left alone. It first prints how\n"+
+			"many deliveries match and, on a terminal, asks before acting; without a terminal it needs --yes.\n"+
+			"A time is "+timeHelp+".\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	req := adminapi.ReplayRequest{Filter: adminapi.Filter{IDs: ids, Source: *source, Type: *typ, Status: *status, Destination: *dest}}
+	now := time.Now()
+	var err error
+	if req.Since, err = parseWhen("since", *since, now); err != nil {
+		return err
+	}
+	if req.Until, err = parseWhen("until", *until, now); err != nil {
+		return err
+	}
+	if len(ids) == 0 && *source == "" && *typ == "" && *status == "" && *dest == "" && *since == "" && *until == "" {
+		return fmt.Errorf("%w: choose what to replay: --id, or a filter (--source, --type, --status, --destination, --since, --until)", errUsage)
+	}
+	c, err := api.client(env, "admin")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, longTimeout)
+	defer cancel()
+
+	out := env.Stdout
+	if *asJSON {
+		out = env.Stderr
+	}
+	req.DryRun = true
+	var dry adminapi.ReplayResult
+	data, err := c.callJSON(ctx, http.MethodPost, "/api/v1/replay", nil, req, &dry)
+	if err != nil {
+		return err
+	}
+	would := dry.Matched - dry.InFlight
+	fmt.Fprintf(out, "%d deliveries match: %d would be re-armed, %d in flight left alone\n", dry.Matched, would, dry.InFlight)
+	if *dryRun || would == 0 {
+		return printResult(env.Stdout, *asJSON, data)
+	}
+	if err := confirm(env, *yes, fmt.Sprintf("Re-arm %d deliveries?", would), "replay"); err != nil {
+		return err
+	}
+	req.DryRun = false
+	var res adminapi.ReplayResult
+	if data, err = c.callJSON(ctx, http.MethodPost, "/api/v1/replay", nil, req, &res); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "re-armed %d deliveries (%d matched, %d in flight left alone)\n", res.Rearmed, res.Matched, res.InFlight)
+	return printResult(env.Stdout, *asJSON, data)
+}
+
+// printResult prints an API answer when --json asked for it.
+func printResult(w io.Writer, asJSON bool, data []byte) error {
+	if !asJSON {
+		return nil
+	}
+	return printJSON(w, data)
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+)
+
+func runStats(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "stats")
+	api := addAPIFlags(fs)
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: hookrelay stats [--json]\n\n"+
+			"Prints each destination's deliveries by status and the age of its oldest due one, and each\n"+
+			"source's ingest counts.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	c, err := api.client(env, "read")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	var s adminapi.Stats
+	data, err := c.callJSON(ctx, http.MethodGet, "/api/v1/stats", nil, nil, &s)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(env.Stdout, data)
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tOLDEST PENDING")
+	for _, name := range slices.Sorted(maps.Keys(s.Destinations)) {
+		d := s.Destinations[name]
+		age := "-"
+		if d.OldestPendingAgeSeconds > 0 {
+			age = time.Duration(d.OldestPendingAgeSeconds * float64(time.Second)).Round(time.Second).String()
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, d.Pending, d.Processing, d.Failed, d.Done, d.Skipped, d.Dead, age)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout)
+	tw = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tRECEIVED\tDUPLICATES\tREJECTED")
+	for _, name := range slices.Sorted(maps.Keys(s.Sources)) {
+		src := s.Sources[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", name, src.Received, src.Duplicates, src.Rejected)
+	}
+	return tw.Flush()
+}
