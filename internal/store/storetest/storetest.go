@@ -71,6 +71,25 @@ var tests = []conformanceTest{
 	{"OrderingExpiredHeadReclaimedFirst", testOrderingExpiredHeadReclaimedFirst},
 	{"ConcurrentClaimers", testConcurrentClaimers},
 	{"ConcurrentClaimersWithLateEvents", testConcurrentClaimersWithLateEvents},
+
+	{"ListNewestFirst", testListNewestFirst},
+	{"ListPages", testListPages},
+	{"ListPagesUnderInserts", testListPagesUnderInserts},
+	{"ListFilters", testListFilters},
+	{"ListTypeGlob", testListTypeGlob},
+	{"BadFilter", testListBadFilter},
+	{"WindowBoundaries", testWindowBoundaries},
+	{"ReplayRearms", testReplayRearms},
+	{"ReplayDeliveryFilter", testReplayDeliveryFilter},
+	{"ReplayNothing", testReplayNothing},
+	{"BackfillCandidates", testBackfillCandidates},
+	{"CreateDeliveriesOnce", testCreateDeliveries},
+	{"StatsEmpty", testStatsEmpty},
+	{"StatsCounts", testStatsCounts},
+	{"CountIngestAdds", testCountIngest},
+	{"PruneRetention", testPruneRetention},
+	{"PruneBatches", testPruneBatches},
+	{"PruneOneRuleOnly", testPruneOneRuleOnly},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its

@@ -1,0 +1,115 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// BackfillCandidates returns up to limit events of sources received in
+// [since, until), with ids after after (empty for the start), oldest
+// first, that have no delivery to destination, with their bodies. No
+// sources, or a limit below 1, select nothing.
+func (s *Store) BackfillCandidates(ctx context.Context, destination string, sources []string, since, until time.Time, after string, limit int) ([]store.Event, error) {
+	events := make([]store.Event, 0)
+	if len(sources) == 0 || limit < 1 || !since.Before(until) {
+		return events, nil
+	}
+	from, ok := idFrom(since)
+	if !ok {
+		from = "" // below every id
+	}
+	before, ok := idBefore(until)
+	if !ok {
+		before = "\U0010FFFF" // above every id, bytewise
+	}
+	rows, err := s.other.Query(ctx, backfillCandidates, sources, after, from, before, destination, limit, since, until)
+	if err != nil {
+		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, s.mapErr(ctx, err))
+	}
+	events, err = pgx.AppendRows(events, rows, func(row pgx.CollectableRow) (store.Event, error) {
+		var r eventRow
+		if err := row.Scan(r.dest()...); err != nil {
+			return store.Event{}, err
+		}
+		return r.event()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, s.mapErr(ctx, err))
+	}
+	return events, nil
+}
+
+// CreateDeliveries inserts pending deliveries due at now (the current
+// time when zero), ordered by their events' occurred_at (received_at when
+// absent), skipping any (event, destination) that exists and any event
+// that does not (pruned meanwhile), and returns how many it created. The
+// transaction notifies the listeners of the destinations given rows.
+func (s *Store) CreateDeliveries(ctx context.Context, ds []store.BackfillDelivery, now time.Time) (int64, error) {
+	if len(ds) == 0 {
+		return 0, nil
+	}
+	if now.IsZero() {
+		now = time.Now()
+	}
+	events := make([]string, len(ds))
+	dests := make([]string, len(ds))
+	keys := make([]string, len(ds))
+	for i, d := range ds {
+		events[i], dests[i], keys[i] = d.EventID, d.Destination, d.OrderingKey
+	}
+	var created int64
+	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, createDeliveries, events, dests, keys, now)
+		if err != nil {
+			return err
+		}
+		if created = tag.RowsAffected(); created == 0 {
+			return nil
+		}
+		_, err = tx.Exec(ctx, notifyDestinations, distinct(dests))
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create deliveries: %w", s.mapErr(ctx, err))
+	}
+	return created, nil
+}
+
+// distinct returns the distinct values of vs, in order.
+func distinct(vs []string) []string {
+	seen := make(map[string]bool, len(vs))
+	out := vs[:0:0]
+	for _, v := range vs {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// backfillJSON is a backfill's window as the audit log records it.
+type backfillJSON struct {
+	Destination string `json:"destination"`
+	Since       string `json:"since,omitempty"`
+	Until       string `json:"until,omitempty"`
+}
+
+// RecordBackfill writes the audit row of a backfill: kind 'backfill', the
+// destination and window as its filter, and created.
+func (s *Store) RecordBackfill(ctx context.Context, actor, destination string, since, until time.Time, created int64, dryRun bool, now time.Time) error {
+	if now.IsZero() {
+		now = time.Now()
+	}
+	filter, _ := json.Marshal(backfillJSON{Destination: destination, Since: auditTime(since), Until: auditTime(until)}) // cannot fail for strings
+	if _, err := s.other.Exec(ctx, recordBackfill, now, actor, string(filter), dryRun, created); err != nil {
+		return fmt.Errorf("record backfill of %s: %w", destination, s.mapErr(ctx, err))
+	}
+	return nil
+}

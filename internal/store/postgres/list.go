@@ -1,0 +1,123 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// defaultListLimit is the page size of a ListRequest without a Limit.
+const defaultListLimit = 50
+
+var _ store.Operations = (*Store)(nil)
+
+// ListEvents returns one page of the events f selects, newest first by
+// id, with their deliveries' states, and the cursor of the next page:
+// the page's last id, or empty when no event follows. A page reads the
+// newest matching ids below the cursor from an id index, one more than
+// the limit to know whether another page follows, and the page's
+// deliveries in one more query. A Limit below 1 is 50. A bad glob or
+// status is store.ErrBadFilter.
+func (s *Store) ListEvents(ctx context.Context, req store.ListRequest) ([]store.EventSummary, string, error) {
+	limit := req.Limit
+	if limit < 1 {
+		limit = defaultListLimit
+	}
+	query, args, err := listQuery(req.Filter, req.Cursor, limit+1)
+	if err != nil {
+		return nil, "", fmt.Errorf("list events: %w", err)
+	}
+	rows, err := s.other.Query(ctx, query, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("list events: %w", s.mapErr(ctx, err))
+	}
+	events, err := pgx.AppendRows(make([]store.EventSummary, 0, limit+1), rows, scanSummary)
+	if err != nil {
+		return nil, "", fmt.Errorf("list events: %w", s.mapErr(ctx, err))
+	}
+	next := ""
+	if len(events) > limit {
+		events = events[:limit]
+		next = events[limit-1].Event.ID
+	}
+	if err := s.attachStates(ctx, events); err != nil {
+		return nil, "", fmt.Errorf("list events: %w", err)
+	}
+	return events, next, nil
+}
+
+// listQuery returns the query of up to limit events f selects with ids
+// below cursor (when set), newest first.
+func listQuery(f store.EventFilter, cursor string, limit int) (string, []any, error) {
+	w := &where{}
+	if err := eventConds(w, f, ""); err != nil {
+		return "", nil, err
+	}
+	if f.Destination != "" || f.Status != "" {
+		cond := "d.event_id = e.id"
+		if f.Destination != "" {
+			cond += " AND d.destination = " + w.arg(f.Destination)
+		}
+		if f.Status != "" {
+			cond += " AND d.status = " + w.arg(string(f.Status))
+		}
+		w.conds = append(w.conds, "EXISTS (SELECT 1 FROM deliveries d WHERE "+cond+")")
+	}
+	if cursor != "" {
+		w.add("e.id < %s", cursor)
+	}
+	query := "SELECT " + listColumns + "\nFROM events e\nWHERE " + w.sql() +
+		"\nORDER BY e.id DESC\nLIMIT " + w.arg(limit)
+	return query, w.args, nil
+}
+
+// scanSummary reads one row of listColumns.
+func scanSummary(row pgx.CollectableRow) (store.EventSummary, error) {
+	var (
+		es       store.EventSummary
+		origin   string
+		occurred *time.Time
+	)
+	e := &es.Event
+	if err := row.Scan(&e.ID, &e.Source, &e.ProviderEventID, &origin, &e.Type, &e.ContentType,
+		&e.SignatureSlot, &occurred, &e.ReceivedAt, &es.BodySize); err != nil {
+		return store.EventSummary{}, err
+	}
+	e.IDOrigin = store.IDOrigin(origin)
+	e.OccurredAt = fromNullTime(occurred)
+	e.ReceivedAt = e.ReceivedAt.UTC()
+	es.Deliveries = []store.DeliveryState{}
+	return es, nil
+}
+
+// attachStates reads the deliveries of events in one query.
+func (s *Store) attachStates(ctx context.Context, events []store.EventSummary) error {
+	if len(events) == 0 {
+		return nil
+	}
+	ids := make([]string, len(events))
+	index := make(map[string]int, len(events))
+	for i, e := range events {
+		ids[i], index[e.Event.ID] = e.Event.ID, i
+	}
+	rows, err := s.other.Query(ctx, listDeliveries, ids)
+	if err != nil {
+		return s.mapErr(ctx, err)
+	}
+	var (
+		eventID string
+		st      store.DeliveryState
+		status  string
+	)
+	_, err = pgx.ForEachRow(rows, []any{&eventID, &st.ID, &st.Destination, &status, &st.Attempts}, func() error {
+		st.Status = store.DeliveryStatus(status)
+		i := index[eventID]
+		events[i].Deliveries = append(events[i].Deliveries, st)
+		return nil
+	})
+	return s.mapErr(ctx, err)
+}

@@ -1,0 +1,171 @@
+package postgres
+
+// The SQL of the operator side (store.Operations), next to migrations/.
+// Listing and replay build their WHERE clause from the filter (see
+// where); their fixed parts are here.
+
+const (
+	// listColumns are an event's columns but its body and headers, and
+	// the body's size, read without detoasting the body.
+	listColumns = `e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.content_type,
+	e.signature_slot, e.occurred_at, e.received_at, octet_length(e.body)`
+
+	// listDeliveries returns the delivery states of the events $1, by
+	// event and destination, from the (event_id, destination) index.
+	listDeliveries = `SELECT event_id, id, destination, status, attempts
+FROM deliveries WHERE event_id = ANY($1::text[])
+ORDER BY event_id, destination`
+
+	// replaySet is the statement of a replay that re-arms, once its
+	// selection (the rows of "sel": id, status) is spliced in. Every
+	// selected delivery still not processing when the UPDATE reaches it
+	// — the condition is checked again on a row that a concurrent claim
+	// changed meanwhile — is re-armed; the audit row is written in the
+	// same statement. It returns the counts and the destinations
+	// re-armed. $1 is Now, $2 the actor, $3 the filter's JSON; the
+	// selection's own arguments follow.
+	replaySet = `WITH sel AS MATERIALIZED (%s
+), upd AS (
+	UPDATE deliveries d SET
+		status = 'pending', attempts = 0, next_attempt_at = $1,
+		lease_until = NULL, lease_token = NULL, finished_at = NULL,
+		last_error = '', last_status_code = 0,
+		replay_count = d.replay_count + 1, updated_at = $1
+	FROM sel
+	WHERE d.id = sel.id AND d.status <> 'processing'
+	RETURNING d.destination
+), counts AS (
+	SELECT (SELECT count(*) FROM sel) AS matched, (SELECT count(*) FROM upd) AS rearmed,
+		(SELECT coalesce(array_agg(DISTINCT destination), '{}') FROM upd) AS destinations
+), audit AS (
+	INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
+	SELECT $1, $2, $3, matched, rearmed, matched - rearmed, false, 'replay' FROM counts
+)
+SELECT matched, rearmed, matched - rearmed, destinations FROM counts`
+
+	// replayDry counts a replay's selection and writes its audit row,
+	// with the same arguments as replaySet.
+	replayDry = `WITH sel AS MATERIALIZED (%s
+), counts AS (
+	SELECT count(*) AS matched, count(*) FILTER (WHERE status = 'processing') AS in_flight FROM sel
+), audit AS (
+	INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
+	SELECT $1, $2, $3, matched, 0, in_flight, true, 'replay' FROM counts
+)
+SELECT matched, 0::bigint, in_flight, '{}'::text[] FROM counts`
+
+	// backfillCandidates returns up to $6 events of the sources $1, with
+	// ids after $2 in [$3, $4) (the window's id range) and received in
+	// [$7, $8), oldest first, that have no delivery to destination $5.
+	// Each source is read in id order from the (source, id) index, up to
+	// the limit, and the results merged, so that a page costs the same
+	// wherever it is in the window; bodies are read for the page only.
+	backfillCandidates = `WITH c AS (
+	SELECT x.id FROM unnest($1::text[]) AS s(source)
+	CROSS JOIN LATERAL (
+		SELECT e.id FROM events e
+		WHERE e.source = s.source AND e.id > $2 AND e.id >= $3 AND e.id < $4
+			AND e.received_at >= $7 AND e.received_at < $8
+			AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.destination = $5)
+		ORDER BY e.id
+		LIMIT $6
+	) AS x
+	ORDER BY x.id
+	LIMIT $6
+)
+SELECT
+	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
+	e.headers, e.signature_slot, e.occurred_at, e.received_at
+FROM c JOIN events e ON e.id = c.id
+ORDER BY e.id`
+
+	// createDeliveries inserts pending deliveries, due at $4, for the
+	// (event $1, destination $2, ordering key $3) triples whose event
+	// exists, in (event, destination) order so that concurrent backfills
+	// take their index locks in one order, each ordered by its event's
+	// occurred_at (received_at when it has none). An existing (event,
+	// destination) is skipped.
+	createDeliveries = `INSERT INTO deliveries (
+	event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
+)
+SELECT e.id, x.destination, 'pending', x.ordering_key, $4, coalesce(e.occurred_at, e.received_at), $4, $4
+FROM unnest($1::text[], $2::text[], $3::text[]) AS x(event_id, destination, ordering_key)
+JOIN events e ON e.id = x.event_id
+ORDER BY x.event_id, x.destination
+ON CONFLICT (event_id, destination) DO NOTHING`
+
+	recordBackfill = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)
+VALUES ($1, $2, $3, 0, 0, 0, $4, 'backfill', $5)`
+
+	// statsCounts counts deliveries by destination and status.
+	statsCounts = `SELECT destination, status, count(*) FROM deliveries GROUP BY destination, status`
+
+	// statsOldestDue returns, for each destination of $1, the earliest
+	// next_attempt_at of its pending or failed deliveries due at $2, or
+	// NULL: the first entry of the due index for each.
+	statsOldestDue = `SELECT x.destination, (
+	SELECT min(d.next_attempt_at) FROM deliveries d
+	WHERE d.destination = x.destination AND d.status IN ('pending', 'failed') AND d.next_attempt_at <= $2
+)
+FROM unnest($1::text[]) AS x(destination)`
+
+	statsSources = `SELECT source, received, duplicates, rejected FROM ingest_counts`
+
+	// countIngest adds the counts of parallel arrays to their sources'
+	// rows, in source order so that concurrent flushes lock rows in one
+	// order.
+	countIngest = `INSERT INTO ingest_counts AS c (source, received, duplicates, rejected)
+SELECT source, received, duplicates, rejected
+FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS x(source, received, duplicates, rejected)
+ORDER BY source
+ON CONFLICT (source) DO UPDATE SET
+	received = c.received + excluded.received,
+	duplicates = c.duplicates + excluded.duplicates,
+	rejected = c.rejected + excluded.rejected`
+
+	// pruneCandidates locks and returns, oldest first, up to $5 events
+	// received before $2 (the later of the two retention bounds; $1 is
+	// its id bound) that look prunable in this statement's snapshot: no
+	// live delivery, and received before $3 when one delivery is dead,
+	// else before $4 (a NULL bound prunes nothing). Events another
+	// transaction holds a lock on (an insert of a delivery holds one) are
+	// skipped.
+	pruneCandidates = `SELECT e.id, e.received_at FROM events e
+WHERE e.id < $1 AND e.received_at < $2
+	AND NOT EXISTS (
+		SELECT 1 FROM deliveries d
+		WHERE d.event_id = e.id AND d.status IN ('pending', 'processing', 'failed')
+	)
+	AND CASE WHEN EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'dead')
+		THEN e.received_at < $3 ELSE e.received_at < $4 END
+ORDER BY e.id
+LIMIT $5
+FOR UPDATE OF e SKIP LOCKED`
+
+	// pruneCheck locks the deliveries of the events $1, which the
+	// transaction holds locked so that none can be added, and returns
+	// for each event with deliveries how many it has, how many were
+	// locked (a row another transaction holds, such as a replay re-arming
+	// it, is skipped), and how many of those are live and how many dead.
+	// A locked row is read in its latest committed version, so a status
+	// changed since pruneCandidates's snapshot is seen.
+	pruneCheck = `WITH held AS MATERIALIZED (
+	SELECT d.event_id, d.status FROM deliveries d
+	WHERE d.event_id = ANY($1::text[])
+	FOR UPDATE SKIP LOCKED
+), h AS (
+	SELECT event_id, count(*) AS n,
+		count(*) FILTER (WHERE status IN ('pending', 'processing', 'failed')) AS live,
+		count(*) FILTER (WHERE status = 'dead') AS dead
+	FROM held GROUP BY event_id
+), t AS (
+	SELECT event_id, count(*) AS n FROM deliveries
+	WHERE event_id = ANY($1::text[]) GROUP BY event_id
+)
+SELECT t.event_id, t.n, coalesce(h.n, 0), coalesce(h.live, 0), coalesce(h.dead, 0)
+FROM t LEFT JOIN h ON h.event_id = t.event_id`
+
+	// pruneEvents deletes the events $1, their deliveries and attempts
+	// by cascade.
+	pruneEvents = `DELETE FROM events WHERE id = ANY($1::text[])`
+)

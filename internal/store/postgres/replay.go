@@ -1,0 +1,74 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Replay re-arms, in one statement, the deliveries of the events
+// req.Filter selects (of its Destination and in its Status when set):
+// every one not processing becomes pending, due at req.Now (the current
+// time when zero), with attempts 0, replay_count + 1, no lease and no
+// finished_at, and its last error and status code cleared — they belong
+// to the run the replay supersedes; the attempts table keeps them. The
+// same statement writes the audit row, and when rows were re-armed the
+// transaction notifies the listeners of their destinations.
+//
+// Matched counts the deliveries selected; InFlight those left alone
+// because they were processing, including any a claimer took between the
+// selection and the update, so that Matched = Rearmed + InFlight. A dry
+// run counts the processing ones as InFlight, changes nothing, and still
+// writes its audit row. A bad glob or status is store.ErrBadFilter.
+func (s *Store) Replay(ctx context.Context, req store.ReplayRequest) (store.ReplayResult, error) {
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	query, args, err := replayQuery(req, now)
+	if err != nil {
+		return store.ReplayResult{}, fmt.Errorf("replay: %w", err)
+	}
+	var res store.ReplayResult
+	err = pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
+		var dests []string
+		if err := tx.QueryRow(ctx, query, args...).Scan(&res.Matched, &res.Rearmed, &res.InFlight, &dests); err != nil {
+			return err
+		}
+		if len(dests) == 0 {
+			return nil
+		}
+		_, err := tx.Exec(ctx, notifyDestinations, dests)
+		return err
+	})
+	if err != nil {
+		return store.ReplayResult{}, fmt.Errorf("replay: %w", s.mapErr(ctx, err))
+	}
+	return res, nil
+}
+
+// replayQuery returns the statement of req: replaySet or replayDry with
+// the selection of req.Filter spliced in.
+func replayQuery(req store.ReplayRequest, now time.Time) (string, []any, error) {
+	f := req.Filter
+	w := &where{args: []any{now, req.Actor, auditFilter(f)}}
+	if err := eventConds(w, f, "d.event_id"); err != nil {
+		return "", nil, err
+	}
+	if f.Destination != "" {
+		w.add("d.destination = %s", f.Destination)
+	}
+	if f.Status != "" {
+		w.add("d.status = %s", string(f.Status))
+	}
+	sel := "\n\tSELECT d.id, d.status FROM deliveries d JOIN events e ON e.id = d.event_id\n\tWHERE " + w.sql()
+	template := replaySet
+	if req.DryRun {
+		template = replayDry
+	}
+	return fmt.Sprintf(template, sel), w.args, nil
+}

@@ -1,0 +1,110 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// BackfillCandidates returns up to limit events of sources received in
+// [since, until), with ids after after (empty for the start), oldest
+// first, that have no delivery to destination, with their bodies. No
+// sources, or a limit below 1, select nothing.
+func (s *Store) BackfillCandidates(ctx context.Context, destination string, sources []string, since, until time.Time, after string, limit int) ([]store.Event, error) {
+	if err := s.enter(); err != nil {
+		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, err)
+	}
+	defer s.mu.RUnlock()
+	events := make([]store.Event, 0)
+	if len(sources) == 0 || limit < 1 || !since.Before(until) {
+		return events, nil
+	}
+	from, ok := idFrom(since)
+	if !ok {
+		from = "" // below every id
+	}
+	before, ok := idBefore(until)
+	if !ok {
+		before = "\U0010FFFF" // above every id, bytewise
+	}
+	rows, err := s.reader.QueryContext(ctx, backfillCandidates,
+		jsonArray(sources), after, from, before, micros(since), micros(until), destination, limit)
+	if err != nil {
+		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, mapErr(ctx, err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r eventRow
+		if err := rows.Scan(r.dest()...); err != nil {
+			return nil, fmt.Errorf("backfill candidates for %s: %w", destination, mapErr(ctx, err))
+		}
+		e, err := r.event()
+		if err != nil {
+			return nil, fmt.Errorf("backfill candidates for %s: %w", destination, err)
+		}
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, mapErr(ctx, err))
+	}
+	return events, nil
+}
+
+// CreateDeliveries inserts, in one statement, pending deliveries due at
+// now (the current time when zero), ordered by their events' occurred_at
+// (received_at when absent), skipping any (event, destination) that
+// exists and any event that does not (pruned meanwhile), and returns how
+// many it created.
+func (s *Store) CreateDeliveries(ctx context.Context, ds []store.BackfillDelivery, now time.Time) (int64, error) {
+	if err := s.enter(); err != nil {
+		return 0, fmt.Errorf("create deliveries: %w", err)
+	}
+	defer s.mu.RUnlock()
+	if len(ds) == 0 {
+		return 0, nil
+	}
+	if now.IsZero() {
+		now = time.Now()
+	}
+	triples := make([][3]string, len(ds))
+	for i, d := range ds {
+		triples[i] = [3]string{d.EventID, d.Destination, d.OrderingKey}
+	}
+	b, _ := json.Marshal(triples) // cannot fail for strings
+	res, err := s.writer.ExecContext(ctx, createDeliveries, string(b), micros(now))
+	if err != nil {
+		return 0, fmt.Errorf("create deliveries: %w", mapErr(ctx, err))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("create deliveries: %w", err)
+	}
+	return n, nil
+}
+
+// backfillJSON is a backfill's window as the audit log records it.
+type backfillJSON struct {
+	Destination string `json:"destination"`
+	Since       string `json:"since,omitempty"`
+	Until       string `json:"until,omitempty"`
+}
+
+// RecordBackfill writes the audit row of a backfill: kind 'backfill', the
+// destination and window as its filter, and created.
+func (s *Store) RecordBackfill(ctx context.Context, actor, destination string, since, until time.Time, created int64, dryRun bool, now time.Time) error {
+	if err := s.enter(); err != nil {
+		return fmt.Errorf("record backfill of %s: %w", destination, err)
+	}
+	defer s.mu.RUnlock()
+	if now.IsZero() {
+		now = time.Now()
+	}
+	filter, _ := json.Marshal(backfillJSON{Destination: destination, Since: auditTime(since), Until: auditTime(until)}) // cannot fail for strings
+	if _, err := s.writer.ExecContext(ctx, recordBackfill, micros(now), actor, string(filter), dryRun, created); err != nil {
+		return fmt.Errorf("record backfill of %s: %w", destination, mapErr(ctx, err))
+	}
+	return nil
+}

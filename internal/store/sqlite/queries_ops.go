@@ -1,0 +1,109 @@
+package sqlite
+
+// The SQL of the operator side (store.Operations), next to migrations/.
+// Listing and replay build their WHERE clause from the filter (see
+// where); their fixed parts are here. Times are unix microseconds.
+
+const (
+	// listColumns are an event's columns but its body and headers, and
+	// the body's size, which SQLite reads from the record header without
+	// loading the body.
+	listColumns = `e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.content_type,
+	e.signature_slot, e.occurred_at, e.received_at, length(e.body)`
+
+	// listDeliveries returns the delivery states of the events of the
+	// JSON array ?, by event and destination.
+	listDeliveries = `SELECT event_id, id, destination, status, attempts
+FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?))
+ORDER BY event_id, destination`
+
+	// replaySelection selects a replay's deliveries; its conditions are
+	// spliced in.
+	replaySelection = `SELECT d.id, d.status FROM deliveries d JOIN events e ON e.id = d.event_id
+WHERE %s`
+
+	// replayCount counts a replay's selection, and the processing
+	// deliveries of it.
+	replayCount = `SELECT count(*), coalesce(sum(status = 'processing'), 0) FROM (%s)`
+
+	// replayRearm re-arms the deliveries of a replay's selection that
+	// are not processing, at ?1; the selection's plain ? placeholders
+	// number on from 2.
+	replayRearm = `UPDATE deliveries SET
+	status = 'pending', attempts = 0, next_attempt_at = ?1,
+	lease_until = NULL, lease_token = NULL, finished_at = NULL,
+	last_error = '', last_status_code = 0,
+	replay_count = replay_count + 1, updated_at = ?1
+WHERE status <> 'processing' AND id IN (SELECT id FROM (%s))`
+
+	insertReplay = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
+VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
+
+	// backfillCandidates returns up to ?8 events of the sources of the
+	// JSON array ?1, with ids after ?2 in [?3, ?4) (the window's id
+	// range) and received in [?5, ?6), oldest first, that have no
+	// delivery to destination ?7.
+	backfillCandidates = `SELECT
+	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
+	e.headers, e.signature_slot, e.occurred_at, e.received_at
+FROM events e
+WHERE e.source IN (SELECT value FROM json_each(?1)) AND e.id > ?2 AND e.id >= ?3 AND e.id < ?4
+	AND e.received_at >= ?5 AND e.received_at < ?6
+	AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.destination = ?7)
+ORDER BY e.id
+LIMIT ?8`
+
+	// createDeliveries inserts pending deliveries, due at ?2, for the
+	// JSON array ?1 of [event, destination, ordering key] triples whose
+	// event exists, each ordered by its event's occurred_at (received_at
+	// when it has none). An existing (event, destination) is skipped.
+	createDeliveries = `INSERT INTO deliveries (
+	event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
+)
+SELECT e.id, x.value ->> 1, 'pending', x.value ->> 2, ?2, coalesce(e.occurred_at, e.received_at), ?2, ?2
+FROM json_each(?1) AS x JOIN events e ON e.id = x.value ->> 0
+WHERE true
+ON CONFLICT (event_id, destination) DO NOTHING`
+
+	recordBackfill = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)
+VALUES (?, ?, ?, 0, 0, 0, ?, 'backfill', ?)`
+
+	// statsCounts counts deliveries by destination and status.
+	statsCounts = `SELECT destination, status, count(*) FROM deliveries GROUP BY destination, status`
+
+	// statsOldestDue returns the earliest next_attempt_at of each
+	// destination's pending or failed deliveries due at ?, from the due
+	// index.
+	statsOldestDue = `SELECT destination, min(next_attempt_at) FROM deliveries
+WHERE status IN ('pending', 'failed') AND next_attempt_at <= ?
+GROUP BY destination`
+
+	statsSources = `SELECT source, received, duplicates, rejected FROM ingest_counts`
+
+	// countIngest adds counts to one source's row.
+	countIngest = `INSERT INTO ingest_counts (source, received, duplicates, rejected)
+VALUES (?, ?, ?, ?)
+ON CONFLICT (source) DO UPDATE SET
+	received = received + excluded.received,
+	duplicates = duplicates + excluded.duplicates,
+	rejected = rejected + excluded.rejected`
+
+	// pruneEvents deletes, oldest first, up to ?5 events received before
+	// ?2 (the later of the two retention bounds; ?1 is its id bound)
+	// that have no live delivery and were received before ?3 when one
+	// delivery is dead, else before ?4 (a NULL bound prunes nothing);
+	// their deliveries and attempts go by cascade. The writer runs it
+	// alone, so nothing changes between the check and the delete.
+	pruneEvents = `DELETE FROM events WHERE id IN (
+	SELECT e.id FROM events e
+	WHERE e.id < ?1 AND e.received_at < ?2
+		AND NOT EXISTS (
+			SELECT 1 FROM deliveries d
+			WHERE d.event_id = e.id AND d.status IN ('pending', 'processing', 'failed')
+		)
+		AND CASE WHEN EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'dead')
+			THEN e.received_at < ?3 ELSE e.received_at < ?4 END
+	ORDER BY e.id
+	LIMIT ?5
+)`
+)
