@@ -33,12 +33,13 @@ func OpenStore(ctx context.Context, url string, logger *slog.Logger) (store.Stor
 	}
 }
 
-// commitOptions fits group commit to the driver: SQLite has one writer, so
-// one transaction at a time; PostgreSQL overlaps a few commits and batches
+// commitOptions fits group commit to the driver. SQLite has one writer:
+// two committers let one batch's statements run while the previous batch
+// waits for its WAL fsync. PostgreSQL overlaps a few commits and shares
 // their fsyncs itself.
 func commitOptions(url string) groupcommit.Options {
 	if strings.HasPrefix(url, "sqlite:") {
-		return groupcommit.Options{Committers: 1}
+		return groupcommit.Options{Committers: 2}
 	}
 	return groupcommit.Options{Committers: 4}
 }

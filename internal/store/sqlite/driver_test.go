@@ -46,7 +46,8 @@ func TestWriterPragmas(t *testing.T) {
 		want   string
 	}{
 		{"journal_mode", "wal"},
-		{"synchronous", "2"}, // FULL
+		{"synchronous", "1"}, // NORMAL: Ingest fsyncs the WAL itself
+		{"wal_autocheckpoint", "0"},
 		{"foreign_keys", "1"},
 		{"busy_timeout", "5000"},
 	} {

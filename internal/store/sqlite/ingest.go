@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -12,7 +11,8 @@ import (
 )
 
 // Ingest stores the batch in one immediate transaction on the writer
-// connection; with synchronous=FULL its commit is durable when it returns.
+// connection, then waits until an fsync of the WAL has made its commit
+// durable; by then the writer is already serving the next batch.
 func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, error) {
 	if err := s.enter(); err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
@@ -29,62 +29,113 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 }
 
 func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]bool, error) {
-	st, err := s.prepared(ctx)
-	if err != nil {
-		return nil, err
+	for _, m := range []*multiRowInsert{&s.insertEvents, &s.insertDeliveries} {
+		if err := s.prepareMultiRow(ctx, m); err != nil {
+			return nil, err
+		}
+	}
+	// Encode before taking the writer, so that this work overlaps another
+	// batch's transaction.
+	headers := make([]string, len(items))
+	for i, it := range items {
+		var err error
+		if headers[i], err = encodeHeaders(it.Event.Headers); err != nil {
+			return nil, fmt.Errorf("insert event %s: %w", it.Event.ID, err)
+		}
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	insEvent := tx.StmtContext(ctx, st.insertEvent)
-	insDelivery := tx.StmtContext(ctx, st.insertDelivery)
-
-	now := micros(time.Now())
-	inserted := make([]bool, len(items))
-	for i, it := range items {
-		ok, err := insertItem(ctx, insEvent, insDelivery, it, now)
-		if err != nil {
-			return nil, fmt.Errorf("insert event %s: %w", it.Event.ID, err)
-		}
-		inserted[i] = ok
+	inserted, err := s.insertEventRows(ctx, tx, items, headers)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.insertDeliveryRows(ctx, tx, items, inserted); err != nil {
+		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
+	if err := s.wal.waitDurable(s.wal.committedOne()); err != nil {
+		return nil, err
+	}
 	return inserted, nil
 }
 
-// insertItem inserts one event and, when it was not a duplicate, its
-// deliveries, and tells whether it inserted.
-func insertItem(ctx context.Context, insEvent, insDelivery *sql.Stmt, it store.IngestItem, now int64) (bool, error) {
-	e := it.Event
-	headers, err := encodeHeaders(e.Headers)
+// insertEventRows inserts the events of items with multi-row statements and
+// tells, for each item, whether its event was inserted (false: a duplicate).
+func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, items []store.IngestItem, headers []string) ([]bool, error) {
+	inserted := make([]bool, len(items))
+	at := make(map[string]int, len(items))
+	for i, it := range items {
+		at[it.Event.ID] = i
+	}
+	args := make([]any, 0, maxRowsPerStatement*11)
+	for start := 0; start < len(items); {
+		n := chunkRows(len(items) - start)
+		args = args[:0]
+		for i := start; i < start+n; i++ {
+			e := items[i].Event
+			args = append(args, e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin), e.Type, nonNil(e.Body),
+				e.ContentType, headers[i], e.SignatureSlot, nullMicros(e.OccurredAt), micros(e.ReceivedAt))
+		}
+		stmt := s.multiRowStmt(ctx, tx, &s.insertEvents, n)
+		if err := markInserted(ctx, stmt, args, at, inserted); err != nil {
+			return nil, fmt.Errorf("insert events: %w", err)
+		}
+		start += n
+	}
+	return inserted, nil
+}
+
+// markInserted runs one multi-row event insert and marks the ids it returns.
+func markInserted(ctx context.Context, stmt *sql.Stmt, args []any, at map[string]int, inserted []bool) error {
+	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
-		return false, err
+		return err
 	}
-	var id string
-	err = insEvent.QueryRowContext(ctx,
-		e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin), e.Type, nonNil(e.Body), e.ContentType,
-		headers, e.SignatureSlot, nullMicros(e.OccurredAt), micros(e.ReceivedAt),
-	).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil // a duplicate: nothing written
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		inserted[at[id]] = true
 	}
-	if err != nil {
-		return false, err
-	}
-	due, orderAt := micros(e.ReceivedAt), micros(e.ReceivedAt)
-	if !e.OccurredAt.IsZero() {
-		orderAt = micros(e.OccurredAt)
-	}
-	for _, d := range it.Deliveries {
-		if _, err := insDelivery.ExecContext(ctx, e.ID, d.Destination, d.OrderingKey, due, orderAt, now, now); err != nil {
-			return false, fmt.Errorf("insert delivery to %s: %w", d.Destination, err)
+	return rows.Err()
+}
+
+// insertDeliveryRows creates the deliveries of the items whose event was
+// inserted, with multi-row statements.
+func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, items []store.IngestItem, inserted []bool) error {
+	now := micros(time.Now())
+	var args []any
+	for i, it := range items {
+		if !inserted[i] {
+			continue
+		}
+		e := it.Event
+		due, orderAt := micros(e.ReceivedAt), micros(e.ReceivedAt)
+		if !e.OccurredAt.IsZero() {
+			orderAt = micros(e.OccurredAt)
+		}
+		for _, d := range it.Deliveries {
+			args = append(args, e.ID, d.Destination, d.OrderingKey, due, orderAt, now, now)
 		}
 	}
-	return true, nil
+	const cols = 7
+	rows := len(args) / cols
+	for start := 0; start < rows; {
+		n := chunkRows(rows - start)
+		stmt := s.multiRowStmt(ctx, tx, &s.insertDeliveries, n)
+		if _, err := stmt.ExecContext(ctx, args[start*cols:(start+n)*cols]...); err != nil {
+			return fmt.Errorf("insert deliveries: %w", err)
+		}
+		start += n
+	}
+	return nil
 }
 
 // nonNil returns b, or an empty slice for nil, which would bind as NULL.

@@ -16,21 +16,28 @@ const (
 
 	journalModeQuery = `PRAGMA journal_mode`
 
-	// insertEvent returns the id only when the row was inserted; a
-	// duplicate (source, provider_event_id) returns no row.
-	insertEvent = `INSERT INTO events (
+	checkpointQuery = `PRAGMA wal_checkpoint(PASSIVE)`
+
+	// insertEvents* make a multi-row insert of events: RETURNING lists the
+	// ids inserted; a duplicate (source, provider_event_id), also of an
+	// earlier row of the same statement, is skipped and returns nothing.
+	insertEventsHead = `INSERT INTO events (
 	id, source, provider_event_id, id_origin, type, body, content_type,
 	headers, signature_slot, occurred_at, received_at
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+) VALUES `
+	insertEventsRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertEventsTail = `
 ON CONFLICT (source, provider_event_id) DO NOTHING
 RETURNING id`
 
-	// insertDelivery creates a pending delivery due at the event's
+	// insertDeliveries* create pending deliveries due at the event's
 	// received_at and ordered by its occurred_at (received_at when it has
 	// none). A destination listed twice for one event is one row.
-	insertDelivery = `INSERT INTO deliveries (
+	insertDeliveriesHead = `INSERT INTO deliveries (
 	event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
-) VALUES (?, ?, 'pending', ?, ?, ?, ?, ?)
+) VALUES `
+	insertDeliveriesRow  = `(?, ?, 'pending', ?, ?, ?, ?, ?)`
+	insertDeliveriesTail = `
 ON CONFLICT (event_id, destination) DO NOTHING`
 
 	selectEvent = `SELECT

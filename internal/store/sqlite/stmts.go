@@ -9,8 +9,6 @@ import (
 
 // writeStmts are the writer's prepared statements, reused by every call.
 type writeStmts struct {
-	insertEvent       *sql.Stmt
-	insertDelivery    *sql.Stmt
 	insertRejection   *sql.Stmt
 	selectClaimable   *sql.Stmt
 	claimRows         *sql.Stmt
@@ -29,8 +27,6 @@ func (st *writeStmts) all() []struct {
 		dst   **sql.Stmt
 		query string
 	}{
-		{&st.insertEvent, insertEvent},
-		{&st.insertDelivery, insertDelivery},
 		{&st.insertRejection, insertRejection},
 		{&st.selectClaimable, selectClaimable},
 		{&st.claimRows, claimRows},
