@@ -8,9 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// adminMux serves the admin listener: health, readiness and metrics. The
-// admin API and console join it later; none of it is ever on the public
-// listener.
+// adminMux serves the admin listener: health, readiness, metrics and the
+// admin API. None of it is ever on the public listener.
 func (r *Relay) adminMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -19,6 +18,7 @@ func (r *Relay) adminMux() *http.ServeMux {
 	})
 	mux.HandleFunc("GET /readyz", r.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))
+	mux.Handle("/api/", r.adminAPI())
 	return mux
 }
 
