@@ -24,7 +24,9 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	logger := newLogger(env.Stderr, cfg.Log.Level, cfg.Log.Format)
+	logs := newBufferedLog(env.Stderr)
+	defer logs.Close()
+	logger := newLogger(logs, cfg.Log.Level, cfg.Log.Format)
 	for _, w := range cfg.Warnings {
 		logger.Warn("config: " + w)
 	}
