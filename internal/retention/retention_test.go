@@ -1,0 +1,252 @@
+package retention_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/hookrelay/hookrelay/internal/retention"
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/postgres"
+	"github.com/hookrelay/hookrelay/internal/store/sqlite"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+// operational is what the tests need of a store.
+type operational interface {
+	store.Store
+	store.Queue
+	store.Operations
+}
+
+// eachDriver runs test on a fresh, migrated store of each driver.
+func eachDriver(t *testing.T, test func(t *testing.T, s operational)) {
+	for _, d := range testdb.Drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			t.Parallel()
+			test(t, open(t, d.URL(t)))
+		})
+	}
+}
+
+// open opens and migrates the store at url, closed when the test ends.
+func open(t *testing.T, url string) operational {
+	t.Helper()
+	ctx := context.Background()
+	var (
+		s   operational
+		err error
+	)
+	if path, ok := strings.CutPrefix(url, "sqlite:"); ok {
+		s, err = sqlite.Open(ctx, path, nil)
+	} else {
+		s, err = postgres.Open(ctx, url, postgres.Options{IngestConns: 2, OtherConns: 2}, nil)
+	}
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	return s
+}
+
+const day = 24 * time.Hour
+
+// now is the tests' clock.
+var now = time.Date(2026, time.June, 1, 12, 0, 0, 0, time.UTC)
+
+// storeEvent stores an event received age ago with one delivery per
+// status given (to destinations d0, d1, ...), and brings each delivery to
+// its status.
+func storeEvent(t *testing.T, s operational, name string, age time.Duration, statuses ...store.DeliveryStatus) string {
+	t.Helper()
+	ctx := context.Background()
+	received := now.Add(-age)
+	id := ulid.MustNew(ulid.Timestamp(received), rand.Reader).String()
+	it := store.IngestItem{Event: store.Event{
+		ID: id, Source: "stripe", ProviderEventID: name, IDOrigin: store.IDFromHeader,
+		Body: []byte(`{"secret":"payload"}`), SignatureSlot: store.NoSlot, ReceivedAt: received,
+	}}
+	for i := range statuses {
+		it.Deliveries = append(it.Deliveries, store.NewDelivery{Destination: fmt.Sprintf("%s-d%d", name, i)})
+	}
+	if _, err := s.Ingest(ctx, []store.IngestItem{it}); err != nil {
+		t.Fatalf("Ingest: %v", err)
+	}
+	for i, st := range statuses {
+		if st == store.StatusPending {
+			continue
+		}
+		cs, err := s.ClaimDeliveries(ctx, store.ClaimRequest{Destination: fmt.Sprintf("%s-d%d", name, i), Max: 1, Lease: time.Hour, Now: now})
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("ClaimDeliveries: %d claims, %v", len(cs), err)
+		}
+		if st == store.StatusProcessing {
+			continue
+		}
+		c := store.Completion{DeliveryID: cs[0].Delivery.ID, LeaseToken: cs[0].LeaseToken, Status: st, Now: now}
+		if st == store.StatusFailed {
+			c.NextAttemptAt = now.Add(time.Hour)
+		}
+		if err := s.CompleteDelivery(ctx, c); err != nil {
+			t.Fatalf("CompleteDelivery: %v", err)
+		}
+	}
+	return id
+}
+
+// exists tells whether the event id is still stored.
+func exists(t *testing.T, s operational, id string) bool {
+	t.Helper()
+	_, err := s.GetEvent(context.Background(), id)
+	return err == nil
+}
+
+// TestPrunerKeepsLiveWork deletes old done events by the done window and
+// old dead ones by the dead window, keeps recent ones, and never deletes
+// an event with pending, failed or processing work, however old.
+func TestPrunerKeepsLiveWork(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, s operational) {
+		var (
+			done, skipped, dead = store.StatusDone, store.StatusSkipped, store.StatusDead
+			pending, failed     = store.StatusPending, store.StatusFailed
+			processing          = store.StatusProcessing
+		)
+		cases := []struct {
+			name     string
+			age      time.Duration
+			statuses []store.DeliveryStatus
+			deleted  bool
+		}{
+			{"old-done", 31 * day, []store.DeliveryStatus{done, skipped}, true},
+			{"old-dead", 91 * day, []store.DeliveryStatus{dead, done}, true},
+			{"dead-within-its-window", 31 * day, []store.DeliveryStatus{dead}, false},
+			{"recent-done", 29 * day, []store.DeliveryStatus{done}, false},
+			{"ancient-pending", 400 * day, []store.DeliveryStatus{pending}, false},
+			{"ancient-failed", 400 * day, []store.DeliveryStatus{failed}, false},
+			{"ancient-processing", 400 * day, []store.DeliveryStatus{processing}, false},
+			{"ancient-done-and-failed", 400 * day, []store.DeliveryStatus{done, failed}, false},
+			{"ancient-dead-and-pending", 400 * day, []store.DeliveryStatus{dead, pending}, false},
+		}
+		ids := map[string]string{}
+		for _, c := range cases {
+			ids[c.name] = storeEvent(t, s, c.name, c.age, c.statuses...)
+		}
+		var logs bytes.Buffer
+		p := retention.New(retention.Options{
+			Store: s, Done: 30 * day, Dead: 90 * day,
+			Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Now: func() time.Time { return now },
+		})
+		n, err := p.Prune(context.Background())
+		if err != nil {
+			t.Fatalf("Prune: %v", err)
+		}
+		if n != 2 {
+			t.Errorf("Prune deleted %d events, want 2", n)
+		}
+		for _, c := range cases {
+			if got := !exists(t, s, ids[c.name]); got != c.deleted {
+				t.Errorf("%s: deleted %t, want %t", c.name, got, c.deleted)
+			}
+		}
+		if !strings.Contains(logs.String(), `"deleted":2`) {
+			t.Errorf("log %q does not report 2 deleted", logs.String())
+		}
+		if strings.Contains(logs.String(), "payload") {
+			t.Errorf("log %q carries a payload", logs.String())
+		}
+	})
+}
+
+// TestPrunerBatches deletes every prunable event in one pass of several
+// batches, and nothing when a window is 0.
+func TestPrunerBatches(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, s operational) {
+		var ids []string
+		for i := range 7 {
+			ids = append(ids, storeEvent(t, s, fmt.Sprintf("e%d", i), 40*day+time.Duration(i)*time.Millisecond, store.StatusDone))
+		}
+		dead := storeEvent(t, s, "dead", 400*day, store.StatusDead)
+		clock := func() time.Time { return now }
+
+		off := retention.New(retention.Options{Store: s, Dead: 0, Done: 0, Now: clock})
+		if n, err := off.Prune(context.Background()); n != 0 || err != nil {
+			t.Errorf("Prune without windows = %d, %v; want 0, nil", n, err)
+		}
+		p := retention.New(retention.Options{Store: s, Done: 30 * day, Batch: 3, Now: clock})
+		if n, err := p.Prune(context.Background()); n != 7 || err != nil {
+			t.Errorf("Prune in batches of 3 = %d, %v; want 7, nil", n, err)
+		}
+		for _, id := range ids {
+			if exists(t, s, id) {
+				t.Errorf("event %s survived", id)
+			}
+		}
+		if !exists(t, s, dead) {
+			t.Errorf("a dead event was deleted with no dead window")
+		}
+	})
+}
+
+// TestRunPrunesUntilCancelled runs the pruner: it prunes at once, again
+// every interval as events age past their window, and returns when its
+// context is cancelled.
+func TestRunPrunesUntilCancelled(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, s operational) {
+		first := storeEvent(t, s, "first", 31*day, store.StatusDone)
+		second := storeEvent(t, s, "second", 29*day, store.StatusDone)
+		var (
+			mu    sync.Mutex
+			clock = now
+		)
+		p := retention.New(retention.Options{
+			Store: s, Done: 30 * day, Interval: 10 * time.Millisecond,
+			Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return clock },
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		stopped := make(chan struct{})
+		go func() {
+			defer close(stopped)
+			p.Run(ctx)
+		}()
+		waitFor(t, func() bool { return !exists(t, s, first) })
+		if !exists(t, s, second) {
+			t.Fatalf("the recent event was deleted")
+		}
+		mu.Lock()
+		clock = clock.Add(2 * day)
+		mu.Unlock()
+		waitFor(t, func() bool { return !exists(t, s, second) })
+		cancel()
+		select {
+		case <-stopped:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Run did not return after its context was cancelled")
+		}
+	})
+}
+
+// waitFor polls cond until it holds, for up to 5 seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
