@@ -8,22 +8,23 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// Ingest stores the batch on the ingest pool in one round trip: a pipeline
-// of one statement per item followed by a single Sync, which PostgreSQL
-// runs as one implicit transaction, committed (durably: synchronous_commit
-// is on in that pool) or rolled back as a whole. The last statement
-// notifies, once per destination the batch names, the processes that
-// Listen: PostgreSQL sends the notifications when the batch commits, and
-// never when it rolls back.
+// Ingest stores the batch on the ingest pool in one round trip: one
+// statement that inserts every event and its deliveries, then, when the
+// batch has deliveries, one that notifies the processes that Listen, once
+// per destination; a single Sync ends them, which PostgreSQL runs as one
+// implicit transaction, committed (durably: synchronous_commit is on in
+// that pool) or rolled back as a whole, and notifications go out only on
+// commit.
 //
-// Items are sent in (source, provider id) order, so that concurrent batches
-// that share provider ids take their unique-index locks in the same order
-// and cannot deadlock; a duplicate within the batch keeps its place after
-// the first, and so reports false.
+// Events are inserted in (source, provider id) order, so that concurrent
+// batches that share provider ids take their unique-index locks in the same
+// order and cannot deadlock; a duplicate within the batch keeps its place
+// after the first, and so reports false.
 func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, error) {
 	if len(items) == 0 {
 		return []bool{}, nil
@@ -36,28 +37,22 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 		ea, eb := &items[a].Event, &items[b].Event
 		return cmp.Or(cmp.Compare(ea.Source, eb.Source), cmp.Compare(ea.ProviderEventID, eb.ProviderEventID))
 	})
+	args, err := batchArgs(items, order)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
 
 	batch := &pgx.Batch{}
-	for _, i := range order {
-		args, err := itemArgs(items[i])
-		if err != nil {
-			return nil, fmt.Errorf("ingest: event %s: %w", items[i].Event.ID, err)
-		}
-		batch.Queue(ingestItem, args...)
-	}
+	batch.Queue(ingestBatch, args...)
 	dests := destinations(items)
 	if len(dests) > 0 {
 		batch.Queue(notifyDestinations, dests)
 	}
 	br := s.ingest.SendBatch(ctx, batch)
-	inserted := make([]bool, len(items))
-	for _, i := range order {
-		var n int64
-		if err := br.QueryRow().Scan(&n); err != nil {
-			br.Close()
-			return nil, fmt.Errorf("ingest: event %s: %w", items[i].Event.ID, s.mapErr(ctx, err))
-		}
-		inserted[i] = n == 1
+	inserted, err := readInserted(br, items)
+	if err != nil {
+		br.Close()
+		return nil, fmt.Errorf("ingest: %w", s.mapErr(ctx, err))
 	}
 	if len(dests) > 0 {
 		if _, err := br.Exec(); err != nil {
@@ -70,6 +65,28 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 		return nil, fmt.Errorf("ingest: commit: %w", s.mapErr(ctx, err))
 	}
 	return inserted, nil
+}
+
+// readInserted reads the ids ingestBatch returns and marks their items.
+func readInserted(br pgx.BatchResults, items []store.IngestItem) ([]bool, error) {
+	at := make(map[string]int, len(items))
+	for i := range items {
+		at[items[i].Event.ID] = i
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	inserted := make([]bool, len(items))
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		inserted[at[id]] = true
+	}
+	return inserted, rows.Err()
 }
 
 // destinations returns the distinct destinations of the items'
@@ -86,27 +103,52 @@ func destinations(items []store.IngestItem) []string {
 	return dests
 }
 
-// itemArgs returns the arguments of ingestItem for it.
-func itemArgs(it store.IngestItem) ([]any, error) {
-	e := it.Event
-	headers, err := encodeHeaders(e.Headers)
-	if err != nil {
-		return nil, err
-	}
-	dests := make([]string, len(it.Deliveries))
-	keys := make([]string, len(it.Deliveries))
-	for i, d := range it.Deliveries {
-		dests[i], keys[i] = d.Destination, d.OrderingKey
-	}
-	body := e.Body
-	if body == nil {
-		body = []byte{} // nil would be NULL
+// batchArgs returns the arguments of ingestBatch for items, taken in order.
+func batchArgs(items []store.IngestItem, order []int) ([]any, error) {
+	n := len(items)
+	var (
+		ids, sources, providerIDs, origins = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		types, contentTypes, headers       = make([]string, n), make([]string, n), make([]string, n)
+		bodies                             = make([][]byte, n)
+		slots                              = make([]int32, n)
+		occurred, received                 = make([]pgtype.Timestamptz, n), make([]pgtype.Timestamptz, n)
+		dEvents, dDests, dKeys             []string
+	)
+	for j, i := range order {
+		e := &items[i].Event
+		h, err := encodeHeaders(e.Headers)
+		if err != nil {
+			return nil, fmt.Errorf("event %s: %w", e.ID, err)
+		}
+		ids[j], sources[j], providerIDs[j], origins[j] = e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin)
+		types[j], contentTypes[j], headers[j] = e.Type, e.ContentType, h
+		bodies[j] = e.Body
+		if bodies[j] == nil {
+			bodies[j] = []byte{} // nil would be NULL
+		}
+		slots[j] = int32(e.SignatureSlot)
+		occurred[j] = pgtype.Timestamptz{Time: e.OccurredAt, Valid: !e.OccurredAt.IsZero()}
+		received[j] = pgtype.Timestamptz{Time: e.ReceivedAt, Valid: true}
+		for _, d := range items[i].Deliveries {
+			dEvents = append(dEvents, e.ID)
+			dDests = append(dDests, d.Destination)
+			dKeys = append(dKeys, d.OrderingKey)
+		}
 	}
 	return []any{
-		e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin), e.Type, body, e.ContentType,
-		headers, e.SignatureSlot, nullTime(e.OccurredAt), e.ReceivedAt,
-		dests, keys,
+		ids, sources, providerIDs, origins, types, bodies, contentTypes,
+		headers, slots, occurred, received,
+		nonNilStrings(dEvents), nonNilStrings(dDests), nonNilStrings(dKeys),
 	}, nil
+}
+
+// nonNilStrings returns s, or an empty slice for nil, which would bind as a
+// NULL array.
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // encodeHeaders stores headers as a JSON object; nil is {}.

@@ -22,18 +22,28 @@ const (
 	// payload is a destination name.
 	notifyChannel = "hookrelay_deliveries"
 
-	// ingestItem inserts one event and, only when it was not a duplicate,
-	// one pending delivery per destination, due at the event's
-	// received_at and ordered by its occurred_at (received_at when it has
-	// none); it returns 1 when the event was inserted, else 0. The foreign
-	// key from the deliveries to the event inserted in the same statement
-	// holds, because it is checked at the end of the statement. A
-	// destination listed twice for one event is one row.
-	ingestItem = `WITH ins AS (
+	// ingestBatch stores a whole batch in one statement: the events arrive
+	// as parallel arrays (in the order the caller sorted them), the
+	// deliveries as arrays keyed by event id. A duplicate (source,
+	// provider_event_id), also of an earlier row of the same batch, is
+	// skipped; RETURNING lists the ids inserted, and only those get
+	// deliveries.
+	ingestBatch = `WITH input AS (
+	SELECT * FROM unnest(
+		$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
+		$8::text[], $9::integer[], $10::timestamptz[], $11::timestamptz[]
+	) WITH ORDINALITY AS i(
+		id, source, provider_event_id, id_origin, type, body, content_type,
+		headers, signature_slot, occurred_at, received_at, n
+	)
+), ins AS (
 	INSERT INTO events (
 		id, source, provider_event_id, id_origin, type, body, content_type,
 		headers, signature_slot, occurred_at, received_at
-	) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+	)
+	SELECT id, source, provider_event_id, id_origin, type, body, content_type,
+		headers, signature_slot, occurred_at, received_at
+	FROM input ORDER BY n
 	ON CONFLICT (source, provider_event_id) DO NOTHING
 	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
 ), d AS (
@@ -41,11 +51,12 @@ const (
 		event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
 	)
 	SELECT ins.id, x.destination, 'pending', x.ordering_key, ins.received_at, ins.order_at, now(), now()
-	FROM ins CROSS JOIN unnest($12::text[], $13::text[]) WITH ORDINALITY AS x(destination, ordering_key, n)
+	FROM ins JOIN unnest($12::text[], $13::text[], $14::text[]) WITH ORDINALITY
+		AS x(event_id, destination, ordering_key, n) ON x.event_id = ins.id
 	ORDER BY x.n
 	ON CONFLICT (event_id, destination) DO NOTHING
 )
-SELECT count(*) FROM ins`
+SELECT id FROM ins`
 
 	// notifyDestinations tells every listening process, when the
 	// transaction commits, which destinations got new deliveries.
