@@ -36,8 +36,10 @@ type Options struct {
 	Router     *route.Router
 	Committer  Committer
 	Rejections *RejectionRecorder
-	Metrics    *Metrics
-	Logger     *slog.Logger
+	// Tally, when set, counts outcomes per source for the stats.
+	Tally   *Tally
+	Metrics *Metrics
+	Logger  *slog.Logger
 	// MaxConcurrency caps requests handled at once; beyond it the answer is
 	// 503 with Retry-After. Default 512.
 	MaxConcurrency int
@@ -61,6 +63,7 @@ type Receiver struct {
 	router     *route.Router
 	committer  Committer
 	rejections *RejectionRecorder
+	tally      *Tally
 	metrics    *Metrics
 	logger     *slog.Logger
 	slots      chan struct{}
@@ -88,6 +91,7 @@ func New(o Options) *Receiver {
 		router:     o.Router,
 		committer:  o.Committer,
 		rejections: o.Rejections,
+		tally:      o.Tally,
 		metrics:    o.Metrics,
 		logger:     o.Logger.With("component", "receiver"),
 		slots:      make(chan struct{}, o.MaxConcurrency),

@@ -33,6 +33,7 @@ type testBundle struct {
 	url       string
 	store     store.Store
 	committer *groupcommit.Committer
+	tally     *receiver.Tally
 	now       time.Time
 }
 
@@ -72,7 +73,10 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 	rejections := receiver.NewRejectionRecorder(st, receiver.RejectionOptions{}, metrics, logger)
 	t.Cleanup(rejections.Close)
 
-	b := &testBundle{store: st, committer: committer, now: time.Now()}
+	tally := receiver.NewTally(st.(store.Operations), []string{"stripe", "slack", "nosecret"}, logger)
+	t.Cleanup(tally.Close)
+
+	b := &testBundle{store: st, committer: committer, tally: tally, now: time.Now()}
 	rc := receiver.New(receiver.Options{
 		Sources: []receiver.Source{
 			{Name: "stripe", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{stripeSecret}}), MaxBody: maxBody},
@@ -82,6 +86,7 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 		Router:         router,
 		Committer:      committer,
 		Rejections:     rejections,
+		Tally:          tally,
 		Metrics:        metrics,
 		Logger:         logger,
 		MaxConcurrency: opts.maxConcurrency,
@@ -421,6 +426,31 @@ func TestRejectionsAreRecorded(t *testing.T) {
 			stale, ok := byReason["timestamp_out_of_tolerance"]
 			if !ok || !stale.HasSkew || stale.Skew < 9*time.Minute {
 				t.Errorf("stale rejection = %+v, want one with ~10m skew", stale)
+			}
+		})
+	}
+}
+
+func TestTallyCountsOutcomes(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, driver, setupOptions{})
+			url := b.url + "/webhooks/stripe"
+			now := time.Now()
+			do(t, signedStripe(t, url, stripeSecret, stripeBody("evt_t1", "invoice.paid"), now))
+			do(t, signedStripe(t, url, stripeSecret, stripeBody("evt_t2", "invoice.paid"), now))
+			do(t, signedStripe(t, url, stripeSecret, stripeBody("evt_t1", "invoice.paid"), now))
+			do(t, signedStripe(t, url, "whsec_forged", stripeBody("evt_t3", "invoice.paid"), now))
+			b.tally.Close() // flushes
+			stats, err := b.store.(store.Operations).Stats(context.Background(), time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := store.SourceStats{Received: 2, Duplicates: 1, Rejected: 1}
+			if got := stats.Sources["stripe"]; got != want {
+				t.Errorf("stripe stats = %+v, want %+v", got, want)
 			}
 		})
 	}

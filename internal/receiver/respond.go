@@ -70,8 +70,11 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 			slog.String(logSource, src.Name), slog.Float64(logDurationMS, ms(took)))
 	case o.err == nil:
 		outcome := "stored"
-		if !o.inserted {
+		if o.inserted {
+			rc.tally.count(src.Name, received)
+		} else {
 			outcome = "duplicate"
+			rc.tally.count(src.Name, duplicates)
 		}
 		rc.metrics.observe(src.Name, o.event.Type, outcome, "", took)
 		if o.event.SignatureSlot != store.NoSlot {
@@ -91,6 +94,7 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 			slog.Int(logSlot, o.event.SignatureSlot),
 			slog.Float64(logDurationMS, ms(took)))
 	case a.isVerificationFailure():
+		rc.tally.count(src.Name, rejected)
 		rc.metrics.observe(src.Name, "", "rejected", a.reason, took)
 		rc.reject(r, src, a, o, start, took)
 	default:

@@ -9,6 +9,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // buildReceiver wires the ingest handler: one verifier per source, the
@@ -45,6 +46,14 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 		Keep:      cfg.Ingest.RejectionsKeep,
 		PerSecond: float64(cfg.Ingest.RejectionsPerSecond),
 	}, metrics, r.logger)
+
+	if ops, ok := r.store.(store.Operations); ok {
+		names := make([]string, 0, len(cfg.Sources))
+		for _, s := range cfg.Sources {
+			names = append(names, s.Name)
+		}
+		r.tally = receiver.NewTally(ops, names, r.logger)
+	}
 
 	return receiver.New(receiver.Options{
 		Sources:        sources,

@@ -59,6 +59,7 @@ type Relay struct {
 	registry   *prometheus.Registry
 	committer  *groupcommit.Committer
 	rejections *receiver.RejectionRecorder
+	tally      *receiver.Tally
 
 	public      *http.Server
 	publicLn    net.Listener
@@ -233,6 +234,9 @@ func (r *Relay) shutdown(ctx context.Context) error {
 	}
 	if r.rejections != nil {
 		r.rejections.Close()
+	}
+	if r.tally != nil {
+		r.tally.Close()
 	}
 	if r.stopDelivery != nil {
 		r.stopDelivery()
