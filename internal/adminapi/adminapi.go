@@ -58,6 +58,7 @@ type handler struct {
 	schemes func(config.Source) signature.Options
 	tokens  tokenSet
 	pulls   *signals
+	closing *shutdownWatch
 	mux     *http.ServeMux
 }
 
@@ -82,6 +83,7 @@ func New(o Options) http.Handler {
 		schemes: o.SchemeOptions,
 		tokens:  newTokenSet(o.Config.Tokens),
 		pulls:   newSignals(),
+		closing: newShutdownWatch(),
 		mux:     http.NewServeMux(),
 	}
 	h.queue, _ = o.Store.(store.Queue)

@@ -66,7 +66,7 @@ func (h *handler) claim(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	claims, err := h.claimWaiting(r.Context(), name, n, wait)
+	claims, err := h.claimWaiting(r.Context(), h.closing.watch(r), name, n, wait)
 	if err != nil {
 		h.fail(w, r, fmt.Errorf("claim %s: %w", name, err))
 		return
@@ -106,8 +106,9 @@ func waitParam(v string) (time.Duration, error) {
 
 // claimWaiting claims, and while nothing is due and wait has not passed,
 // claims again whenever the destination is woken or claimPoll passes. A
-// caller that goes away ends the wait with nothing claimed.
-func (h *handler) claimWaiting(ctx context.Context, name string, n int, wait time.Duration) ([]store.Claim, error) {
+// caller that goes away, or the server shutting down (closing), ends the
+// wait with nothing claimed.
+func (h *handler) claimWaiting(ctx context.Context, closing <-chan struct{}, name string, n int, wait time.Duration) ([]store.Claim, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	poll := time.NewTicker(claimPoll)
@@ -120,6 +121,8 @@ func (h *handler) claimWaiting(ctx context.Context, name string, n int, wait tim
 		}
 		select {
 		case <-ctx.Done():
+			return nil, nil
+		case <-closing:
 			return nil, nil
 		case <-deadline.C:
 			return nil, nil

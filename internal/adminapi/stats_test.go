@@ -1,0 +1,51 @@
+package adminapi_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+func TestStats(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
+		b := setup(t, driver, nil)
+
+		// Every configured name and every status is there, zeros included.
+		var raw map[string]map[string]map[string]float64
+		wantStatus(t, "stats", b.call(t, readToken, "GET", "/api/v1/stats", nil, &raw), 200)
+		for _, d := range []string{"billing", "dev-alice", "dev-bob"} {
+			for _, k := range []string{"pending", "processing", "failed", "done", "skipped", "dead", "oldest_pending_age_seconds"} {
+				if v, ok := raw["destinations"][d][k]; !ok || v != 0 {
+					t.Errorf("destinations.%s.%s = %v (present %t), want 0", d, k, v, ok)
+				}
+			}
+		}
+		for _, s := range []string{"stripe", "github", "gitlab"} {
+			for _, k := range []string{"received", "duplicates", "rejected"} {
+				if _, ok := raw["sources"][s][k]; !ok {
+					t.Errorf("sources.%s.%s is missing", s, k)
+				}
+			}
+		}
+
+		b.receiveAt(time.Now().Add(-time.Hour))
+		b.sendStripe(t, "evt_s1", "invoice.paid")
+		b.receiveAt(time.Time{})
+		b.sendStripe(t, "evt_s2", "customer.subscription.updated")
+		claimOne(t, b.api.URL, bobToken, "dev-bob")
+
+		var s adminapi.Stats
+		wantStatus(t, "stats", b.call(t, readToken, "GET", "/api/v1/stats", nil, &s), 200)
+		if got := s.Destinations["billing"]; got.Pending != 1 || got.OldestPendingAgeSeconds < 3500 {
+			t.Errorf("billing = %+v, want 1 pending about an hour old", got)
+		}
+		if got := s.Destinations["dev-bob"]; got.Pending != 1 || got.Processing != 1 {
+			t.Errorf("dev-bob = %+v, want 1 pending and 1 processing", got)
+		}
+		if got := s.Destinations["dev-alice"]; got.Pending != 2 {
+			t.Errorf("dev-alice = %+v, want 2 pending", got)
+		}
+	})
+}
