@@ -70,8 +70,9 @@ type Relay struct {
 
 	// wakeDelivery is the running engine's Wake, set by Start when this
 	// role delivers; the receiver calls it through wake.
-	wakeDelivery atomic.Pointer[func(destination string)]
-	stopDelivery func()
+	wakeDelivery  atomic.Pointer[func(destination string)]
+	stopDelivery  func()
+	stopRetention func()
 }
 
 // New opens and migrates the store and builds the listeners' handlers. It
@@ -153,6 +154,9 @@ func (r *Relay) Start(ctx context.Context) error {
 		r.wakeDelivery.Store(&wake)
 		r.stopDelivery = stop
 		r.forwardNotifications(ctx)
+	}
+	if r.role.delivers() {
+		r.stopRetention = r.startRetention(context.WithoutCancel(ctx))
 	}
 	var err error
 	if r.public != nil {
@@ -240,6 +244,9 @@ func (r *Relay) shutdown(ctx context.Context) error {
 	}
 	if r.stopDelivery != nil {
 		r.stopDelivery()
+	}
+	if r.stopRetention != nil {
+		r.stopRetention()
 	}
 	if r.adminLn != nil {
 		if err := r.admin.Shutdown(ctx); err != nil {
