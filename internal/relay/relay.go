@@ -95,6 +95,13 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 		serveErrs: make(chan error, 2),
 	}
 	r.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if ops, ok := st.(store.Operations); ok && len(cfg.Destinations) > 0 {
+		names := make([]string, 0, len(cfg.Destinations))
+		for _, d := range cfg.Destinations {
+			names = append(names, d.Name)
+		}
+		r.registry.MustRegister(newBacklogCollector(ops, names, logger))
+	}
 
 	if role.receives() {
 		h, err := r.buildReceiver()
