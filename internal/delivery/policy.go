@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"errors"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -83,7 +84,9 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+	// A number too large for int64 is still delay-seconds: ParseInt then
+	// returns the largest (or smallest) int64 with ErrRange.
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		if n <= 0 {
 			return 0
 		}
