@@ -44,8 +44,11 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	for _, name := range slices.Sorted(maps.Keys(s.Destinations)) {
 		d := s.Destinations[name]
 		age := "-"
-		if d.OldestPendingAgeSeconds > 0 {
-			age = time.Duration(d.OldestPendingAgeSeconds * float64(time.Second)).Round(time.Second).String()
+		switch secs := d.OldestPendingAgeSeconds; {
+		case secs >= 1:
+			age = time.Duration(secs * float64(time.Second)).Round(time.Second).String()
+		case secs > 0:
+			age = "<1s"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, d.Pending, d.Processing, d.Failed, d.Done, d.Skipped, d.Dead, age)
 	}
