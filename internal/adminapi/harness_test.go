@@ -124,7 +124,7 @@ func setup(t *testing.T, driver testdb.Driver, cfg *config.Config) *testBundle {
 		t.Fatal(err)
 	}
 	if _, ok := st.(store.Operations); !ok {
-		t.Skipf("the %s store does not implement store.Operations yet", driver.Name)
+		t.Fatalf("the %s store does not implement store.Operations", driver.Name)
 	}
 	b := &testBundle{driver: driver.Name, store: st, cfg: cfg, logs: &syncBuffer{}, woken: &wakeLog{}}
 	t.Cleanup(func() {
