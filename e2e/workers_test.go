@@ -1,0 +1,251 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/hookrelay/hookrelay/internal/delivery"
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+// sinkSecret signs what the test destinations receive.
+const sinkSecret = "whsec_ZTJlLXNpbmstc2lnbmluZw=="
+
+// pushDestination is the YAML of one push destination of the Stripe source.
+func pushDestination(name, url string, concurrency int, backoff string, maxAttempts int) string {
+	return fmt.Sprintf(`  - name: %s
+    url: %q
+    secret: %q
+    sources: [stripe]
+    timeout: 2s
+    backoff: [%s]
+    max_attempts: %d
+    concurrency: %d
+`, name, url, sinkSecret, backoff, maxAttempts, concurrency)
+}
+
+// TestWorkersShareOnePostgres runs one receiver and three worker processes
+// on one PostgreSQL database and drains 20 000 deliveries to one
+// destination while one worker is killed with SIGKILL: every delivery ends
+// done and arrives, and only the killed worker's unfinished claims may
+// arrive twice, once their lease has run out.
+//
+// 1 000 events go through the receiver; the other 19 000 are stored with
+// store.Ingest in batches of 500 (the receiver's own call, which notifies
+// the workers the same way), to keep the test short.
+func TestWorkersShareOnePostgres(t *testing.T) {
+	t.Parallel()
+	const (
+		total       = 20_000
+		viaReceiver = 1_000
+		batch       = 500
+		concurrency = 16
+		killAfter   = 3_000 // deliveries received before a worker is killed
+	)
+	db := testdb.PostgresURL(t)
+	start := time.Now()
+	sk := newSink(t, "", sinkSecret, 2*time.Millisecond)
+	cfg := stripeSource + "destinations:\n" + pushDestination("sink", sk.url, concurrency, "200ms", 20) + "log:\n  level: warn\n"
+
+	receiver := startRole(t, "receiver", db, cfg, stripeEnv) // migrates first
+	var workers []*relayProc
+	for range 3 {
+		workers = append(workers, startRole(t, "worker", db, cfg, stripeEnv))
+	}
+	st := openStore(t, db)
+	ops, ok := st.(store.Operations)
+	if !ok {
+		t.Fatalf("%T has no Operations", st)
+	}
+
+	// The receiver's events and the stored ones go in at the same time,
+	// while the workers drain.
+	var recvIDs, bulkIDs []string
+	for i := range viaReceiver {
+		recvIDs = append(recvIDs, fmt.Sprintf("evt_workers_recv_%05d", i))
+	}
+	for i := range total - viaReceiver {
+		bulkIDs = append(bulkIDs, fmt.Sprintf("evt_workers_bulk_%05d", i))
+	}
+	posted, stored := make(chan error, 1), make(chan error, 1)
+	go func() { posted <- postAll(receiver, recvIDs, 8) }()
+	ctx := context.Background()
+	go func() { stored <- ingestBulk(ctx, st, bulkIDs, batch, "sink") }()
+
+	pollUntil(t, 30*time.Second, 10*time.Millisecond, func() bool { return sk.received() >= killAfter },
+		func() string { return fmt.Sprintf("only %d deliveries received", sk.received()) })
+	killedAt := time.Since(start)
+	workers[0].sigkill(t)
+	t.Logf("worker killed with SIGKILL at %v, %d deliveries received", killedAt.Round(time.Millisecond), sk.received())
+	for _, done := range []chan error{posted, stored} {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("all %d events stored at %v", total, time.Since(start).Round(time.Millisecond))
+
+	// The killed worker's claims come back when their lease runs out: the
+	// destination's 2s timeout plus the engine's margin after the claim.
+	lease := 2*time.Second + delivery.LeaseMargin
+	var counts map[store.DeliveryStatus]int64
+	pollUntil(t, lease+40*time.Second, 250*time.Millisecond, func() bool {
+		s, err := ops.Stats(ctx, time.Now())
+		if err != nil {
+			t.Fatalf("stats: %v", err)
+		}
+		counts = s.Destinations["sink"].Counts
+		return counts[store.StatusDone] == total
+	}, func() string { return fmt.Sprintf("deliveries by status %v, %d received", counts, sk.received()) })
+	drained := time.Since(start)
+
+	for _, status := range store.Statuses {
+		if status != store.StatusDone && counts[status] != 0 {
+			t.Errorf("%d deliveries %s, want 0", counts[status], status)
+		}
+	}
+	if n, err := st.CountEvents(ctx, "stripe"); err != nil || n != total {
+		t.Errorf("CountEvents = %d, %v; want %d", n, err, total)
+	}
+	missing, duplicates, badSig := sk.tally(t, append(recvIDs, bulkIDs...))
+	if len(missing) > 0 {
+		t.Errorf("%d events never arrived, first %s", len(missing), missing[0])
+	}
+	if badSig > 0 {
+		t.Errorf("%d deliveries with a bad signature", badSig)
+	}
+	retaken := retakenDeliveries(t, db)
+	// The killed worker held at most `concurrency` claims; only those can
+	// have been sent twice.
+	if duplicates > retaken || retaken > concurrency {
+		t.Errorf("%d duplicate deliveries and %d retaken after the lease; want duplicates <= retaken <= %d", duplicates, retaken, concurrency)
+	}
+	t.Logf("%d deliveries done in %v; %d retaken after the killed worker's lease, %d arrived twice",
+		total, drained.Round(time.Millisecond), retaken, duplicates)
+
+	for i, p := range append(workers[1:], receiver) {
+		if code := p.stop(t); code != 0 {
+			t.Errorf("process %d exit code %d after SIGTERM", i, code)
+		}
+	}
+}
+
+// ingestBulk stores one event per provider id, in batches, the way the
+// receiver's group commit does.
+func ingestBulk(ctx context.Context, st store.Store, ids []string, batch int, destinations ...string) error {
+	for len(ids) > 0 {
+		n := min(batch, len(ids))
+		items := make([]store.IngestItem, 0, n)
+		for _, id := range ids[:n] {
+			items = append(items, bulkItem(id, destinations...))
+		}
+		if _, err := st.Ingest(ctx, items); err != nil {
+			return fmt.Errorf("ingest: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// bulkItem is a Stripe event as the receiver would store it, with one
+// delivery to each destination.
+func bulkItem(providerID string, destinations ...string) store.IngestItem {
+	now := time.Now().UTC()
+	ev := store.Event{
+		ID:              ulid.Make().String(),
+		Source:          "stripe",
+		ProviderEventID: providerID,
+		IDOrigin:        store.IDFromBody,
+		Type:            "invoice.paid",
+		Body:            fmt.Appendf(nil, `{"id":%q,"type":"invoice.paid","created":%d}`, providerID, now.Unix()),
+		ContentType:     "application/json",
+		Headers:         map[string][]string{"Content-Type": {"application/json"}},
+		SignatureSlot:   0,
+		OccurredAt:      now.Truncate(time.Second),
+		ReceivedAt:      now,
+	}
+	item := store.IngestItem{Event: ev}
+	for _, d := range destinations {
+		item.Deliveries = append(item.Deliveries, store.NewDelivery{Destination: d})
+	}
+	return item
+}
+
+// retakenDeliveries counts the deliveries that took more than one claim:
+// those a killed worker held, taken back when their lease ran out.
+func retakenDeliveries(t *testing.T, database string) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM deliveries WHERE attempts > 1`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestFanOutWithOneDestinationDown runs one SQLite relay with two
+// destinations for every event: one down (nothing listens on its port)
+// while the other receives everything; then the first comes back and
+// drains its backlog.
+func TestFanOutWithOneDestinationDown(t *testing.T) {
+	t.Parallel()
+	const events = 300
+	up := newSink(t, "", sinkSecret, 0)
+	downAddr := freeAddr(t)
+	cfg := `tokens:
+  - {name: ops, role: admin, secret: "${E2E_ADMIN_TOKEN}"}
+` + stripeSource + "destinations:\n" +
+		pushDestination("up", up.url, 4, "300ms", 1000) +
+		pushDestination("down", "http://"+downAddr+"/hooks", 4, "300ms", 1000) +
+		"log:\n  level: warn\n"
+	p := startRole(t, "all", testdb.SQLiteURL(t), cfg, adminEnv)
+
+	var ids []string
+	for i := range events {
+		ids = append(ids, fmt.Sprintf("evt_fanout_%04d", i))
+	}
+	if err := postAll(p, ids, 8); err != nil {
+		t.Fatal(err)
+	}
+
+	pollUntil(t, 30*time.Second, 50*time.Millisecond, func() bool { return up.received() >= events },
+		func() string { return fmt.Sprintf("up received %d of %d", up.received(), events) })
+	// Every delivery to down has been tried and failed at least once.
+	var stats map[string]destStats
+	pollUntil(t, 30*time.Second, 100*time.Millisecond, func() bool {
+		stats = adminStats(t, p, e2eAdminToken)
+		return stats["up"]["done"] == events && stats["down"]["pending"] == 0
+	}, func() string { return fmt.Sprintf("stats %v", stats) })
+	if d := stats["down"]; d["done"] != 0 || d["dead"] != 0 || d["failed"]+d["processing"] != events {
+		t.Errorf("down while nothing listens: %v; want %d failed or processing", d, events)
+	}
+
+	down := newSink(t, downAddr, sinkSecret, 0)
+	pollUntil(t, 30*time.Second, 100*time.Millisecond, func() bool {
+		stats = adminStats(t, p, e2eAdminToken)
+		return stats["down"]["done"] == events
+	}, func() string { return fmt.Sprintf("down received %d; stats %v", down.received(), stats) })
+
+	for name, s := range map[string]*sink{"up": up, "down": down} {
+		missing, duplicates, badSig := s.tally(t, ids)
+		if len(missing) > 0 || duplicates > 0 || badSig > 0 {
+			t.Errorf("%s: %d missing, %d duplicates, %d bad signatures", name, len(missing), duplicates, badSig)
+		}
+		if st := stats[name]; st["done"] != events || st["failed"]+st["pending"]+st["processing"]+st["dead"] != 0 {
+			t.Errorf("%s: stats %v, want %d done", name, st, events)
+		}
+	}
+	if code := p.stop(t); code != 0 {
+		t.Fatalf("relay exit code %d after SIGTERM", code)
+	}
+}
