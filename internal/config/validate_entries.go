@@ -1,10 +1,11 @@
 package config
 
 import (
-	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hookrelay/hookrelay/internal/signature"
 )
 
 // name checks a source, destination or token name.
@@ -150,22 +151,15 @@ func (v *validator) signingSecret(key, secret string) {
 		}
 		return
 	}
-	raw, ok := strings.CutPrefix(secret, "whsec_")
-	if !ok {
+	if !strings.HasPrefix(secret, "whsec_") {
 		v.add(key, "want whsec_ followed by base64")
 		return
 	}
-	if b, err := decodeBase64(raw); err != nil || len(b) == 0 {
-		v.add(key, "want whsec_ followed by base64")
+	if _, err := signature.StandardKey(secret); err != nil {
+		v.add(key, "want whsec_ followed by padded base64")
 	}
 }
 
-func decodeBase64(s string) ([]byte, error) {
-	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
-		return b, nil
-	}
-	return base64.RawStdEncoding.DecodeString(s)
-}
 
 func (v *validator) tokens() {
 	seenName := map[string]string{}

@@ -44,17 +44,18 @@ type standard struct {
 }
 
 func newStandard(o Options, c common) (Scheme, error) {
-	keys, err := newKeyring(o.Secrets, sha256.New, standardKey)
+	keys, err := newKeyring(o.Secrets, sha256.New, StandardKey)
 	if err != nil {
 		return nil, err
 	}
 	return &standard{common: c, keys: keys}, nil
 }
 
-// standardKey decodes a Standard Webhooks secret. Like the reference
-// libraries it strips the whsec_ prefix when present and reads the rest
-// as standard base64.
-func standardKey(secret string) ([]byte, error) {
+// StandardKey decodes a Standard Webhooks secret into its HMAC key. Like
+// the reference libraries it strips the whsec_ prefix when present and reads
+// the rest as padded standard base64. Config validation uses it, so a secret
+// that validates is one that signs.
+func StandardKey(secret string) ([]byte, error) {
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, standardSecretPrefix))
 	if err != nil {
 		return nil, fmt.Errorf("decode %s secret as base64: %w", standardSecretPrefix, err)
