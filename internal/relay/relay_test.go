@@ -16,7 +16,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
-const secret = "whsec_cmVsYXktdGVzdC1zZWNyZXQ"
+const secret = "whsec_cmVsYXktdGVzdC1zZWNyZXQ="
 
 // startRelay runs a whole relay in-process on loopback ports.
 func startRelay(t *testing.T, database, extra string) *relay.Relay {
