@@ -5,16 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
-	"time"
 
-	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// maxAckError bounds the error text an ack may store.
-const maxAckError = 512
 
 var errLeaseMismatch = &requestError{http.StatusConflict,
 	"the lease_token does not match this relay's lease of the delivery (a changed destination secret?); claim again"}
@@ -88,12 +83,12 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 			AttemptedAt: l.claimedAt(),
 			Duration:    max(0, now.Sub(l.claimedAt())),
 			StatusCode:  req.StatusCode,
-			Error:       boundError(req.Error),
+			Error:       delivery.ShortError(req.Error),
 		},
 		Now: now,
 	}
 	if c.Status == store.StatusFailed {
-		c.Status, c.NextAttemptAt = policy(dest).Decide(l.Attempt, 0, now)
+		c.Status, c.NextAttemptAt = delivery.PolicyFor(*dest).Decide(l.Attempt, 0, now)
 	}
 	if err := h.queue.CompleteDelivery(r.Context(), c); err != nil {
 		if !errors.Is(err, store.ErrLeaseLost) {
@@ -110,29 +105,4 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, AckResult{Status: string(c.Status), NextAttemptAt: timePtr(c.NextAttemptAt)})
 }
 
-// policy is the destination's retry schedule, as its push worker would
-// apply it.
-func policy(d *config.Destination) delivery.Policy {
-	def := config.DefaultDestination()
-	p := delivery.Policy{MaxAttempts: d.MaxAttempts, Jitter: delivery.DefaultJitter}
-	if p.MaxAttempts < 1 {
-		p.MaxAttempts = def.MaxAttempts
-	}
-	backoff := d.Backoff
-	if len(backoff) == 0 {
-		backoff = def.Backoff
-	}
-	for _, b := range backoff {
-		p.Backoff = append(p.Backoff, time.Duration(b))
-	}
-	return p
-}
 
-// boundError keeps an error text storable: valid UTF-8, no NUL, bounded.
-func boundError(s string) string {
-	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "?")
-	if len(s) > maxAckError {
-		s = strings.ToValidUTF8(s[:maxAckError], "") + "…"
-	}
-	return s
-}

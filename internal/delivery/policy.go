@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -99,4 +100,22 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 		return 0
 	}
 	return t.Sub(now)
+}
+
+// PolicyFor returns the retry policy of a configured destination, push or
+// pull, with the defaults for what it leaves unset.
+func PolicyFor(d config.Destination) Policy {
+	def := config.DefaultDestination()
+	p := Policy{MaxAttempts: d.MaxAttempts, Jitter: DefaultJitter}
+	if p.MaxAttempts < 1 {
+		p.MaxAttempts = def.MaxAttempts
+	}
+	backoff := d.Backoff
+	if len(backoff) == 0 {
+		backoff = def.Backoff
+	}
+	for _, b := range backoff {
+		p.Backoff = append(p.Backoff, b.Std())
+	}
+	return p
 }

@@ -103,7 +103,7 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 	res := Result{Outcome: store.StatusFailed}
 	req, err := s.target.BuildRequest(ctx, ev, d, start)
 	if err != nil {
-		res.Error = shortError(err.Error())
+		res.Error = ShortError(err.Error())
 		return res
 	}
 	resp, err := s.client.Do(req)
@@ -159,11 +159,12 @@ func transportError(err error, timeout time.Duration) string {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return shortError(err.Error())
+	return ShortError(err.Error())
 }
 
-// shortError bounds an error text and keeps it storable as text.
-func shortError(s string) string {
+// ShortError bounds an error text and keeps it storable as text: valid
+// UTF-8, no NUL, at most 512 bytes.
+func ShortError(s string) string {
 	s = strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", ""), "?")
 	if len(s) > errorLimit {
 		s = strings.ToValidUTF8(s[:errorLimit], "") + "…"

@@ -56,20 +56,12 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 	if concurrency < 1 {
 		concurrency = def.Concurrency
 	}
-	maxAttempts := d.MaxAttempts
-	if maxAttempts < 1 {
-		maxAttempts = def.MaxAttempts
-	}
-	backoff := make([]time.Duration, len(d.Backoff))
-	for i, b := range d.Backoff {
-		backoff[i] = b.Std()
-	}
 	w := &worker{
 		engine:      e,
 		queue:       q,
 		name:        d.Name,
 		sender:      NewSender(Target{URL: d.URL, Secret: d.Secret, ForwardHeaders: d.ForwardHeaders}, timeout, concurrency, e.now),
-		policy:      Policy{MaxAttempts: maxAttempts, Backoff: backoff, Jitter: DefaultJitter},
+		policy:      PolicyFor(d),
 		concurrency: concurrency,
 		lease:       timeout + LeaseMargin,
 		wake:        make(chan struct{}, 1),
