@@ -111,16 +111,22 @@ var notForwarded = map[string]bool{
 	"Expect":              true,
 }
 
+// reservedPrefixes are the header namespaces hookrelay signs with: its own,
+// Standard Webhooks', and Svix's, which Svix libraries read before the
+// webhook-* names. A provider's header there never reaches a destination.
+var reservedPrefixes = []string{"Hookrelay-", "Webhook-", "Svix-"}
+
 // forwardHeaders copies the provider's stored headers into h, leaving out
-// notForwarded ones, headers the provider named in Connection, hookrelay's
-// own and the Standard Webhooks names (hookrelay sets those), and any name or
-// value that is not a valid header: a stored value can never add a line to
-// the request.
+// notForwarded ones, headers the provider named in Connection, the reserved
+// namespaces (hookrelay sets those), and any name or value that is not a
+// valid header: a stored value can never add a line to the request. Names
+// are compared with "_" read as "-", as CGI, WSGI and Rack fold them, so
+// that "Webhook_Signature" cannot stand in for "Webhook-Signature".
 func forwardHeaders(h http.Header, stored map[string][]string) {
 	hop := map[string]bool{}
 	for _, v := range stored["Connection"] {
 		for name := range strings.SplitSeq(v, ",") {
-			hop[http.CanonicalHeaderKey(strings.TrimSpace(name))] = true
+			hop[foldHeaderName(strings.TrimSpace(name))] = true
 		}
 	}
 	for k, vs := range stored {
@@ -128,7 +134,7 @@ func forwardHeaders(h http.Header, stored map[string][]string) {
 			continue
 		}
 		k = http.CanonicalHeaderKey(k)
-		if notForwarded[k] || hop[k] || strings.HasPrefix(k, "Hookrelay-") || strings.HasPrefix(k, "Webhook-") {
+		if folded := foldHeaderName(k); notForwarded[folded] || hop[folded] || reserved(folded) {
 			continue
 		}
 		for _, v := range vs {
@@ -137,6 +143,23 @@ func forwardHeaders(h http.Header, stored map[string][]string) {
 			}
 		}
 	}
+}
+
+// foldHeaderName returns the canonical form of name with every "_" read as
+// "-".
+func foldHeaderName(name string) string {
+	return http.CanonicalHeaderKey(strings.ReplaceAll(name, "_", "-"))
+}
+
+// reserved reports whether a folded header name is in a namespace hookrelay
+// signs with.
+func reserved(folded string) bool {
+	for _, p := range reservedPrefixes {
+		if strings.HasPrefix(folded, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // setHeader sets a header whose value comes from stored data, dropping it
