@@ -1,0 +1,217 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+// The memory test's load and bound.
+const (
+	bigBodies   = 1000
+	bigBodySize = 1 << 20
+	rssBound    = 300 << 20
+	bigDeadline = 50 * time.Second
+)
+
+// bigEvent is one 1 MiB Stripe event, signed once: its body is a unique
+// prefix, a padding shared by every event, and a suffix, so that a
+// thousand of them do not take a gigabyte of the test's own memory.
+type bigEvent struct {
+	id             string
+	prefix, suffix []byte
+	signature      string
+}
+
+func newBigEvent(i int, created int64, pad []byte) bigEvent {
+	e := bigEvent{id: fmt.Sprintf("evt_big_%04d", i)}
+	e.prefix = fmt.Appendf(nil, `{"id":%q,"type":"invoice.paid","created":%d,"pad":"`, e.id, created)
+	e.suffix = []byte(`"}`)
+	return e
+}
+
+// sign signs the event as Stripe does: the hex HMAC-SHA256 of
+// "<t>.<body>" keyed with the whole secret.
+func (e *bigEvent) sign(pad []byte, at time.Time) {
+	ts := strconv.FormatInt(at.Unix(), 10)
+	m := hmac.New(sha256.New, []byte(stripeSecret))
+	for _, part := range [][]byte{[]byte(ts + "."), e.prefix, pad, e.suffix} {
+		m.Write(part)
+	}
+	e.signature = "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
+}
+
+func (e *bigEvent) request(url string, pad []byte) *http.Request {
+	body := func() io.Reader {
+		return io.MultiReader(bytes.NewReader(e.prefix), bytes.NewReader(pad), bytes.NewReader(e.suffix))
+	}
+	req, _ := http.NewRequest(http.MethodPost, url, body())
+	req.ContentLength = int64(len(e.prefix) + len(pad) + len(e.suffix))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body()), nil }
+	req.Header.Set("Stripe-Signature", e.signature)
+	req.Header.Set("Content-Type", "application/json")
+	return req
+}
+
+// bigTally counts what the senders saw.
+type bigTally struct {
+	mu          sync.Mutex
+	firstTry    map[int]int
+	retries     map[int]int
+	errors      int
+	noRetryHint int
+	other       []string
+	acked       map[string]bool
+}
+
+func (b *bigTally) add(e *bigEvent, try int, status int, h http.Header, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case err != nil:
+		b.errors++
+		return
+	case try == 0:
+		b.firstTry[status]++
+	default:
+		b.retries[status]++
+	}
+	switch status {
+	case http.StatusOK:
+		b.acked[e.id] = true
+	case http.StatusServiceUnavailable:
+		if n, err := strconv.Atoi(h.Get("Retry-After")); err != nil || n <= 0 {
+			b.noRetryHint++
+		}
+	default:
+		b.other = append(b.other, fmt.Sprintf("%s: %d", e.id, status))
+	}
+}
+
+// TestHostileConcurrentLargeBodies posts 1 000 bodies of 1 MiB at once to
+// a relay on SQLite. Every request is answered 200 or 503 with
+// Retry-After, nothing else; the 503s are retried, as a provider would,
+// until every event is stored once; and the relay's peak RSS stays under
+// 300 MiB.
+func TestHostileConcurrentLargeBodies(t *testing.T) {
+	t.Parallel()
+	db := testdb.SQLiteURL(t)
+	p := startRelay(t, db, stripeSource, stripeEnv)
+	url := "http://" + p.public + "/webhooks/stripe"
+	pad := bytes.Repeat([]byte("x"), bigBodySize-len(newBigEvent(0, time.Now().Unix(), nil).prefix)-2)
+	created := time.Now().Unix()
+
+	tr := &http.Transport{MaxIdleConnsPerHost: bigBodies, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	tally := &bigTally{firstTry: map[int]int{}, retries: map[int]int{}, acked: map[string]bool{}}
+	start := time.Now()
+	deadline := start.Add(bigDeadline)
+	begin := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range bigBodies {
+		e := newBigEvent(i, created, pad)
+		wg.Go(func() {
+			e.sign(pad, time.Now())
+			<-begin
+			for try := 0; time.Now().Before(deadline); try++ {
+				status, h, _, err := hostileDo(client, e.request(url, pad))
+				tally.add(&e, try, status, h, err)
+				if err == nil && status != http.StatusServiceUnavailable {
+					return
+				}
+				// Wait as asked, with jitter, as providers do.
+				wait := time.Second
+				if n, err := strconv.Atoi(h.Get("Retry-After")); err == nil && n > 0 {
+					wait = time.Duration(n) * time.Second
+				}
+				time.Sleep(wait/2 + rand.N(wait))
+			}
+		})
+	}
+	close(begin)
+	wg.Wait()
+	elapsed := time.Since(start)
+	peak := peakRSS(t, p)
+
+	tally.mu.Lock()
+	defer tally.mu.Unlock()
+	if len(tally.other) > 0 {
+		t.Errorf("%d answers neither 200 nor 503, e.g. %s", len(tally.other), tally.other[0])
+	}
+	if tally.noRetryHint > 0 {
+		t.Errorf("%d answers 503 without a Retry-After", tally.noRetryHint)
+	}
+	if len(tally.acked) != bigBodies {
+		t.Errorf("%d of %d events acknowledged within %s", len(tally.acked), bigBodies, bigDeadline)
+	}
+	if peak > rssBound {
+		t.Errorf("relay peak RSS %d MiB, over the %d MiB bound", peak>>20, rssBound>>20)
+	}
+	if code := p.stop(t); code != 0 {
+		t.Fatalf("relay exit code %d after SIGTERM", code)
+	}
+	stored := storedSizes(t, openStore(t, db))
+	for id := range tally.acked {
+		if n, ok := stored[id]; !ok || n != bigBodySize {
+			t.Errorf("acknowledged event %s stored with %d bytes (found: %v)", id, n, ok)
+		}
+	}
+	if len(stored) != len(tally.acked) {
+		t.Errorf("%d events stored, want the %d acknowledged", len(stored), len(tally.acked))
+	}
+	t.Logf("RELIABILITY large-bodies driver=sqlite sent=%d body_bytes=%d first_try=%v retries=%v transport_errors=%d acknowledged=%d stored=%d peak_rss_mib=%d (bound %d) elapsed=%s lost=%d",
+		bigBodies, bigBodySize, tally.firstTry, tally.retries, tally.errors, len(tally.acked), len(stored), peak>>20, rssBound>>20,
+		elapsed.Round(time.Millisecond), len(tally.acked)-countIn(tally.acked, stored))
+}
+
+// storedSizes returns the body size of every stored event by provider id.
+func storedSizes(t *testing.T, st store.Store) map[string]int64 {
+	t.Helper()
+	ops, ok := st.(store.Operations)
+	if !ok {
+		t.Fatal("the store does not list events")
+	}
+	out := map[string]int64{}
+	cursor := ""
+	for {
+		evs, next, err := ops.ListEvents(context.Background(), store.ListRequest{Cursor: cursor, Limit: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if _, dup := out[e.Event.ProviderEventID]; dup {
+				t.Errorf("event %s stored twice", e.Event.ProviderEventID)
+			}
+			out[e.Event.ProviderEventID] = e.BodySize
+		}
+		if next == "" {
+			return out
+		}
+		cursor = next
+	}
+}
+
+// countIn counts the keys of set found in m.
+func countIn(set map[string]bool, m map[string]int64) int {
+	n := 0
+	for k := range set {
+		if _, ok := m[k]; ok {
+			n++
+		}
+	}
+	return n
+}
