@@ -19,10 +19,10 @@ import (
 // same statement writes the audit row, and when rows were re-armed the
 // transaction notifies the listeners of their destinations.
 //
-// Matched counts the deliveries selected; InFlight those left alone
-// because they were processing, including any a claimer took between the
-// selection and the update, so that Matched = Rearmed + InFlight. A dry
-// run counts the processing ones as InFlight, changes nothing, and still
+// InFlight counts the selected deliveries that were processing as the
+// statement began, and Matched = Rearmed + InFlight. (A delivery a
+// claimer takes while the statement runs is left alone and counted in
+// neither.) A dry run counts the same way, changes nothing, and still
 // writes its audit row. A bad glob or status is store.ErrBadFilter.
 func (s *Store) Replay(ctx context.Context, req store.ReplayRequest) (store.ReplayResult, error) {
 	now := req.Now
@@ -35,6 +35,9 @@ func (s *Store) Replay(ctx context.Context, req store.ReplayRequest) (store.Repl
 	}
 	var res store.ReplayResult
 	err = pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, replayWorkMem); err != nil {
+			return err
+		}
 		var dests []string
 		if err := tx.QueryRow(ctx, query, args...).Scan(&res.Matched, &res.Rearmed, &res.InFlight, &dests); err != nil {
 			return err
@@ -65,10 +68,9 @@ func replayQuery(req store.ReplayRequest, now time.Time) (string, []any, error) 
 	if f.Status != "" {
 		w.add("d.status = %s", string(f.Status))
 	}
-	sel := "\n\tSELECT d.id, d.status FROM deliveries d JOIN events e ON e.id = d.event_id\n\tWHERE " + w.sql()
 	template := replaySet
 	if req.DryRun {
 		template = replayDry
 	}
-	return fmt.Sprintf(template, sel), w.args, nil
+	return fmt.Sprintf(template, w.sql()), w.args, nil
 }
