@@ -158,4 +158,3 @@ func BenchmarkReplay1M(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/prune")
 	})
 }
-
