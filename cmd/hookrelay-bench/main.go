@@ -21,6 +21,13 @@
 //	# shed requests (503 + Retry-After) are retried until stored or 60s
 //	go run ./cmd/hookrelay-bench memory --driver sqlite --concurrency 256 --body 1MiB --rounds 3
 //
+//	# drain 100 000 prepared deliveries to a local no-op destination and
+//	# compare with a plain Go client posting the same bodies at the same
+//	# concurrency; then ingest-to-delivery latency on the idle relay (200
+//	# events 20ms apart); then, on PostgreSQL, the claim's median with
+//	# 10 000 and 5 000 000 done deliveries behind it
+//	go run ./cmd/hookrelay-bench deliver --driver both --deliveries 100000 --concurrency 32
+//
 //	# the no-op target on its own: prints its address, answers 200 to
 //	# anything after reading the body, stops on SIGTERM
 //	go run ./cmd/hookrelay-bench noop --listen 127.0.0.1:0
@@ -55,6 +62,7 @@ func commands() []command {
 	return []command{
 		{"ingest", "req/s and ack latency of the relay against a no-op handler", runIngest},
 		{"memory", "peak RSS of the relay under concurrent large bodies", runMemory},
+		{"deliver", "deliveries/s against a plain client, delivery latency, claim cost", runDeliver},
 		{"noop", "serve the no-op target (used by ingest)", runNoop},
 	}
 }

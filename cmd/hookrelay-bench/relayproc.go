@@ -41,6 +41,8 @@ type relayConfig struct {
 	// MaxBody is the stripe source's max_body, e.g. "2MiB"; empty keeps
 	// the default.
 	MaxBody string
+	// Extra is YAML appended to the file as it is: tokens, destinations.
+	Extra string
 }
 
 // writeConfig writes c as a hookrelay.yaml at path. The Stripe secret is
@@ -56,6 +58,7 @@ func writeConfig(path string, c relayConfig) error {
 		fmt.Fprintf(&b, "    max_body: %s\n", c.MaxBody)
 	}
 	fmt.Fprintf(&b, "log:\n  level: %s\n", c.LogLevel)
+	b.WriteString(c.Extra)
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}

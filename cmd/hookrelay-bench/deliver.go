@@ -1,0 +1,340 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/relay"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// deliverFlags are the options of the deliver command.
+type deliverFlags struct {
+	drivers       []string
+	deliveries    int
+	concurrency   int
+	body          int
+	logLevel      string
+	latencyEvents int
+	latencyGap    time.Duration
+	historyBase   int64
+	history       int64
+	claims        int
+	timeout       time.Duration
+	postgresURL   string
+	binary        string
+}
+
+func parseDeliverFlags(stderr io.Writer, args []string) (deliverFlags, error) {
+	var f deliverFlags
+	fs := newFlagSet("deliver", stderr)
+	driver := fs.String("driver", "both", "sqlite, postgres or both")
+	fs.IntVar(&f.deliveries, "deliveries", 100_000, "pending deliveries prepared, then drained")
+	fs.IntVar(&f.concurrency, "concurrency", 32, "the destination's concurrency, and the plain client's senders")
+	fs.IntVar(&f.body, "body", 2048, "body size in bytes")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "the relay's log level")
+	fs.IntVar(&f.latencyEvents, "latency-events", 200, "events posted one at a time to measure ingest-to-delivery latency; 0 skips")
+	fs.DurationVar(&f.latencyGap, "latency-gap", 20*time.Millisecond, "time between the starts of two latency posts")
+	fs.Int64Var(&f.historyBase, "history-base", 10_000, "done deliveries behind the first claim measurement (PostgreSQL)")
+	fs.Int64Var(&f.history, "history", 5_000_000, "done deliveries behind the second claim measurement (PostgreSQL); 0 skips the claim check")
+	fs.IntVar(&f.claims, "claims", 300, "claims of 32 timed per history size")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "longest a drain may take")
+	fs.StringVar(&f.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch databases are created and dropped")
+	fs.StringVar(&f.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	switch *driver {
+	case "sqlite", "postgres":
+		f.drivers = []string{*driver}
+	case "both":
+		f.drivers = []string{"sqlite", "postgres"}
+	default:
+		return f, fmt.Errorf("%w: --driver must be sqlite, postgres or both", errUsage)
+	}
+	if f.deliveries <= 0 || f.concurrency <= 0 || f.body <= 0 || f.latencyEvents < 0 || f.latencyGap < 0 ||
+		f.claims <= 0 || f.timeout <= 0 || f.historyBase < 0 || (f.history > 0 && f.history <= f.historyBase) {
+		return f, fmt.Errorf("%w: counts and durations must be positive, and --history above --history-base", errUsage)
+	}
+	return f, nil
+}
+
+// runDeliver measures, per driver, the drain of prepared deliveries against
+// a plain client, then ingest-to-delivery latency on the idle relay; then,
+// on PostgreSQL, the claim's cost as history grows.
+func runDeliver(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	f, err := parseDeliverFlags(stderr, args)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "hookrelay-bench-")
+	if err != nil {
+		return fmt.Errorf("make scratch directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	binary := f.binary
+	if binary == "" {
+		fmt.Fprintln(stderr, "building ./cmd/hookrelay")
+		if binary, err = buildRelay(ctx, dir); err != nil {
+			return err
+		}
+	}
+	dest, err := startNoopDestination()
+	if err != nil {
+		return err
+	}
+	defer dest.close()
+
+	rep := &deliverReport{Deliveries: f.deliveries, Concurrency: f.concurrency, Body: f.body}
+	for _, driver := range f.drivers {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		row, lat, err := runDeliverDriver(ctx, stderr, f, binary, dir, driver, dest)
+		if err != nil {
+			return err
+		}
+		rep.Drains = append(rep.Drains, row)
+		if lat != nil {
+			rep.Latencies = append(rep.Latencies, *lat)
+		}
+	}
+	if f.history > 0 && slices.Contains(f.drivers, "postgres") {
+		rows, err := runClaimCheck(ctx, stderr, f)
+		if err != nil {
+			return err
+		}
+		rep.Claims = rows
+	}
+	rep.print(stdout)
+	if rep.failed() {
+		return errFailed
+	}
+	return nil
+}
+
+// runDeliverDriver prepares the deliveries on a fresh database, measures
+// the plain client, starts the relay and times its drain, then measures
+// latency on the idle relay.
+func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, binary, dir, driver string, dest *noopDestination) (drainRow, *latencyRow, error) {
+	name := "deliver-" + driver
+	db, err := newBenchDB(ctx, driver, dir, name, f.postgresURL)
+	if err != nil {
+		return drainRow{}, nil, err
+	}
+	defer func() {
+		if err := db.Drop(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintln(stderr, err)
+		}
+	}()
+	feed := newBodyFeed(f.body)
+	row := drainRow{Driver: driver, Deliveries: int64(f.deliveries)}
+
+	fmt.Fprintf(stderr, "%s: storing %d pending deliveries\n", driver, f.deliveries)
+	start := time.Now()
+	if err := prepareDeliveries(ctx, db.URL(), feed, f.deliveries); err != nil {
+		return row, nil, err
+	}
+	row.Prepare = time.Since(start)
+
+	fmt.Fprintf(stderr, "%s: plain client, %d senders\n", driver, f.concurrency)
+	row.LoadPlain = loadAverage()
+	plain, err := loadgen.Run(ctx, loadgen.Options{
+		URL: dest.url + plainPath, Senders: f.concurrency, Duration: f.timeout,
+		MaxRequests: int64(f.deliveries), Feed: feed, Client: loadgen.NewClient(f.concurrency),
+	})
+	if err != nil {
+		return row, nil, err
+	}
+	row.Plain = plain.Rate()
+	if plain.Acked != int64(f.deliveries) {
+		row.Problems = append(row.Problems, fmt.Sprintf("plain client: %d of %d answered 200", plain.Acked, f.deliveries))
+	}
+
+	fmt.Fprintf(stderr, "%s: relay drains them\n", driver)
+	dest.reset()
+	token, extra, err := deliverConfig(dir, dest.url+hooksPath, f.concurrency)
+	if err != nil {
+		return row, nil, err
+	}
+	secret := randomSecret()
+	row.LoadRelay = loadAverage()
+	p, err := startRelay(ctx, binary, dir, name, relayConfig{Database: db.URL(), LogLevel: f.logLevel, Extra: extra}, secret)
+	if err != nil {
+		return row, nil, err
+	}
+	defer func() {
+		if err := p.stop(40 * time.Second); err != nil {
+			fmt.Fprintf(stderr, "%s: relay did not exit 0: %v\n", driver, err)
+		}
+	}()
+	if err := timeDrain(ctx, p, dest, token, f.timeout, &row); err != nil {
+		return row, nil, err
+	}
+	if f.latencyEvents == 0 {
+		return row, nil, nil
+	}
+	fmt.Fprintf(stderr, "%s: ingest-to-delivery latency, %d events %v apart\n", driver, f.latencyEvents, f.latencyGap)
+	lat, err := measureLatency(ctx, p, dest, secret, f)
+	if err != nil {
+		return row, nil, err
+	}
+	lat.Driver = driver
+	return row, &lat, nil
+}
+
+// prepareDeliveries migrates the database and stores n events, each with
+// one pending delivery to the destination "noop", in batches as the
+// receiver's group commit would.
+func prepareDeliveries(ctx context.Context, url string, feed *bodyFeed, n int) error {
+	st, err := relay.OpenStore(ctx, url, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	const batch = 1000
+	for from := 0; from < n; from += batch {
+		items := make([]store.IngestItem, 0, batch)
+		for i := int64(from); i < int64(min(from+batch, n)); i++ {
+			now := time.Now().UTC()
+			items = append(items, store.IngestItem{
+				Event: store.Event{
+					ID:              ulid.Make().String(),
+					Source:          "stripe",
+					ProviderEventID: feed.providerID(i),
+					IDOrigin:        store.IDFromBody,
+					Type:            "invoice.paid",
+					Body:            feed.body(i),
+					ContentType:     "application/json",
+					Headers:         map[string][]string{"Content-Type": {"application/json"}},
+					ReceivedAt:      now,
+				},
+				Deliveries: []store.NewDelivery{{Destination: "noop"}},
+			})
+		}
+		if _, err := st.Ingest(ctx, items); err != nil {
+			return fmt.Errorf("store deliveries: %w", err)
+		}
+	}
+	return nil
+}
+
+// deliverConfig writes an admin token and the destination's signing secret
+// into files in dir, and returns the token and the YAML of the token and
+// of the push destination "noop" at url: the given concurrency, a rate far
+// above what the machine can deliver, and the default timeout.
+func deliverConfig(dir, url string, concurrency int) (token, yaml string, err error) {
+	token = randomSecret()
+	tokenPath, secretPath := filepath.Join(dir, "admin-token"), filepath.Join(dir, "noop-secret")
+	if err := os.WriteFile(tokenPath, []byte(token), 0o600); err != nil {
+		return "", "", fmt.Errorf("write token file: %w", err)
+	}
+	if err := os.WriteFile(secretPath, []byte("whsec_"+"YmVuY2gtbm9vcC1zaWduaW5nLXNlY3JldA=="), 0o600); err != nil {
+		return "", "", fmt.Errorf("write secret file: %w", err)
+	}
+	yaml = fmt.Sprintf(`tokens:
+  - {name: bench, role: admin, secret: "file:%s"}
+destinations:
+  - name: noop
+    url: %q
+    secret: "file:%s"
+    sources: [stripe]
+    concurrency: %d
+    rate: 1000000/s
+`, tokenPath, url, secretPath, concurrency)
+	return token, yaml, nil
+}
+
+// timeDrain waits until the destination has received every prepared
+// delivery and the relay's stats count them all done, and fills row with
+// the time from the first delivery's arrival to that count.
+func timeDrain(ctx context.Context, p *relayProc, dest *noopDestination, token string, timeout time.Duration, row *drainRow) error {
+	deadline := time.Now().Add(timeout)
+	want := row.Deliveries
+	for dest.received.Load() < want {
+		if err := pause(ctx, p, deadline, 10*time.Millisecond); err != nil {
+			return fmt.Errorf("drain: %d of %d received: %w", dest.received.Load(), want, err)
+		}
+	}
+	var done int64
+	for {
+		var err error
+		if done, err = doneDeliveries(ctx, p.cfg.AdminListen, token); err != nil {
+			return fmt.Errorf("drain: %w", err)
+		}
+		if done >= want {
+			break
+		}
+		if err := pause(ctx, p, deadline, 20*time.Millisecond); err != nil {
+			return fmt.Errorf("drain: %d of %d done: %w", done, want, err)
+		}
+	}
+	end := time.Now()
+	first, _ := dest.firstDelivery()
+	row.Drain = end.Sub(first)
+	row.Relay = float64(want) / row.Drain.Seconds()
+	row.Received = dest.received.Load()
+	if row.Received > want {
+		row.Problems = append(row.Problems, fmt.Sprintf("note: %d deliveries arrived for %d events", row.Received, want))
+	}
+	return nil
+}
+
+// pause sleeps d, or fails when ctx ends, the relay exits, or the deadline
+// has passed.
+func pause(ctx context.Context, p *relayProc, deadline time.Time, d time.Duration) error {
+	if time.Now().After(deadline) {
+		return fmt.Errorf("not finished by the deadline")
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-p.done:
+		return fmt.Errorf("relay exited: %v; log:\n%s", p.err, tail(p.logPath, 20))
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// doneDeliveries reads the destination "noop"'s done count from the
+// relay's GET /api/v1/stats.
+func doneDeliveries(ctx context.Context, admin, token string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin+"/api/v1/stats", nil)
+	if err != nil {
+		return 0, fmt.Errorf("build stats request: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("get stats: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("get stats: status %d", resp.StatusCode)
+	}
+	var s struct {
+		Destinations map[string]map[string]json.Number `json:"destinations"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		return 0, fmt.Errorf("decode stats: %w", err)
+	}
+	n, err := s.Destinations["noop"]["done"].Int64()
+	if err != nil {
+		return 0, fmt.Errorf("stats: no done count for noop: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/loadgen"
+)
+
+// Targets the deliver benchmark checks, on a 2-core machine.
+const (
+	minDeliverRatio = 0.35
+	maxLatencyP50   = 50 * time.Millisecond
+	maxClaimGrowth  = 1.5
+)
+
+// drainRow is one driver's drain of prepared deliveries and the plain
+// client's run on the same bodies and destination.
+type drainRow struct {
+	Driver     string
+	Deliveries int64
+	// Prepare is how long storing the pending deliveries took.
+	Prepare time.Duration
+	// Drain runs from the first delivery's arrival to the stats counting
+	// every delivery done.
+	Drain    time.Duration
+	Received int64
+	// Relay and Plain are deliveries (requests) per second.
+	Relay, Plain float64
+	// LoadPlain and LoadRelay are the load averages when each run began.
+	LoadPlain, LoadRelay string
+	Problems             []string
+}
+
+// Ratio is the relay's rate over the plain client's.
+func (r drainRow) Ratio() float64 {
+	if r.Plain == 0 {
+		return 0
+	}
+	return r.Relay / r.Plain
+}
+
+// latencyRow is one driver's ingest-to-delivery latency on an idle relay.
+type latencyRow struct {
+	Driver  string
+	Events  int
+	Gap     time.Duration
+	Latency loadgen.Summary
+	// Refused counts posts not answered 200; Missing the events answered
+	// 200 that did not arrive in time.
+	Refused, Missing int
+	Load             string
+}
+
+// claimRow is the claim's cost behind one amount of history.
+type claimRow struct {
+	History int64
+	Seed    time.Duration
+	Claims  loadgen.Summary
+	Load    string
+}
+
+// deliverReport is the deliver command's output.
+type deliverReport struct {
+	Deliveries  int
+	Concurrency int
+	Body        int
+	Drains      []drainRow
+	Latencies   []latencyRow
+	Claims      []claimRow
+}
+
+// misses lists the targets missed, one line each.
+func (r *deliverReport) misses() []string {
+	var m []string
+	for _, d := range r.Drains {
+		if d.Ratio() < minDeliverRatio {
+			m = append(m, fmt.Sprintf("%s: ratio %.2f < %.2f", d.Driver, d.Ratio(), minDeliverRatio))
+		}
+	}
+	for _, l := range r.Latencies {
+		if l.Latency.P50 > maxLatencyP50 {
+			m = append(m, fmt.Sprintf("%s: latency p50 %v > %v", l.Driver, roundDur(l.Latency.P50), maxLatencyP50))
+		}
+	}
+	if g, ok := r.claimGrowth(); ok && g > maxClaimGrowth {
+		m = append(m, fmt.Sprintf("postgres: claim p50 grew %.2fx > %.1fx", g, maxClaimGrowth))
+	}
+	return m
+}
+
+// claimGrowth is the last claim median over the first.
+func (r *deliverReport) claimGrowth() (float64, bool) {
+	if len(r.Claims) < 2 || r.Claims[0].Claims.P50 <= 0 {
+		return 0, false
+	}
+	return float64(r.Claims[len(r.Claims)-1].Claims.P50) / float64(r.Claims[0].Claims.P50), true
+}
+
+// failed reports a problem other than a note, or a lost latency event.
+func (r *deliverReport) failed() bool {
+	for _, d := range r.Drains {
+		for _, p := range d.Problems {
+			if !strings.HasPrefix(p, "note:") {
+				return true
+			}
+		}
+	}
+	for _, l := range r.Latencies {
+		if l.Refused > 0 || l.Missing > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *deliverReport) print(w io.Writer) {
+	fmt.Fprintf(w, "drain: %d pending deliveries to a no-op destination, concurrency %d, body %d B\n",
+		r.Deliveries, r.Concurrency, r.Body)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "driver\tprepare\tdrain\trelay/s\tplain/s\tratio\tload at plain\tload at relay\t")
+	for _, d := range r.Drains {
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%.0f\t%.0f\t%.2f\t%s\t%s\t\n", d.Driver, d.Prepare.Round(100*time.Millisecond),
+			d.Drain.Round(10*time.Millisecond), d.Relay, d.Plain, d.Ratio(), d.LoadPlain, d.LoadRelay)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "drain: from the first delivery's arrival until /api/v1/stats counts all done; plain: net/http client, same bodies, same destination, same concurrency")
+
+	if len(r.Latencies) > 0 {
+		l0 := r.Latencies[0]
+		fmt.Fprintf(w, "\ningest-to-delivery latency on the idle relay: %d events %v apart, from the 200 answer to the destination's receipt\n", l0.Events, l0.Gap)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "driver\tevents\tmin\tp50\tp90\tp99\tmax\trefused\tmissing\tload\t")
+		for _, l := range r.Latencies {
+			s := l.Latency
+			fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%s\t\n", l.Driver, s.Count, roundDur(s.Min), roundDur(s.P50),
+				roundDur(s.P90), roundDur(s.P99), roundDur(s.Max), l.Refused, l.Missing, l.Load)
+		}
+		_ = tw.Flush()
+	}
+
+	if len(r.Claims) > 0 {
+		fmt.Fprintf(w, "\nclaim cost on PostgreSQL: claims of %d from a backlog of %d, %d timed per history size\n",
+			claimBatch, claimBacklog, r.Claims[0].Claims.Count)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "done rows\tseeded in\tp50\tp90\tp99\tload\t")
+		for _, c := range r.Claims {
+			fmt.Fprintf(tw, "%d\t%v\t%v\t%v\t%v\t%s\t\n", c.History, c.Seed.Round(100*time.Millisecond),
+				roundDur(c.Claims.P50), roundDur(c.Claims.P90), roundDur(c.Claims.P99), c.Load)
+		}
+		_ = tw.Flush()
+		if g, ok := r.claimGrowth(); ok {
+			fmt.Fprintf(w, "claim p50 growth: %.2fx\n", g)
+		}
+	}
+
+	fmt.Fprintf(w, "\ntargets: ratio >= %.2f; latency p50 <= %v; claim p50 growth <= %.1fx\n", minDeliverRatio, maxLatencyP50, maxClaimGrowth)
+	misses := r.misses()
+	if len(misses) == 0 {
+		fmt.Fprintln(w, "  all met")
+	}
+	for _, m := range misses {
+		fmt.Fprintln(w, "  MISSES "+m)
+	}
+	for _, d := range r.Drains {
+		for _, p := range d.Problems {
+			fmt.Fprintf(w, "  %s: %s\n", d.Driver, p)
+		}
+	}
+}
