@@ -110,16 +110,17 @@ type recorded struct {
 }
 
 // recorder is a push destination that keeps every request it receives.
-// answer decides the status of the nth request (from 1); nil answers 200.
+// answer decides the status and body of the answer to the nth request
+// (from 1); nil answers 200 with no body.
 type recorder struct {
 	srv    *httptest.Server
-	answer func(n int) int
+	answer func(n int) (int, string)
 
 	mu   sync.Mutex
 	reqs []recorded // guarded by mu
 }
 
-func newRecorder(t *testing.T, answer func(n int) int) *recorder {
+func newRecorder(t *testing.T, answer func(n int) (int, string)) *recorder {
 	t.Helper()
 	rec := &recorder{answer: answer}
 	rec.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -128,11 +129,12 @@ func newRecorder(t *testing.T, answer func(n int) int) *recorder {
 		rec.reqs = append(rec.reqs, recorded{header: r.Header.Clone(), host: r.Host, body: body})
 		n := len(rec.reqs)
 		rec.mu.Unlock()
-		status := http.StatusOK
+		status, answer := http.StatusOK, ""
 		if rec.answer != nil {
-			status = rec.answer(n)
+			status, answer = rec.answer(n)
 		}
 		w.WriteHeader(status)
+		_, _ = io.WriteString(w, answer)
 	}))
 	t.Cleanup(rec.srv.Close)
 	return rec
@@ -180,4 +182,25 @@ func countStored(t *testing.T, st store.Store, source string) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// hostileAdmin calls the relay's admin API with a bearer token (none when
+// empty) and returns the status and answer.
+func hostileAdmin(t *testing.T, p *relayProc, token, method, path, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, "http://"+p.admin+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	status, _, answer, err := hostileDo(http.DefaultClient, req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return status, answer
 }
