@@ -17,9 +17,12 @@ import (
 // Bounds of a claim.
 const (
 	// ClaimLease is how long a claimed delivery is held before it returns
-	// to the queue by itself.
-	ClaimLease   = 60 * time.Second
-	maxClaimWait = 60 * time.Second
+	// to the queue by itself, unless the claim asks for another lease
+	// between MinClaimLease and MaxClaimLease.
+	ClaimLease    = 60 * time.Second
+	MinClaimLease = 20 * time.Second
+	MaxClaimLease = 10 * time.Minute
+	maxClaimWait  = 60 * time.Second
 	defaultMax   = 10
 	maxMax       = 100
 	// claimPoll is how often a waiting claim looks at the queue when
@@ -52,7 +55,7 @@ func (h *handler) claim(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	if err := checkQuery(q, "max", "wait"); err != nil {
+	if err := checkQuery(q, "max", "wait", "lease"); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -66,12 +69,23 @@ func (h *handler) claim(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	claims, err := h.claimWaiting(r.Context(), h.closing.watch(r), name, n, wait)
+	leaseFor, err := leaseParam(q.Get("lease"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	claims, err := h.claimWaiting(r.Context(), h.closing.watch(r), name, n, wait, leaseFor)
 	if err != nil {
 		h.fail(w, r, fmt.Errorf("claim %s: %w", name, err))
 		return
 	}
-	out, err := h.handOver(dest, claims)
+	if r.Context().Err() != nil {
+		// The consumer went away while the claim waited: nobody will read
+		// the answer, so the rows go back now rather than after the lease.
+		h.release(claims)
+		return
+	}
+	out, err := h.handOver(dest, claims, leaseFor)
 	if err != nil {
 		h.release(claims)
 		h.fail(w, r, fmt.Errorf("claim %s: %w", name, err))
@@ -104,18 +118,31 @@ func waitParam(v string) (time.Duration, error) {
 	return min(d, maxClaimWait), nil
 }
 
+// leaseParam reads a claim's lease: a duration within [MinClaimLease,
+// MaxClaimLease], ClaimLease when absent.
+func leaseParam(v string) (time.Duration, error) {
+	if v == "" {
+		return ClaimLease, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < MinClaimLease || d > MaxClaimLease {
+		return 0, badRequest("lease: want a duration from %s to %s, got %q", MinClaimLease, MaxClaimLease, v)
+	}
+	return d, nil
+}
+
 // claimWaiting claims, and while nothing is due and wait has not passed,
 // claims again whenever the destination is woken or claimPoll passes. A
 // caller that goes away, or the server shutting down (closing), ends the
 // wait with nothing claimed.
-func (h *handler) claimWaiting(ctx context.Context, closing <-chan struct{}, name string, n int, wait time.Duration) ([]store.Claim, error) {
+func (h *handler) claimWaiting(ctx context.Context, closing <-chan struct{}, name string, n int, wait, leaseFor time.Duration) ([]store.Claim, error) {
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	poll := time.NewTicker(claimPoll)
 	defer poll.Stop()
 	for {
 		woken := h.pulls.wait(name)
-		claims, err := h.queue.ClaimDeliveries(ctx, store.ClaimRequest{Destination: name, Max: n, Lease: ClaimLease, Now: h.now()})
+		claims, err := h.queue.ClaimDeliveries(ctx, store.ClaimRequest{Destination: name, Max: n, Lease: leaseFor, Now: h.now()})
 		if err != nil || len(claims) > 0 || wait <= 0 {
 			return claims, err
 		}
@@ -134,8 +161,8 @@ func (h *handler) claimWaiting(ctx context.Context, closing <-chan struct{}, nam
 
 // handOver turns claims into what the consumer receives: the headers are
 // built and signed exactly as a push to the destination would be.
-func (h *handler) handOver(dest *config.Destination, claims []store.Claim) (Claimed, error) {
-	out := Claimed{Deliveries: make([]ClaimedDelivery, 0, len(claims)), LeaseSeconds: int(ClaimLease / time.Second)}
+func (h *handler) handOver(dest *config.Destination, claims []store.Claim, leaseFor time.Duration) (Claimed, error) {
+	out := Claimed{Deliveries: make([]ClaimedDelivery, 0, len(claims)), LeaseSeconds: int(leaseFor / time.Second)}
 	target := delivery.Target{Secret: dest.Secret, ForwardHeaders: dest.ForwardHeaders}
 	now := h.now()
 	for _, c := range claims {

@@ -260,7 +260,10 @@ func TestClaimWaits(t *testing.T) {
 			{bobToken, "/api/v1/destinations/dev-bob/claim?max=0", 400},
 			{bobToken, "/api/v1/destinations/dev-bob/claim?wait=-1s", 400},
 			{bobToken, "/api/v1/destinations/dev-bob/claim?wait=soon", 400},
-			{bobToken, "/api/v1/destinations/dev-bob/claim?lease=5m", 400},
+			{bobToken, "/api/v1/destinations/dev-bob/claim?lease=5s", 400},
+			{bobToken, "/api/v1/destinations/dev-bob/claim?lease=1h", 400},
+			{bobToken, "/api/v1/destinations/dev-bob/claim?lease=later", 400},
+			{bobToken, "/api/v1/destinations/dev-bob/claim?stray=1", 400},
 		} {
 			var e adminapi.Error
 			if got := b.call(t, tc.token, "POST", tc.path, nil, &e); got != tc.want {
@@ -299,6 +302,33 @@ func TestShutdownEndsClaimWaits(t *testing.T) {
 		}
 		if code := <-done; code != 200 {
 			t.Errorf("the waiting claim answered %d, want 200", code)
+		}
+	})
+}
+
+// TestClaimLease checks that a claim may ask for its own lease, and that
+// the lease it gets is the one the store holds.
+func TestClaimLease(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
+		b := setup(t, driver, nil)
+		id := b.send(t, webhook{source: "stripe", id: "evt_lease", typ: "invoice.paid", body: []byte(`{"id":"evt_lease"}`)})
+		var c adminapi.Claimed
+		before := time.Now()
+		wantStatus(t, "claim", b.call(t, aliceToken, "POST", "/api/v1/destinations/dev-alice/claim?lease=30s", nil, &c), 200)
+		if c.LeaseSeconds != 30 || len(c.Deliveries) != 1 {
+			t.Fatalf("claim = %+v, want one delivery under a 30s lease", c)
+		}
+		ds, err := b.store.EventDeliveries(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if d.Destination != "dev-alice" {
+				continue
+			}
+			if until := d.LeaseUntil.Sub(before); until < 29*time.Second || until > 40*time.Second {
+				t.Errorf("lease_until is %s after the claim, want about 30s", until)
+			}
 		}
 	})
 }

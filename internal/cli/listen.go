@@ -43,6 +43,7 @@ type listenConfig struct {
 	forwardTo   string
 	max         int
 	wait        time.Duration
+	lease       time.Duration
 }
 
 // runListen claims deliveries of a pull destination, forwards each to a
@@ -56,6 +57,7 @@ func runListen(ctx context.Context, env Env, args []string) error {
 	fs.StringVar(&lc.forwardTo, "forward-to", "", "the local URL each event is POSTed to (required), e.g. http://localhost:3000/webhooks")
 	fs.IntVar(&lc.max, "max", 10, "deliveries claimed at once, 1 to 100")
 	fs.DurationVar(&lc.wait, "wait", 30*time.Second, "how long one claim waits for an event, at most 60s")
+	fs.DurationVar(&lc.lease, "lease", adminapi.ClaimLease, "how long the relay holds a claimed event for this listener before handing it out again (20s to 10m)")
 	source := fs.String("source", "", "not supported: set sources: on the destination in the relay's config")
 	typ := fs.String("type", "", "not supported: set types: on the destination in the relay's config")
 	fs.Usage = func() {
@@ -135,6 +137,9 @@ func (lc listenConfig) check(source, typ string) error {
 	if lc.wait <= 0 || lc.wait > time.Minute {
 		return fmt.Errorf("%w: --wait %s: want more than 0 and at most 60s", errUsage, lc.wait)
 	}
+	if lc.lease < adminapi.MinClaimLease || lc.lease > adminapi.MaxClaimLease {
+		return fmt.Errorf("%w: --lease %s: want %s to %s", errUsage, lc.lease, adminapi.MinClaimLease, adminapi.MaxClaimLease)
+	}
 	return nil
 }
 
@@ -198,7 +203,7 @@ func (l *listener) run(stop, abort context.Context) error {
 func (l *listener) claim(ctx context.Context) (adminapi.Claimed, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.wait+listenCallSlack)
 	defer cancel()
-	q := url.Values{"max": {fmt.Sprint(l.cfg.max)}, "wait": {l.cfg.wait.String()}}
+	q := url.Values{"max": {fmt.Sprint(l.cfg.max)}, "wait": {l.cfg.wait.String()}, "lease": {l.cfg.lease.String()}}
 	var out adminapi.Claimed
 	err := l.post(ctx, "/api/v1/destinations/"+url.PathEscape(l.cfg.destination)+"/claim", q, nil, &out)
 	return out, err

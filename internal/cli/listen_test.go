@@ -17,7 +17,7 @@ import (
 
 func TestListenConfigCheck(t *testing.T) {
 	t.Parallel()
-	ok := listenConfig{destination: "dev-alice", forwardTo: "http://localhost:3000/webhooks", max: 10, wait: 30 * time.Second}
+	ok := listenConfig{destination: "dev-alice", forwardTo: "http://localhost:3000/webhooks", max: 10, wait: 30 * time.Second, lease: time.Minute}
 	tests := []struct {
 		name         string
 		edit         func(*listenConfig)
