@@ -311,7 +311,7 @@ func TestShutdownEndsClaimWaits(t *testing.T) {
 func TestClaimLease(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
 		b := setup(t, driver, nil)
-		id := b.send(t, webhook{source: "stripe", id: "evt_lease", typ: "invoice.paid", body: []byte(`{"id":"evt_lease"}`)})
+		id := b.send(t, webhook{source: "stripe", id: "evt_lease", typ: "invoice.paid", body: []byte(`{"id":"evt_lease","type":"invoice.paid"}`)})
 		var c adminapi.Claimed
 		before := time.Now()
 		wantStatus(t, "claim", b.call(t, aliceToken, "POST", "/api/v1/destinations/dev-alice/claim?lease=30s", nil, &c), 200)
