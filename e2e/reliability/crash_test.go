@@ -1,0 +1,57 @@
+package reliability
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/providersim"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+// TestReliabilityCrash kills the relay with SIGKILL at random moments under
+// load, several times, and restarts it each time on the same database and
+// ports while the provider simulator keeps retrying. Every event answered
+// 200 must be stored exactly once, and every stored event must reach the
+// destination at least once.
+func TestCrash(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			const kills = 4
+			seed := rand.Uint64()
+			rng := rand.New(rand.NewPCG(seed, seed))
+			t.Logf("random seed %d", seed)
+
+			db := driver.URL(t)
+			// A short hold on each answer keeps a few deliveries in flight
+			// at any moment, for the kills to catch.
+			dest := newSink(t, 20*time.Millisecond)
+			p := startRelay(t, db, dest.URL(), "[100ms, 500ms]")
+			sim := startSimulator(t, p.ingestURL(), providersim.Options{
+				Concurrency: 8, Rate: 150, MaxAttempts: 1000, Deadline: 2 * time.Minute,
+			})
+
+			var downtime time.Duration
+			for range kills {
+				time.Sleep(2*time.Second + time.Duration(rng.Int64N(int64(2*time.Second))))
+				p.kill(t)
+				down := time.Now()
+				time.Sleep(time.Duration(rng.Int64N(int64(300 * time.Millisecond))))
+				p = p.restart(t)
+				downtime += time.Since(down)
+			}
+			time.Sleep(2 * time.Second)
+			rep := finishSimulator(t, sim, time.Minute)
+
+			st := openStore(t, db)
+			l := checkPromise(t, st, rep, dest, 60*time.Second)
+			logFigures(t, "crash", l.Figures, fmt.Sprintf("kills=%d", kills),
+				fmt.Sprintf("downtime=%.1fs", downtime.Seconds()),
+				fmt.Sprintf("attempts=%d", rep.Attempts()),
+				"answers="+statusList(rep.Statuses()))
+		})
+	}
+}

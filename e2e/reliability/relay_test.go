@@ -1,0 +1,201 @@
+package reliability
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Secrets of the tests' config, given to the relay through its environment.
+const (
+	stripeSecret = "whsec_cmVsaWFiaWxpdHktc3RyaXBl"
+	sinkSecret   = "whsec_cmVsaWFiaWxpdHktc2luay1zZWNyZXQ="
+)
+
+var relayEnv = []string{"REL_STRIPE_SECRET=" + stripeSecret, "REL_SINK_SECRET=" + sinkSecret}
+
+// relayConfig is the tests' config: the stripe source and one push
+// destination, "sink", at url, retried on backoff (a YAML list) for as many
+// attempts as a test can need.
+func relayConfig(database, public, admin, url, backoff string) string {
+	return fmt.Sprintf(`database: %q
+listen: %q
+admin_listen: %q
+sources:
+  - name: stripe
+    verify: stripe
+    secrets: ["${REL_STRIPE_SECRET}"]
+destinations:
+  - name: sink
+    url: %q
+    secret: "${REL_SINK_SECRET}"
+    sources: [stripe]
+    timeout: 2s
+    max_attempts: 1000
+    backoff: %s
+    concurrency: 8
+log:
+  level: warn
+`, database, public, admin, url, backoff)
+}
+
+// relayProcess is one `hookrelay serve` child process.
+type relayProcess struct {
+	public, admin string
+	configPath    string
+	cmd           *exec.Cmd
+	logs          *lockedBuffer
+	exited        chan struct{}
+	exitErr       error
+}
+
+// startRelay writes the config for database and destination url on fresh
+// loopback ports, starts the relay and waits until it is ready. It is
+// killed at the end of the test if still running.
+func startRelay(t *testing.T, database, url, backoff string) *relayProcess {
+	t.Helper()
+	p := &relayProcess{public: freeAddr(t), admin: freeAddr(t)}
+	p.configPath = filepath.Join(t.TempDir(), "hookrelay.yaml")
+	cfg := relayConfig(database, p.public, p.admin, url, backoff)
+	if err := os.WriteFile(p.configPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.launch(t)
+	return p
+}
+
+// restart starts the relay again after it has exited, with the same config
+// file: the same database and the same ports.
+func (p *relayProcess) restart(t *testing.T) *relayProcess {
+	t.Helper()
+	q := &relayProcess{public: p.public, admin: p.admin, configPath: p.configPath}
+	q.launch(t)
+	return q
+}
+
+func (p *relayProcess) launch(t *testing.T) {
+	t.Helper()
+	p.logs, p.exited = &lockedBuffer{}, make(chan struct{})
+	p.cmd = exec.Command(binary, "serve", "--config", p.configPath)
+	p.cmd.Env = append(os.Environ(), relayEnv...)
+	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.exitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.exited:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+		if t.Failed() {
+			t.Logf("relay (pid %d) logs:\n%s", p.cmd.Process.Pid, p.logs.String())
+		}
+	})
+	if err := p.waitReady(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitReady polls /readyz until it answers 200.
+func (p *relayProcess) waitReady(timeout time.Duration) error {
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.exited:
+			return fmt.Errorf("relay exited at start: %v\n%s", p.exitErr, p.logs.String())
+		default:
+		}
+		if readyz(client, p.admin) == http.StatusOK {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("relay not ready after %v:\n%s", timeout, p.logs.String())
+}
+
+// kill sends SIGKILL, as a crash or the OOM killer would, and waits until
+// the process is gone.
+func (p *relayProcess) kill(t *testing.T) {
+	t.Helper()
+	p.signal(t, syscall.SIGKILL)
+}
+
+// stop sends SIGTERM and waits for the graceful shutdown to end.
+func (p *relayProcess) stop(t *testing.T) {
+	t.Helper()
+	p.signal(t, syscall.SIGTERM)
+	if p.exitErr != nil {
+		t.Errorf("relay exit after SIGTERM: %v", p.exitErr)
+	}
+}
+
+func (p *relayProcess) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal relay: %v", err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(40 * time.Second):
+		t.Fatalf("relay still running 40s after %v", sig)
+	}
+}
+
+// ingestURL is where the relay takes the stripe source's webhooks.
+func (p *relayProcess) ingestURL() string { return "http://" + p.public + "/webhooks/stripe" }
+
+// readyz returns the status of the relay's /readyz, or 0 when it does not
+// answer.
+func readyz(client *http.Client, admin string) int {
+	resp, err := client.Get("http://" + admin + "/readyz")
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// freeAddr returns a loopback address with a port free right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// lockedBuffer is a bytes.Buffer safe for a child's writes and a test's
+// reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
