@@ -63,7 +63,7 @@ func listQuery(f store.EventFilter, cursor string, limit int) (string, []any, er
 			cond += " AND d.destination = " + w.arg(f.Destination)
 		}
 		if f.Status != "" {
-			cond += " AND d.status = " + w.arg(string(f.Status))
+			cond += " AND " + statusCondition(f.Status)
 		}
 		w.conds = append(w.conds, "EXISTS (SELECT 1 FROM deliveries d WHERE "+cond+")")
 	}

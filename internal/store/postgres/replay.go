@@ -66,7 +66,7 @@ func replayQuery(req store.ReplayRequest, now time.Time) (string, []any, error) 
 		w.add("d.destination = %s", f.Destination)
 	}
 	if f.Status != "" {
-		w.add("d.status = %s", string(f.Status))
+		w.conds = append(w.conds, statusCondition(f.Status))
 	}
 	template := replaySet
 	if req.DryRun {

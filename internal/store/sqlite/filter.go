@@ -83,6 +83,14 @@ func eventConds(w *where, f store.EventFilter, idColumn string) error {
 	return nil
 }
 
+// statusCondition returns the condition d.status = st with st written
+// as a literal, so that the planner can match it to the partial indexes
+// of live and dead deliveries, whatever plan it caches for the
+// statement; eventConds has checked that st is a status.
+func statusCondition(st store.DeliveryStatus) string {
+	return "d.status = '" + string(st) + "'"
+}
+
 // filterJSON is a filter as the audit log records it.
 type filterJSON struct {
 	IDs         []string `json:"ids,omitempty"`

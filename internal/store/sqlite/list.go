@@ -61,7 +61,7 @@ func listQuery(f store.EventFilter, cursor string, limit int) (string, []any, er
 			d.add("d.destination = ?", f.Destination)
 		}
 		if f.Status != "" {
-			d.add("d.status = ?", string(f.Status))
+			d.add(statusCondition(f.Status))
 		}
 		w.add("EXISTS (SELECT 1 FROM deliveries d WHERE "+d.sql()+")", d.args...)
 	}

@@ -35,7 +35,7 @@ func (s *Store) Replay(ctx context.Context, req store.ReplayRequest) (store.Repl
 		w.add("d.destination = ?", f.Destination)
 	}
 	if f.Status != "" {
-		w.add("d.status = ?", string(f.Status))
+		w.add(statusCondition(f.Status))
 	}
 	res, err := s.replay(ctx, req, fmt.Sprintf(replaySelection, w.sql()), w.args)
 	if err != nil {
