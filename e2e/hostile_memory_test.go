@@ -6,11 +6,13 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -72,6 +74,7 @@ type bigTally struct {
 	firstTry    map[int]int
 	retries     map[int]int
 	errors      int
+	errorKinds  map[string]int
 	noRetryHint int
 	other       []string
 	acked       map[string]bool
@@ -83,6 +86,7 @@ func (b *bigTally) add(e *bigEvent, try int, status int, h http.Header, err erro
 	switch {
 	case err != nil:
 		b.errors++
+		b.errorKinds[errorKind(err)]++
 		return
 	case try == 0:
 		b.firstTry[status]++
@@ -117,7 +121,7 @@ func TestHostileConcurrentLargeBodies(t *testing.T) {
 	tr := &http.Transport{MaxIdleConnsPerHost: bigBodies, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-	tally := &bigTally{firstTry: map[int]int{}, retries: map[int]int{}, acked: map[string]bool{}}
+	tally := &bigTally{firstTry: map[int]int{}, retries: map[int]int{}, errorKinds: map[string]int{}, acked: map[string]bool{}}
 	start := time.Now()
 	deadline := start.Add(bigDeadline)
 	begin := make(chan struct{})
@@ -164,6 +168,25 @@ func TestHostileConcurrentLargeBodies(t *testing.T) {
 	if code := p.stop(t); code != 0 {
 		t.Fatalf("relay exit code %d after SIGTERM", code)
 	}
+	// What the relay says it answered, from its own log: only 200 and
+	// 503, one answer for every attempt. An attempt that failed on the
+	// client's side is a 503 the relay sent before reading the body,
+	// while the client was still writing it.
+	answered := relayAnswers(t, p)
+	attempts := tally.errors
+	for _, m := range []map[int]int{tally.firstTry, tally.retries} {
+		for _, n := range m {
+			attempts += n
+		}
+	}
+	for status := range answered {
+		if status != 200 && status != 503 {
+			t.Errorf("the relay answered %d: %v", status, answered)
+		}
+	}
+	if answered[200]+answered[503] != attempts {
+		t.Errorf("the relay answered %v to %d attempts", answered, attempts)
+	}
 	stored := storedSizes(t, openStore(t, db))
 	for id := range tally.acked {
 		if n, ok := stored[id]; !ok || n != bigBodySize {
@@ -173,8 +196,8 @@ func TestHostileConcurrentLargeBodies(t *testing.T) {
 	if len(stored) != len(tally.acked) {
 		t.Errorf("%d events stored, want the %d acknowledged", len(stored), len(tally.acked))
 	}
-	t.Logf("RELIABILITY large-bodies driver=sqlite sent=%d body_bytes=%d first_try=%v retries=%v transport_errors=%d acknowledged=%d stored=%d peak_rss_mib=%d (bound %d) elapsed=%s lost=%d",
-		bigBodies, bigBodySize, tally.firstTry, tally.retries, tally.errors, len(tally.acked), len(stored), peak>>20, rssBound>>20,
+	t.Logf("RELIABILITY large-bodies driver=sqlite sent=%d body_bytes=%d first_try=%v retries=%v transport_errors=%d %v relay_answers=%v acknowledged=%d stored=%d peak_rss_mib=%d (bound %d) elapsed=%s lost=%d",
+		bigBodies, bigBodySize, tally.firstTry, tally.retries, tally.errors, tally.errorKinds, answered, len(tally.acked), len(stored), peak>>20, rssBound>>20,
 		elapsed.Round(time.Millisecond), len(tally.acked)-countIn(tally.acked, stored))
 }
 
@@ -214,4 +237,36 @@ func countIn(set map[string]bool, m map[string]int64) int {
 		}
 	}
 	return n
+}
+
+// errorKind names a transport error by its last words, e.g.
+// "connection reset by peer".
+func errorKind(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return msg
+}
+
+// relayAnswers counts, by status, the ingest answers the relay's log
+// reports.
+func relayAnswers(t *testing.T, p *relayProc) map[int]int {
+	t.Helper()
+	out := map[int]int{}
+	for line := range strings.SplitSeq(p.logs.String(), "\n") {
+		var rec struct {
+			Component string `json:"component"`
+			Msg       string `json:"msg"`
+			Status    int    `json:"status"`
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Component != "receiver" {
+			continue
+		}
+		if rec.Msg == "webhook received" {
+			rec.Status = http.StatusOK
+		}
+		out[rec.Status]++
+	}
+	return out
 }
