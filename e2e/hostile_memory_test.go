@@ -169,9 +169,10 @@ func TestHostileConcurrentLargeBodies(t *testing.T) {
 		t.Fatalf("relay exit code %d after SIGTERM", code)
 	}
 	// What the relay says it answered, from its own log: only 200 and
-	// 503, one answer for every attempt. An attempt that failed on the
-	// client's side is a 503 the relay sent before reading the body,
-	// while the client was still writing it.
+	// 503, never more answers than attempts. An attempt that failed on the
+	// client's side is either a 503 the relay sent before reading the
+	// body, while the client was still writing it, or a connection that
+	// closed before its request reached the relay: unreached counts those.
 	answered := relayAnswers(t, p)
 	attempts := tally.errors
 	for _, m := range []map[int]int{tally.firstTry, tally.retries} {
@@ -184,7 +185,8 @@ func TestHostileConcurrentLargeBodies(t *testing.T) {
 			t.Errorf("the relay answered %d: %v", status, answered)
 		}
 	}
-	if answered[200]+answered[503] != attempts {
+	unreached := attempts - answered[200] - answered[503]
+	if unreached < 0 {
 		t.Errorf("the relay answered %v to %d attempts", answered, attempts)
 	}
 	stored := storedSizes(t, openStore(t, db))
@@ -196,8 +198,8 @@ func TestHostileConcurrentLargeBodies(t *testing.T) {
 	if len(stored) != len(tally.acked) {
 		t.Errorf("%d events stored, want the %d acknowledged", len(stored), len(tally.acked))
 	}
-	t.Logf("RELIABILITY large-bodies driver=sqlite sent=%d body_bytes=%d first_try=%v retries=%v transport_errors=%d %v relay_answers=%v acknowledged=%d stored=%d peak_rss_mib=%d (bound %d) elapsed=%s lost=%d",
-		bigBodies, bigBodySize, tally.firstTry, tally.retries, tally.errors, tally.errorKinds, answered, len(tally.acked), len(stored), peak>>20, rssBound>>20,
+	t.Logf("RELIABILITY large-bodies driver=sqlite sent=%d body_bytes=%d first_try=%v retries=%v transport_errors=%d %v relay_answers=%v unreached=%d acknowledged=%d stored=%d peak_rss_mib=%d (bound %d) elapsed=%s lost=%d",
+		bigBodies, bigBodySize, tally.firstTry, tally.retries, tally.errors, tally.errorKinds, answered, unreached, len(tally.acked), len(stored), peak>>20, rssBound>>20,
 		elapsed.Round(time.Millisecond), len(tally.acked)-countIn(tally.acked, stored))
 }
 
