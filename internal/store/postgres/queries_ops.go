@@ -73,13 +73,16 @@ SELECT matched, 0::bigint, in_flight, '{}'::text[] FROM counts`
 	// Each source is read in id order from the (source, id) index, up to
 	// the limit, and the results merged, so that a page costs the same
 	// wherever it is in the window; bodies are read for the page only.
+	// OFFSET 0 keeps NOT EXISTS a probe of the (event_id, destination)
+	// index per event: as an anti-join, the planner read the whole index
+	// for a destination that has no rows yet (20 times slower per page).
 	backfillCandidates = `WITH c AS (
 	SELECT x.id FROM unnest($1::text[]) AS s(source)
 	CROSS JOIN LATERAL (
 		SELECT e.id FROM events e
 		WHERE e.source = s.source AND e.id > $2 AND e.id >= $3 AND e.id < $4
 			AND e.received_at >= $7 AND e.received_at < $8
-			AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.destination = $5)
+			AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.destination = $5 OFFSET 0)
 		ORDER BY e.id
 		LIMIT $6
 	) AS x
