@@ -56,13 +56,16 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 	}
 
 	return receiver.New(receiver.Options{
-		Sources:        sources,
-		Router:         router,
-		Committer:      r.committer,
-		Rejections:     r.rejections,
-		Metrics:        metrics,
-		Logger:         r.logger,
-		MaxConcurrency: cfg.Ingest.MaxConcurrency,
+		Sources:          sources,
+		Router:           router,
+		Committer:        r.committer,
+		Rejections:       r.rejections,
+		Tally:            r.tally,
+		Metrics:          metrics,
+		Logger:           r.logger,
+		MaxConcurrency:   cfg.Ingest.MaxConcurrency,
+		MaxInflightBytes: int64(cfg.Ingest.MaxInflightBytes),
+		Wake:             r.wake,
 	}), nil
 }
 
