@@ -98,11 +98,15 @@ func TestDiskFull(t *testing.T) {
 	if integrity != "ok" {
 		t.Errorf("PRAGMA integrity_check after the disk filled up: %s", integrity)
 	}
+	readyWhileFull := probes.within(failedAt, freedAt)
+	if readyWhileFull[http.StatusServiceUnavailable] == 0 {
+		t.Errorf("/readyz while the disk was full: %v, want 503 (the relay must leave the load balancer's rotation)", readyWhileFull)
+	}
 	logFigures(t, "disk-full", l.Figures,
 		fmt.Sprintf("full_for=%.1fs", freedAt.Sub(fullAt).Seconds()),
 		fmt.Sprintf("first_503_after=%.2fs", failedAt.Sub(fullAt).Seconds()),
 		"answers_while_full="+statusList(during),
-		"readyz_while_full="+statusList(probes.within(failedAt, freedAt)),
+		"readyz_while_full="+statusList(readyWhileFull),
 		fmt.Sprintf("acked_again_after=%.2fs", ackedAt.Sub(freedAt).Seconds()),
 		"integrity_check="+integrity)
 }

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -22,13 +23,19 @@ func (r *Relay) adminMux() *http.ServeMux {
 	return mux
 }
 
-// readyz answers 200 while the store answers, 503 otherwise, so a load
-// balancer stops sending webhooks to a relay that could not keep them.
+// readyz answers 200 while the store answers and can write, 503 otherwise,
+// so a load balancer stops sending webhooks to a relay that could not keep
+// them. A store can answer reads while its writes fail (a full disk), so the
+// outcome of the latest ingest commit counts too.
 func (r *Relay) readyz(w http.ResponseWriter, req *http.Request) {
 	ctx, cancel := context.WithTimeout(req.Context(), 2*time.Second)
 	defer cancel()
 	w.Header().Set("Content-Type", "application/json")
-	if err := r.store.Ping(ctx); err != nil {
+	err := r.store.Ping(ctx)
+	if err == nil && r.commits.failing(time.Now()) {
+		err = errors.New("the latest ingest commit failed")
+	}
+	if err != nil {
 		r.logger.Warn("not ready", "error", err)
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte(`{"status":"storage_unavailable"}`))

@@ -40,7 +40,10 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 
 	metrics := receiver.NewMetrics(r.registry)
 	opts := commitOptions(cfg.Database)
-	opts.Observe = metrics.ObserveCommit
+	opts.Observe = func(size int, took time.Duration, err error) {
+		metrics.ObserveCommit(size, took, err)
+		r.commits.observe(err, time.Now())
+	}
 	r.committer = groupcommit.New(r.store, opts, r.logger)
 	r.rejections = receiver.NewRejectionRecorder(r.store, receiver.RejectionOptions{
 		Keep:      cfg.Ingest.RejectionsKeep,

@@ -60,6 +60,7 @@ type Relay struct {
 	committer  *groupcommit.Committer
 	rejections *receiver.RejectionRecorder
 	tally      *receiver.Tally
+	commits    commitHealth
 
 	public      *http.Server
 	publicLn    net.Listener
