@@ -100,7 +100,10 @@ ORDER BY e.id`
 	// exists, in (event, destination) order so that concurrent backfills
 	// take their index locks in one order, each ordered by its event's
 	// occurred_at (received_at when it has none). An existing (event,
-	// destination) is skipped.
+	// destination) is skipped. The events are locked FOR KEY SHARE as
+	// they are read, as the foreign key check would lock them: an event
+	// a concurrent prune is deleting is waited for and then skipped,
+	// rather than failing the check.
 	createDeliveries = `INSERT INTO deliveries (
 	event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
 )
@@ -108,6 +111,7 @@ SELECT e.id, x.destination, 'pending', x.ordering_key, $4, coalesce(e.occurred_a
 FROM unnest($1::text[], $2::text[], $3::text[]) AS x(event_id, destination, ordering_key)
 JOIN events e ON e.id = x.event_id
 ORDER BY x.event_id, x.destination
+FOR KEY SHARE OF e
 ON CONFLICT (event_id, destination) DO NOTHING`
 
 	recordBackfill = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)

@@ -90,6 +90,8 @@ var tests = []conformanceTest{
 	{"PruneRetention", testPruneRetention},
 	{"PruneBatches", testPruneBatches},
 	{"PruneOneRuleOnly", testPruneOneRuleOnly},
+	{"PruneRacesReplay", testPruneRacesReplay},
+	{"PruneRacesBackfill", testPruneRacesBackfill},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its
