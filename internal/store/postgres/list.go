@@ -13,6 +13,10 @@ import (
 // defaultListLimit is the page size of a ListRequest without a Limit.
 const defaultListLimit = 50
 
+// maxPrealloc bounds the room made for a page before it is read, whatever
+// the Limit asked.
+const maxPrealloc = 1024
+
 var _ store.Operations = (*Store)(nil)
 
 // ListEvents returns one page of the events f selects, newest first by
@@ -35,7 +39,7 @@ func (s *Store) ListEvents(ctx context.Context, req store.ListRequest) ([]store.
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", s.mapErr(ctx, err))
 	}
-	events, err := pgx.AppendRows(make([]store.EventSummary, 0, limit+1), rows, scanSummary)
+	events, err := pgx.AppendRows(make([]store.EventSummary, 0, min(limit+1, maxPrealloc)), rows, scanSummary)
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", s.mapErr(ctx, err))
 	}

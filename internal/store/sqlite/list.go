@@ -11,6 +11,10 @@ import (
 // defaultListLimit is the page size of a ListRequest without a Limit.
 const defaultListLimit = 50
 
+// maxPrealloc bounds the room made for a page before it is read, whatever
+// the Limit asked.
+const maxPrealloc = 1024
+
 var _ store.Operations = (*Store)(nil)
 
 // ListEvents returns one page of the events f selects, newest first by
@@ -32,7 +36,7 @@ func (s *Store) ListEvents(ctx context.Context, req store.ListRequest) ([]store.
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", err)
 	}
-	events, err := s.listPage(ctx, query, args, limit+1)
+	events, err := s.listPage(ctx, query, args, min(limit+1, maxPrealloc))
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", mapErr(ctx, err))
 	}
