@@ -24,6 +24,9 @@ const (
 	// cutSlack is how late after its timeout a connection may still be
 	// open: the relay's own scheduling plus the client noticing.
 	cutSlack = 3 * time.Second
+	// genuineBound is how long a genuine request may take while the
+	// relay is under attack: generous, for CI machines under load.
+	genuineBound = 3 * time.Second
 )
 
 const slowConfig = `ingest:
@@ -102,6 +105,7 @@ func TestHostileSlowClients(t *testing.T) {
 					lat = append(lat, time.Since(start))
 					if err != nil {
 						status = -1
+						t.Logf("genuine request %d: %v", i, err)
 					}
 					statuses[status]++
 				}
@@ -146,8 +150,8 @@ func TestHostileSlowClients(t *testing.T) {
 			if statuses[200] != len(lat) || len(lat) == 0 {
 				t.Errorf("genuine sender got %v, want only 200s", statuses)
 			}
-			if worst > 2*time.Second {
-				t.Errorf("a genuine request took %s during the attack, want under 2s", worst)
+			if worst > genuineBound {
+				t.Errorf("a genuine request took %s during the attack, want under %s", worst, genuineBound)
 			}
 			if code := p.stop(t); code != 0 {
 				t.Fatalf("relay exit code %d after SIGTERM", code)
