@@ -10,7 +10,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-
 var errLeaseMismatch = &requestError{http.StatusConflict,
 	"the lease_token does not match this relay's lease of the delivery (a changed destination secret?); claim again"}
 
@@ -104,5 +103,3 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, AckResult{Status: string(c.Status), NextAttemptAt: timePtr(c.NextAttemptAt)})
 }
-
-

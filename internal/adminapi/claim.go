@@ -23,8 +23,8 @@ const (
 	MinClaimLease = 20 * time.Second
 	MaxClaimLease = 10 * time.Minute
 	maxClaimWait  = 60 * time.Second
-	defaultMax   = 10
-	maxMax       = 100
+	defaultMax    = 10
+	maxMax        = 100
 	// claimPoll is how often a waiting claim looks at the queue when
 	// nothing wakes it: work created by another process (an ingest, a
 	// failed delivery coming due) wakes nobody here.

@@ -160,7 +160,6 @@ func (v *validator) signingSecret(key, secret string) {
 	}
 }
 
-
 func (v *validator) tokens() {
 	seenName := map[string]string{}
 	seenSecret := map[string]string{}
