@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+	"golang.org/x/time/rate"
 
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
@@ -70,7 +71,17 @@ type Receiver struct {
 	budget     *bodyBudget
 	wake       func(destination string)
 	now        func() time.Time
+
+	// refusalLogs and errorLogs bound the log lines of requests that are
+	// refused before any source is known (404) or not stored (503): a
+	// flood of them is counted in the metrics, not written line by line.
+	refusalLogs *rate.Limiter
+	errorLogs   *rate.Limiter
 }
+
+// logsPerSecond is how many refused or failed requests a second are logged
+// one by one, with a burst of as many.
+const logsPerSecond = 20
 
 // New returns a Receiver.
 func New(o Options) *Receiver {
@@ -98,6 +109,9 @@ func New(o Options) *Receiver {
 		budget:     newBodyBudget(o.MaxInflightBytes, o.BudgetWait),
 		wake:       o.Wake,
 		now:        o.Now,
+
+		refusalLogs: rate.NewLimiter(logsPerSecond, logsPerSecond),
+		errorLogs:   rate.NewLimiter(logsPerSecond, logsPerSecond),
 	}
 	for i := range o.Sources {
 		rc.sources[o.Sources[i].Name] = &o.Sources[i]

@@ -59,8 +59,10 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 		// The source name is the caller's text: keep it out of metric
 		// labels, where it could grow the series without bound.
 		rc.metrics.observe("", "", "rejected", a.reason, took)
-		rc.logger.LogAttrs(r.Context(), slog.LevelInfo, "webhook refused",
-			slog.Int(logStatus, a.status), slog.String(logReason, a.reason), slog.String(logRemote, r.RemoteAddr))
+		if rc.refusalLogs.Allow() {
+			rc.logger.LogAttrs(r.Context(), slog.LevelInfo, "webhook refused",
+				slog.Int(logStatus, a.status), slog.String(logReason, a.reason), slog.String(logRemote, r.RemoteAddr))
+		}
 		return
 	}
 	switch {
@@ -99,6 +101,9 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 		rc.reject(r, src, a, o, start, took)
 	default:
 		rc.metrics.observe(src.Name, "", "error", a.reason, took)
+		if !rc.errorLogs.Allow() {
+			return // counted in the metrics; the log already says why
+		}
 		rc.logger.LogAttrs(r.Context(), slog.LevelError, "webhook not stored",
 			slog.String(logSource, src.Name),
 			slog.Int(logStatus, a.status),
