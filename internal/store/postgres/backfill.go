@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // BackfillCandidates returns up to limit events of sources received in
@@ -20,14 +21,7 @@ func (s *Store) BackfillCandidates(ctx context.Context, destination string, sour
 	if len(sources) == 0 || limit < 1 || !since.Before(until) {
 		return events, nil
 	}
-	from, ok := idFrom(since)
-	if !ok {
-		from = "" // below every id
-	}
-	before, ok := idBefore(until)
-	if !ok {
-		before = "\U0010FFFF" // above every id, bytewise
-	}
+	from, before := sqlstore.IDRange(since, until)
 	rows, err := s.other.Query(ctx, backfillCandidates, sources, after, from, before, destination, limit, since, until)
 	if err != nil {
 		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, s.mapErr(ctx, err))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // where collects the conditions of a query built for one filter, and
@@ -79,7 +80,7 @@ func eventConds(w *where, f store.EventFilter, idColumn string) error {
 	}
 	if !f.Since.IsZero() {
 		w.add("e.received_at >= %s", f.Since)
-		if id, ok := idFrom(f.Since); ok {
+		if id, ok := sqlstore.IDFrom(f.Since); ok {
 			for _, c := range ids {
 				w.add(c+" >= %s", id)
 			}
@@ -87,7 +88,7 @@ func eventConds(w *where, f store.EventFilter, idColumn string) error {
 	}
 	if !f.Until.IsZero() {
 		w.add("e.received_at < %s", f.Until)
-		if id, ok := idBefore(f.Until); ok {
+		if id, ok := sqlstore.IDBefore(f.Until); ok {
 			for _, c := range ids {
 				w.add(c+" < %s", id)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // Prune deletes up to req.Limit finished events past their retention,
@@ -34,9 +35,9 @@ func (s *Store) Prune(ctx context.Context, req store.PruneRequest) (int64, error
 	if req.DeadBefore.After(bound) {
 		bound = req.DeadBefore
 	}
-	boundID, ok := idBefore(bound)
+	boundID, ok := sqlstore.IDBefore(bound)
 	if !ok {
-		boundID = "\U0010FFFF" // above every id, bytewise
+		boundID = sqlstore.AboveEveryID
 	}
 	var deleted int64
 	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {

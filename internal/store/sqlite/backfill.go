@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // BackfillCandidates returns up to limit events of sources received in
@@ -22,14 +23,7 @@ func (s *Store) BackfillCandidates(ctx context.Context, destination string, sour
 	if len(sources) == 0 || limit < 1 || !since.Before(until) {
 		return events, nil
 	}
-	from, ok := idFrom(since)
-	if !ok {
-		from = "" // below every id
-	}
-	before, ok := idBefore(until)
-	if !ok {
-		before = "\U0010FFFF" // above every id, bytewise
-	}
+	from, before := sqlstore.IDRange(since, until)
 	rows, err := s.reader.QueryContext(ctx, backfillCandidates,
 		jsonArray(sources), after, from, before, micros(since), micros(until), destination, limit)
 	if err != nil {

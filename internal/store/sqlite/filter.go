@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // where collects the conditions of a query built for one filter, and
@@ -66,7 +67,7 @@ func eventConds(w *where, f store.EventFilter, idColumn string) error {
 	}
 	if !f.Since.IsZero() {
 		w.add("e.received_at >= ?", micros(f.Since))
-		if id, ok := idFrom(f.Since); ok {
+		if id, ok := sqlstore.IDFrom(f.Since); ok {
 			for _, c := range ids {
 				w.add(c+" >= ?", id)
 			}
@@ -74,7 +75,7 @@ func eventConds(w *where, f store.EventFilter, idColumn string) error {
 	}
 	if !f.Until.IsZero() {
 		w.add("e.received_at < ?", micros(f.Until))
-		if id, ok := idBefore(f.Until); ok {
+		if id, ok := sqlstore.IDBefore(f.Until); ok {
 			for _, c := range ids {
 				w.add(c+" < ?", id)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // Prune deletes, in one statement, up to req.Limit finished events past
@@ -27,9 +28,9 @@ func (s *Store) Prune(ctx context.Context, req store.PruneRequest) (int64, error
 	if req.DeadBefore.After(bound) {
 		bound = req.DeadBefore
 	}
-	boundID, ok := idBefore(bound)
+	boundID, ok := sqlstore.IDBefore(bound)
 	if !ok {
-		boundID = "\U0010FFFF" // above every id, bytewise
+		boundID = sqlstore.AboveEveryID
 	}
 	res, err := s.writer.ExecContext(ctx, pruneEvents,
 		boundID, micros(bound), nullMicros(req.DeadBefore), nullMicros(req.DoneBefore), req.Limit)
