@@ -68,7 +68,7 @@ func eventConds(w *where, f store.EventFilter, idColumn string) error {
 		w.add("e.source = %s", f.Source)
 	}
 	if f.Type != "" {
-		pattern, exact, err := likePattern(f.Type)
+		pattern, exact, err := sqlstore.LikePattern(f.Type)
 		if err != nil {
 			return err
 		}

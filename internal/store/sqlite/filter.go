@@ -55,7 +55,7 @@ func eventConds(w *where, f store.EventFilter, idColumn string) error {
 		w.add("e.source = ?", f.Source)
 	}
 	if f.Type != "" {
-		pattern, exact, err := globPattern(f.Type)
+		pattern, exact, err := sqlstore.GlobPattern(f.Type)
 		if err != nil {
 			return err
 		}
