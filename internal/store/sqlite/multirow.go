@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // maxRowsPerStatement caps the rows of one multi-row INSERT. Batches are cut
@@ -22,12 +24,19 @@ func chunkRows(n int) int {
 	return c
 }
 
-// multiRowInsert is one INSERT of a fixed shape, prepared for each chunk
+// multiRowInsert is one INSERT of a fixed shape, prepared for every chunk
 // size on first use.
+//
+// Preparing needs the writer's only connection, so it must never wait while
+// a transaction on that connection waits for it: statements are prepared
+// under mu before any ingest transaction begins, and once ready is set the
+// map is read without a lock, from inside transactions.
 type multiRowInsert struct {
 	head, row, tail string // "INSERT … VALUES ", "(?, …)", " ON CONFLICT …"
 
-	stmts map[int]*sql.Stmt // by row count; guarded by the store's stmtMu
+	mu    sync.Mutex        // held only while preparing
+	ready atomic.Bool       // stmts is complete and no longer written
+	stmts map[int]*sql.Stmt // by row count
 }
 
 func (m *multiRowInsert) query(rows int) string {
@@ -46,27 +55,34 @@ func (m *multiRowInsert) query(rows int) string {
 // prepareMultiRow prepares m's statement for every chunk size, once. It
 // must run outside a transaction: the writer has a single connection.
 func (s *Store) prepareMultiRow(ctx context.Context, m *multiRowInsert) error {
-	s.stmtMu.Lock()
-	defer s.stmtMu.Unlock()
+	if m.ready.Load() {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ready.Load() {
+		return nil
+	}
+	stmts := make(map[int]*sql.Stmt)
 	for rows := 1; rows <= maxRowsPerStatement; rows *= 2 {
-		if _, ok := m.stmts[rows]; ok {
-			continue
-		}
 		st, err := s.writer.PrepareContext(ctx, m.query(rows))
 		if err != nil {
+			for _, st := range stmts {
+				st.Close()
+			}
 			return fmt.Errorf("prepare %d-row insert: %w", rows, err)
 		}
-		m.stmts[rows] = st
+		stmts[rows] = st
 	}
+	m.stmts = stmts
+	m.ready.Store(true)
 	return nil
 }
 
 // multiRowStmt returns m's prepared statement for rows rows, bound to tx.
+// prepareMultiRow must have succeeded.
 func (s *Store) multiRowStmt(ctx context.Context, tx *sql.Tx, m *multiRowInsert, rows int) *sql.Stmt {
-	s.stmtMu.Lock()
-	st := m.stmts[rows]
-	s.stmtMu.Unlock()
-	return tx.StmtContext(ctx, st)
+	return tx.StmtContext(ctx, m.stmts[rows])
 }
 
 // closeMultiRow closes every prepared statement of m.

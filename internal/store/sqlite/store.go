@@ -94,21 +94,15 @@ func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error)
 	checkpointer.SetMaxOpenConns(1)
 
 	s := &Store{
-		writer:          writer,
-		reader:          reader,
-		checkpointer:    checkpointer,
-		wal:             newWALSyncer(path),
-		logger:          logger.With(logComponent, "store.sqlite"),
-		stopCheckpoints: make(chan struct{}),
-		checkpointsDone: make(chan struct{}),
-		insertEvents: multiRowInsert{
-			head: insertEventsHead, row: insertEventsRow, tail: insertEventsTail,
-			stmts: map[int]*sql.Stmt{},
-		},
-		insertDeliveries: multiRowInsert{
-			head: insertDeliveriesHead, row: insertDeliveriesRow, tail: insertDeliveriesTail,
-			stmts: map[int]*sql.Stmt{},
-		},
+		writer:           writer,
+		reader:           reader,
+		checkpointer:     checkpointer,
+		wal:              newWALSyncer(path),
+		logger:           logger.With(logComponent, "store.sqlite"),
+		stopCheckpoints:  make(chan struct{}),
+		checkpointsDone:  make(chan struct{}),
+		insertEvents:     multiRowInsert{head: insertEventsHead, row: insertEventsRow, tail: insertEventsTail},
+		insertDeliveries: multiRowInsert{head: insertDeliveriesHead, row: insertDeliveriesRow, tail: insertDeliveriesTail},
 	}
 	go s.runCheckpoints()
 	if err := s.checkJournalMode(ctx); err != nil {
