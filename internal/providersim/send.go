@@ -83,6 +83,9 @@ func (s *Simulator) deliver(ctx context.Context, e *Event) {
 			return
 		case <-t.C:
 		}
+		if time.Now().After(deadline) {
+			return // the timer fired late: a loaded machine
+		}
 		wait = min(2*wait, s.opts.MaxBackoff)
 	}
 }
