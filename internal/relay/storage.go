@@ -36,10 +36,11 @@ func OpenStore(ctx context.Context, url string, logger *slog.Logger) (store.Stor
 // commitOptions fits group commit to the driver. SQLite has one writer:
 // two committers let one batch's statements run while the previous batch
 // waits for its WAL fsync. PostgreSQL overlaps a few commits and shares
-// their fsyncs itself.
+// their fsyncs itself; each of its batches is encoded whole into the
+// connection's buffer, so large bodies are batched by fewer bytes.
 func commitOptions(url string) groupcommit.Options {
 	if strings.HasPrefix(url, "sqlite:") {
 		return groupcommit.Options{Committers: 2}
 	}
-	return groupcommit.Options{Committers: 4}
+	return groupcommit.Options{Committers: 4, MaxBatchBytes: 4 << 20}
 }
