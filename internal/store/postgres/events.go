@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // GetEvent returns the event with the given id, or store.ErrNotFound.
@@ -58,12 +59,10 @@ func (r *eventRow) dest() []any {
 func (r *eventRow) event() (store.Event, error) {
 	e := r.e
 	var err error
-	if e.Headers, err = decodeHeaders(r.headers); err != nil {
+	if e.Headers, err = sqlstore.DecodeHeaders(r.headers); err != nil {
 		return store.Event{}, err
 	}
-	if e.Body == nil {
-		e.Body = []byte{}
-	}
+	e.Body = sqlstore.NonNil(e.Body)
 	e.IDOrigin = store.IDOrigin(r.origin)
 	e.OccurredAt = fromNullTime(r.occurred)
 	e.ReceivedAt = e.ReceivedAt.UTC()

@@ -3,7 +3,6 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // Ingest stores the batch on the ingest pool in one round trip: one
@@ -116,16 +116,13 @@ func batchArgs(items []store.IngestItem, order []int) ([]any, error) {
 	)
 	for j, i := range order {
 		e := &items[i].Event
-		h, err := encodeHeaders(e.Headers)
+		h, err := sqlstore.EncodeHeaders(e.Headers)
 		if err != nil {
 			return nil, fmt.Errorf("event %s: %w", e.ID, err)
 		}
 		ids[j], sources[j], providerIDs[j], origins[j] = e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin)
 		types[j], contentTypes[j], headers[j] = e.Type, e.ContentType, h
-		bodies[j] = e.Body
-		if bodies[j] == nil {
-			bodies[j] = []byte{} // nil would be NULL
-		}
+		bodies[j] = sqlstore.NonNil(e.Body)
 		slots[j] = int32(e.SignatureSlot)
 		occurred[j] = pgtype.Timestamptz{Time: e.OccurredAt, Valid: !e.OccurredAt.IsZero()}
 		received[j] = pgtype.Timestamptz{Time: e.ReceivedAt, Valid: true}
@@ -138,36 +135,6 @@ func batchArgs(items []store.IngestItem, order []int) ([]any, error) {
 	return []any{
 		ids, sources, providerIDs, origins, types, bodies, contentTypes,
 		headers, slots, occurred, received,
-		nonNilStrings(dEvents), nonNilStrings(dDests), nonNilStrings(dKeys),
+		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys),
 	}, nil
-}
-
-// nonNilStrings returns s, or an empty slice for nil, which would bind as a
-// NULL array.
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// encodeHeaders stores headers as a JSON object; nil is {}.
-func encodeHeaders(h map[string][]string) (string, error) {
-	if h == nil {
-		return "{}", nil
-	}
-	b, err := json.Marshal(h)
-	if err != nil {
-		return "", fmt.Errorf("encode headers: %w", err)
-	}
-	return string(b), nil
-}
-
-// decodeHeaders reads headers stored by encodeHeaders.
-func decodeHeaders(s string) (map[string][]string, error) {
-	h := map[string][]string{}
-	if err := json.Unmarshal([]byte(s), &h); err != nil {
-		return nil, fmt.Errorf("decode headers: %w", err)
-	}
-	return h, nil
 }

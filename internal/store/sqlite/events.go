@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // GetEvent returns the event with the given id, or store.ErrNotFound.
@@ -61,11 +62,11 @@ func (r *eventRow) dest() []any {
 func (r *eventRow) event() (store.Event, error) {
 	e := r.e
 	var err error
-	if e.Headers, err = decodeHeaders(r.headers); err != nil {
+	if e.Headers, err = sqlstore.DecodeHeaders(r.headers); err != nil {
 		return store.Event{}, err
 	}
 	e.IDOrigin = store.IDOrigin(r.origin)
-	e.Body = nonNil(e.Body)
+	e.Body = sqlstore.NonNil(e.Body)
 	e.OccurredAt = fromNullMicros(r.occurred)
 	e.ReceivedAt = fromMicros(r.received)
 	return e, nil

@@ -3,11 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // Ingest stores the batch in one immediate transaction on the writer
@@ -39,7 +39,7 @@ func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 	headers := make([]string, len(items))
 	for i, it := range items {
 		var err error
-		if headers[i], err = encodeHeaders(it.Event.Headers); err != nil {
+		if headers[i], err = sqlstore.EncodeHeaders(it.Event.Headers); err != nil {
 			return nil, fmt.Errorf("insert event %s: %w", it.Event.ID, err)
 		}
 	}
@@ -78,7 +78,7 @@ func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, items []store.I
 		args = args[:0]
 		for i := start; i < start+n; i++ {
 			e := items[i].Event
-			args = append(args, e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin), e.Type, nonNil(e.Body),
+			args = append(args, e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin), e.Type, sqlstore.NonNil(e.Body),
 				e.ContentType, headers[i], e.SignatureSlot, nullMicros(e.OccurredAt), micros(e.ReceivedAt))
 		}
 		stmt := s.multiRowStmt(ctx, tx, &s.insertEvents, n)
@@ -136,33 +136,4 @@ func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, items []stor
 		start += n
 	}
 	return nil
-}
-
-// nonNil returns b, or an empty slice for nil, which would bind as NULL.
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-// encodeHeaders stores headers as a JSON object; nil is {}.
-func encodeHeaders(h map[string][]string) (string, error) {
-	if h == nil {
-		return "{}", nil
-	}
-	b, err := json.Marshal(h)
-	if err != nil {
-		return "", fmt.Errorf("encode headers: %w", err)
-	}
-	return string(b), nil
-}
-
-// decodeHeaders reads headers stored by encodeHeaders.
-func decodeHeaders(s string) (map[string][]string, error) {
-	h := map[string][]string{}
-	if err := json.Unmarshal([]byte(s), &h); err != nil {
-		return nil, fmt.Errorf("decode headers: %w", err)
-	}
-	return h, nil
 }

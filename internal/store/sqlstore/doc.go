@@ -1,5 +1,5 @@
 // Package sqlstore holds what hookrelay's two SQL storage drivers,
 // internal/store/sqlite and internal/store/postgres, do alike whatever the
-// database: the id range of a receive window and event-type globs as
-// patterns. Each driver keeps its own statements.
+// database: the id range of a receive window, event-type globs as
+// patterns, and the JSON of headers. Each driver keeps its own statements.
 package sqlstore
