@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -121,7 +122,7 @@ func TestConcurrentMigrate(t *testing.T) {
 	}
 	wg.Wait()
 	s := openURL(t, dbURL)
-	ms, err := migrations()
+	ms, err := sqlstore.ReadMigrations(migrationFiles, "migrations")
 	if err != nil {
 		t.Fatal(err)
 	}

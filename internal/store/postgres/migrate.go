@@ -4,53 +4,24 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
+// migrationFiles holds the numbered migrations Migrate applies.
+//
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
-
-// migration is one numbered file of migrations/.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in order. Their names are
-// NNNN_what.sql.
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations") // sorted by name
-	if err != nil {
-		return nil, fmt.Errorf("read migrations: %w", err)
-	}
-	ms := make([]migration, 0, len(entries))
-	for _, e := range entries {
-		num, _, _ := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if err != nil {
-			return nil, fmt.Errorf("read migrations: %s has no version number", e.Name())
-		}
-		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, fmt.Errorf("read migrations: %w", err)
-		}
-		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
-	}
-	return ms, nil
-}
 
 // Migrate applies every embedded migration not yet recorded in
 // schema_migrations, all in one transaction that first takes an advisory
 // lock, so that several processes starting at once apply each migration
 // exactly once.
 func (s *Store) Migrate(ctx context.Context) error {
-	ms, err := migrations()
+	ms, err := sqlstore.ReadMigrations(migrationFiles, "migrations")
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -70,7 +41,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 
 // apply applies, in tx, the migrations of ms not yet recorded, and returns
 // their names.
-func apply(ctx context.Context, tx pgx.Tx, ms []migration) ([]string, error) {
+func apply(ctx context.Context, tx pgx.Tx, ms []sqlstore.Migration) ([]string, error) {
 	if _, err := tx.Exec(ctx, lockMigrations, migrateLockKey); err != nil {
 		return nil, err
 	}
@@ -87,16 +58,16 @@ func apply(ctx context.Context, tx pgx.Tx, ms []migration) ([]string, error) {
 	}
 	var applied []string
 	for _, m := range ms {
-		if slices.Contains(done, m.version) {
+		if slices.Contains(done, m.Version) {
 			continue
 		}
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return nil, fmt.Errorf("apply %s: %w", m.name, err)
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return nil, fmt.Errorf("apply %s: %w", m.Name, err)
 		}
-		if _, err := tx.Exec(ctx, recordMigration, m.version); err != nil {
-			return nil, fmt.Errorf("record %s: %w", m.name, err)
+		if _, err := tx.Exec(ctx, recordMigration, m.Version); err != nil {
+			return nil, fmt.Errorf("record %s: %w", m.Name, err)
 		}
-		applied = append(applied, m.name)
+		applied = append(applied, m.Name)
 	}
 	return applied, nil
 }

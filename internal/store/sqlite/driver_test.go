@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // openFile opens and migrates a store on path, closed when the test ends.
@@ -143,7 +144,7 @@ func TestConcurrentMigrate(t *testing.T) {
 	}
 	wg.Wait()
 	s := openFile(t, path)
-	ms, err := migrations()
+	ms, err := sqlstore.ReadMigrations(migrationFiles, "migrations")
 	if err != nil {
 		t.Fatal(err)
 	}

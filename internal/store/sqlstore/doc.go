@@ -1,5 +1,6 @@
 // Package sqlstore holds what hookrelay's two SQL storage drivers,
 // internal/store/sqlite and internal/store/postgres, do alike whatever the
 // database: the id range of a receive window, event-type globs as
-// patterns, and the JSON of headers. Each driver keeps its own statements.
+// patterns, the JSON of headers, and the listing of embedded migrations.
+// Each driver keeps its own statements.
 package sqlstore
