@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,48 +26,97 @@ const (
 )
 
 // runClaimCheck measures the PostgreSQL claim's median with f.historyBase
-// done deliveries of the claimed destination behind it, then with
-// f.history. The done rows are written with one INSERT … SELECT
-// generate_series per table, not through ingest.
+// done deliveries of the claimed destination behind it and with
+// f.history, on two databases whose done rows are written with one INSERT
+// … SELECT generate_series per table, not through ingest. The two are
+// claimed from in turn, so that whatever else loads the machine weighs on
+// both alike.
 func runClaimCheck(ctx context.Context, stderr io.Writer, f deliverFlags) ([]claimRow, error) {
-	db, err := createPostgresDB(ctx, f.postgresURL)
-	if err != nil {
-		return nil, err
-	}
+	var (
+		benches []*claimBench
+		rows    []claimRow
+	)
 	defer func() {
-		if err := db.Drop(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(stderr, err)
+		for _, b := range benches {
+			b.close(context.WithoutCancel(ctx), stderr)
 		}
 	}()
-	st, err := relay.OpenStore(ctx, db.URL(), slog.New(slog.DiscardHandler))
+	for _, n := range []int64{f.history, f.historyBase} {
+		fmt.Fprintf(stderr, "claim check: seeding %d done deliveries\n", n)
+		b, err := newClaimBench(ctx, f.postgresURL)
+		if err != nil {
+			return nil, err
+		}
+		benches = append(benches, b)
+		start := time.Now()
+		if err := seedDone(ctx, b.db.URL(), 0, n); err != nil {
+			return nil, err
+		}
+		rows = append(rows, claimRow{History: n, Seed: time.Since(start)})
+	}
+	fmt.Fprintf(stderr, "claim check: %d claims on each, in turn\n", f.claims)
+	load := loadAverage()
+	for _, b := range benches {
+		if err := b.refill(ctx); err != nil {
+			return nil, err
+		}
+	}
+	for i := range claimWarmup + f.claims {
+		for j := range benches {
+			// Alternate which goes first, so neither always follows the
+			// other's completions.
+			b := benches[(i+j)%len(benches)]
+			if err := b.claimOnce(ctx, i >= claimWarmup); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Report the smaller history first.
+	slices.Reverse(rows)
+	slices.Reverse(benches)
+	for i, b := range benches {
+		rows[i].Claims = loadgen.Summarize(b.took)
+		rows[i].Load = load + " → " + loadAverage()
+	}
+	return rows, nil
+}
+
+// claimBench is one scratch database claimed from by the claim check.
+type claimBench struct {
+	db   *postgresDB
+	st   store.Store
+	q    store.Queue
+	live int             // backlog events stored so far, for unique ids
+	took []time.Duration // timed claims
+}
+
+func newClaimBench(ctx context.Context, serverURL string) (*claimBench, error) {
+	db, err := createPostgresDB(ctx, serverURL)
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
-	if err := st.Migrate(ctx); err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
+	b := &claimBench{db: db}
+	if b.st, err = relay.OpenStore(ctx, db.URL(), slog.New(slog.DiscardHandler)); err != nil {
+		return b, err
 	}
-	q, ok := st.(store.Queue)
+	if err := b.st.Migrate(ctx); err != nil {
+		return b, fmt.Errorf("migrate: %w", err)
+	}
+	q, ok := b.st.(store.Queue)
 	if !ok {
-		return nil, fmt.Errorf("claim check: %T has no delivery queue", st)
+		return b, fmt.Errorf("claim check: %T has no delivery queue", b.st)
 	}
-	var rows []claimRow
-	seeded := int64(0)
-	live := 0
-	for _, n := range []int64{f.historyBase, f.history} {
-		fmt.Fprintf(stderr, "claim check: %d done deliveries\n", n)
-		start := time.Now()
-		if err := seedDone(ctx, db.URL(), seeded, n); err != nil {
-			return nil, err
-		}
-		seeded = n
-		row := claimRow{History: n, Seed: time.Since(start), Load: loadAverage()}
-		if row.Claims, live, err = timeClaims(ctx, st, q, live, f.claims); err != nil {
-			return nil, err
-		}
-		rows = append(rows, row)
+	b.q = q
+	return b, nil
+}
+
+func (b *claimBench) close(ctx context.Context, stderr io.Writer) {
+	if b.st != nil {
+		_ = b.st.Close()
 	}
-	return rows, nil
+	if err := b.db.Drop(ctx); err != nil {
+		fmt.Fprintln(stderr, err)
+	}
 }
 
 // seedDone adds done deliveries of claimDest, numbered from+1 to to, each
@@ -105,57 +155,50 @@ func seedDone(ctx context.Context, url string, from, to int64) error {
 	return nil
 }
 
-// timeClaims claims claimBatch due deliveries of claimDest and completes
-// each as done, claimWarmup times untimed and then n times timed, refilling
-// the backlog off the clock when a claim comes back short. live counts the
-// backlog events stored so far, for unique ids; it returns the new count.
-func timeClaims(ctx context.Context, st store.Store, q store.Queue, live, n int) (loadgen.Summary, int, error) {
-	refill := func() error {
-		items := make([]store.IngestItem, claimBacklog)
-		for i := range items {
-			now := time.Now().UTC()
-			items[i] = store.IngestItem{
-				Event: store.Event{
-					ID: ulid.Make().String(), Source: "stripe", ProviderEventID: fmt.Sprintf("evt_live_%d", live),
-					IDOrigin: store.IDFromBody, Type: "invoice.paid", Body: []byte(`{"id":"live"}`),
-					ContentType: "application/json", ReceivedAt: now,
-				},
-				Deliveries: []store.NewDelivery{{Destination: claimDest}},
-			}
-			live++
+// refill stores a backlog of claimBacklog pending deliveries of
+// claimDest.
+func (b *claimBench) refill(ctx context.Context) error {
+	items := make([]store.IngestItem, claimBacklog)
+	for i := range items {
+		items[i] = store.IngestItem{
+			Event: store.Event{
+				ID: ulid.Make().String(), Source: "stripe", ProviderEventID: fmt.Sprintf("evt_live_%d", b.live),
+				IDOrigin: store.IDFromBody, Type: "invoice.paid", Body: []byte(`{"id":"live"}`),
+				ContentType: "application/json", ReceivedAt: time.Now().UTC(),
+			},
+			Deliveries: []store.NewDelivery{{Destination: claimDest}},
 		}
-		if _, err := st.Ingest(ctx, items); err != nil {
-			return fmt.Errorf("refill backlog: %w", err)
-		}
-		return nil
+		b.live++
 	}
-	if err := refill(); err != nil {
-		return loadgen.Summary{}, live, err
+	if _, err := b.st.Ingest(ctx, items); err != nil {
+		return fmt.Errorf("refill backlog: %w", err)
 	}
-	var took []time.Duration
-	for i := range claimWarmup + n {
-		start := time.Now()
-		cs, err := q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: claimDest, Max: claimBatch, Lease: time.Minute, Now: start})
-		if err != nil {
-			return loadgen.Summary{}, live, fmt.Errorf("claim: %w", err)
-		}
-		if i >= claimWarmup {
-			took = append(took, time.Since(start))
-		}
-		for _, c := range cs {
-			now := time.Now()
-			if err := q.CompleteDelivery(ctx, store.Completion{
-				DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken, Status: store.StatusDone, Now: now,
-				Attempt: store.Attempt{DeliveryID: c.Delivery.ID, AttemptedAt: now, Duration: time.Millisecond, StatusCode: 200},
-			}); err != nil {
-				return loadgen.Summary{}, live, fmt.Errorf("complete: %w", err)
-			}
-		}
-		if len(cs) < claimBatch {
-			if err := refill(); err != nil {
-				return loadgen.Summary{}, live, err
-			}
+	return nil
+}
+
+// claimOnce claims claimBatch due deliveries of claimDest, timing the
+// claim when timed, and completes each as done; it refills the backlog,
+// off the clock, when the claim comes back short.
+func (b *claimBench) claimOnce(ctx context.Context, timed bool) error {
+	start := time.Now()
+	cs, err := b.q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: claimDest, Max: claimBatch, Lease: time.Minute, Now: start})
+	if err != nil {
+		return fmt.Errorf("claim: %w", err)
+	}
+	if timed {
+		b.took = append(b.took, time.Since(start))
+	}
+	for _, c := range cs {
+		now := time.Now()
+		if err := b.q.CompleteDelivery(ctx, store.Completion{
+			DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken, Status: store.StatusDone, Now: now,
+			Attempt: store.Attempt{DeliveryID: c.Delivery.ID, AttemptedAt: now, Duration: time.Millisecond, StatusCode: 200},
+		}); err != nil {
+			return fmt.Errorf("complete: %w", err)
 		}
 	}
-	return loadgen.Summarize(took), live, nil
+	if len(cs) < claimBatch {
+		return b.refill(ctx)
+	}
+	return nil
 }

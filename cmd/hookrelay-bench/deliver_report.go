@@ -143,10 +143,10 @@ func (r *deliverReport) print(w io.Writer) {
 	}
 
 	if len(r.Claims) > 0 {
-		fmt.Fprintf(w, "\nclaim cost on PostgreSQL: claims of %d from a backlog of %d, %d timed per history size\n",
+		fmt.Fprintf(w, "\nclaim cost on PostgreSQL: claims of %d from a backlog of %d, %d timed per history size, one database per size, claimed from in turn\n",
 			claimBatch, claimBacklog, r.Claims[0].Claims.Count)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "done rows\tseeded in\tp50\tp90\tp99\tload\t")
+		fmt.Fprintln(tw, "done rows\tseeded in\tp50\tp90\tp99\tload before → after\t")
 		for _, c := range r.Claims {
 			fmt.Fprintf(tw, "%d\t%v\t%v\t%v\t%v\t%s\t\n", c.History, c.Seed.Round(100*time.Millisecond),
 				roundDur(c.Claims.P50), roundDur(c.Claims.P90), roundDur(c.Claims.P99), c.Load)
