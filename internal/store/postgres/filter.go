@@ -2,107 +2,26 @@ package postgres
 
 import (
 	"encoding/json"
-	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
-// where collects the conditions of a query built for one filter, and
-// their arguments, numbered $1, $2, ... in order. Only the fields a filter
-// sets become conditions, so that each shape of filter is a statement of
-// its own that the planner can fit to an index.
-type where struct {
-	conds []string
-	args  []any
-}
-
-// arg adds an argument and returns its placeholder.
-func (w *where) arg(v any) string {
-	w.args = append(w.args, v)
-	return "$" + strconv.Itoa(len(w.args))
-}
-
-// add adds a condition: format with one %s per value, each replaced by
-// its placeholder.
-func (w *where) add(format string, vs ...any) {
-	ph := make([]any, len(vs))
-	for i, v := range vs {
-		ph[i] = w.arg(v)
-	}
-	w.conds = append(w.conds, fmt.Sprintf(format, ph...))
-}
-
-// sql returns the conditions joined by AND, or true when there are none.
-func (w *where) sql() string {
-	if len(w.conds) == 0 {
-		return "true"
-	}
-	return strings.Join(w.conds, "\n\tAND ")
-}
-
-// eventConds adds the conditions of f on the events aliased e: ids,
-// source, type glob and received_at window. A window adds the id range
-// that contains it, on e.id and, when idColumn names another column
-// holding the event id (such as d.event_id), on that one too, so that
-// either side of a join can be read by range. A bad glob or status is
-// store.ErrBadFilter.
-func eventConds(w *where, f store.EventFilter, idColumn string) error {
-	if f.Status != "" && !slices.Contains(store.Statuses, f.Status) {
-		return fmt.Errorf("%w: unknown status %q", store.ErrBadFilter, f.Status)
-	}
-	ids := []string{"e.id"}
-	if idColumn != "" {
-		ids = append(ids, idColumn)
-	}
-	if len(f.IDs) > 0 {
-		for _, c := range ids {
-			w.add(c+" = ANY(%s::text[])", f.IDs)
+// dialect is PostgreSQL's SQL for the WHERE clause of an event filter:
+// numbered placeholders, LIKE with '\' escapes for type globs, ids as a
+// text array, on every column holding the event id, and times as
+// timestamptz.
+var dialect = sqlstore.Dialect{
+	Placeholder: sqlstore.Dollar,
+	Pattern:     sqlstore.LikePattern,
+	TypeMatch:   `e.type LIKE %s ESCAPE '\'`,
+	InIDs: func(w *sqlstore.Where, columns, ids []string) {
+		for _, c := range columns {
+			w.Add(c+" = ANY(%s::text[])", ids)
 		}
-	}
-	if f.Source != "" {
-		w.add("e.source = %s", f.Source)
-	}
-	if f.Type != "" {
-		pattern, exact, err := sqlstore.LikePattern(f.Type)
-		if err != nil {
-			return err
-		}
-		if exact {
-			w.add("e.type = %s", pattern)
-		} else {
-			w.add(`e.type LIKE %s ESCAPE '\'`, pattern)
-		}
-	}
-	if !f.Since.IsZero() {
-		w.add("e.received_at >= %s", f.Since)
-		if id, ok := sqlstore.IDFrom(f.Since); ok {
-			for _, c := range ids {
-				w.add(c+" >= %s", id)
-			}
-		}
-	}
-	if !f.Until.IsZero() {
-		w.add("e.received_at < %s", f.Until)
-		if id, ok := sqlstore.IDBefore(f.Until); ok {
-			for _, c := range ids {
-				w.add(c+" < %s", id)
-			}
-		}
-	}
-	return nil
-}
-
-// statusCondition returns the condition d.status = st with st written
-// as a literal, so that the planner can match it to the partial indexes
-// of live and dead deliveries, whatever plan it caches for the
-// statement; eventConds has checked that st is a status.
-func statusCondition(st store.DeliveryStatus) string {
-	return "d.status = '" + string(st) + "'"
+	},
+	Time: func(t time.Time) any { return t },
 }
 
 // filterJSON is a filter as the audit log records it.

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // defaultListLimit is the page size of a ListRequest without a Limit.
@@ -57,26 +58,15 @@ func (s *Store) ListEvents(ctx context.Context, req store.ListRequest) ([]store.
 // listQuery returns the query of up to limit events f selects with ids
 // below cursor (when set), newest first.
 func listQuery(f store.EventFilter, cursor string, limit int) (string, []any, error) {
-	w := &where{}
-	if err := eventConds(w, f, ""); err != nil {
+	w := sqlstore.NewWhere(dialect)
+	if err := w.FilterEvents(f); err != nil {
 		return "", nil, err
 	}
-	if f.Destination != "" || f.Status != "" {
-		cond := "d.event_id = e.id"
-		if f.Destination != "" {
-			cond += " AND d.destination = " + w.arg(f.Destination)
-		}
-		if f.Status != "" {
-			cond += " AND " + statusCondition(f.Status)
-		}
-		w.conds = append(w.conds, "EXISTS (SELECT 1 FROM deliveries d WHERE "+cond+")")
-	}
 	if cursor != "" {
-		w.add("e.id < %s", cursor)
+		w.Add("e.id < %s", cursor)
 	}
-	query := "SELECT " + listColumns + "\nFROM events e\nWHERE " + w.sql() +
-		"\nORDER BY e.id DESC\nLIMIT " + w.arg(limit)
-	return query, w.args, nil
+	limitArg := w.Arg(limit)
+	return fmt.Sprintf(listEvents, w.SQL(), limitArg), w.Args(), nil
 }
 
 // scanSummary reads one row of listColumns.

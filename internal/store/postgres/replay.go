@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // Replay re-arms, in one statement, the deliveries of the events
@@ -58,19 +59,13 @@ func (s *Store) Replay(ctx context.Context, req store.ReplayRequest) (store.Repl
 // the selection of req.Filter spliced in.
 func replayQuery(req store.ReplayRequest, now time.Time) (string, []any, error) {
 	f := req.Filter
-	w := &where{args: []any{now, req.Actor, auditFilter(f)}}
-	if err := eventConds(w, f, "d.event_id"); err != nil {
+	w := sqlstore.NewWhere(dialect, now, req.Actor, auditFilter(f))
+	if err := w.FilterDeliveries(f); err != nil {
 		return "", nil, err
-	}
-	if f.Destination != "" {
-		w.add("d.destination = %s", f.Destination)
-	}
-	if f.Status != "" {
-		w.conds = append(w.conds, statusCondition(f.Status))
 	}
 	template := replaySet
 	if req.DryRun {
 		template = replayDry
 	}
-	return fmt.Sprintf(template, w.sql()), w.args, nil
+	return fmt.Sprintf(template, w.SQL()), w.Args(), nil
 }

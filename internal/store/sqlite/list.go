@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // defaultListLimit is the page size of a ListRequest without a Limit.
@@ -54,26 +55,15 @@ func (s *Store) ListEvents(ctx context.Context, req store.ListRequest) ([]store.
 // listQuery returns the query of up to limit events f selects with ids
 // below cursor (when set), newest first.
 func listQuery(f store.EventFilter, cursor string, limit int) (string, []any, error) {
-	w := &where{}
-	if err := eventConds(w, f, ""); err != nil {
+	w := sqlstore.NewWhere(dialect)
+	if err := w.FilterEvents(f); err != nil {
 		return "", nil, err
 	}
-	if f.Destination != "" || f.Status != "" {
-		d := &where{}
-		d.add("d.event_id = e.id")
-		if f.Destination != "" {
-			d.add("d.destination = ?", f.Destination)
-		}
-		if f.Status != "" {
-			d.add(statusCondition(f.Status))
-		}
-		w.add("EXISTS (SELECT 1 FROM deliveries d WHERE "+d.sql()+")", d.args...)
-	}
 	if cursor != "" {
-		w.add("e.id < ?", cursor)
+		w.Add("e.id < %s", cursor)
 	}
-	query := "SELECT " + listColumns + "\nFROM events e\nWHERE " + w.sql() + "\nORDER BY e.id DESC\nLIMIT ?"
-	return query, append(w.args, limit), nil
+	limitArg := w.Arg(limit)
+	return fmt.Sprintf(listEvents, w.SQL(), limitArg), w.Args(), nil
 }
 
 // listPage runs a listQuery.

@@ -2,7 +2,8 @@ package sqlite
 
 // The SQL of the operator side (store.Operations), next to migrations/.
 // Listing and replay build their WHERE clause from the filter (see
-// where); their fixed parts are here. Times are unix microseconds.
+// sqlstore.Where and dialect); their fixed parts are here. Times are unix
+// microseconds.
 
 const (
 	// listColumns are an event's columns but its body and headers, and
@@ -10,6 +11,15 @@ const (
 	// loading the body.
 	listColumns = `e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.content_type,
 	e.signature_slot, e.occurred_at, e.received_at, length(e.body)`
+
+	// listEvents selects a page of events, newest first by id: the
+	// conditions of its filter and cursor (%[1]s) and the placeholder of
+	// its limit (%[2]s) are spliced in.
+	listEvents = `SELECT ` + listColumns + `
+FROM events e
+WHERE %[1]s
+ORDER BY e.id DESC
+LIMIT %[2]s`
 
 	// listDeliveries returns the delivery states of the events of the
 	// JSON array ?, by event and destination.

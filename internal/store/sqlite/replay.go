@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // Replay re-arms the deliveries of the events req.Filter selects (of its
@@ -26,18 +27,11 @@ func (s *Store) Replay(ctx context.Context, req store.ReplayRequest) (store.Repl
 	if req.Now.IsZero() {
 		req.Now = time.Now()
 	}
-	f := req.Filter
-	w := &where{}
-	if err := eventConds(w, f, "d.event_id"); err != nil {
+	w := sqlstore.NewWhere(dialect)
+	if err := w.FilterDeliveries(req.Filter); err != nil {
 		return store.ReplayResult{}, fmt.Errorf("replay: %w", err)
 	}
-	if f.Destination != "" {
-		w.add("d.destination = ?", f.Destination)
-	}
-	if f.Status != "" {
-		w.add(statusCondition(f.Status))
-	}
-	res, err := s.replay(ctx, req, fmt.Sprintf(replaySelection, w.sql()), w.args)
+	res, err := s.replay(ctx, req, fmt.Sprintf(replaySelection, w.SQL()), w.Args())
 	if err != nil {
 		return store.ReplayResult{}, fmt.Errorf("replay: %w", mapErr(ctx, err))
 	}

@@ -1,0 +1,86 @@
+package sqlstore
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Dialect is how a driver's SQL differs in the WHERE clause of an event
+// filter. Its fields are all set.
+type Dialect struct {
+	// Placeholder returns the placeholder of a statement's nth argument,
+	// from 1: Question or Dollar.
+	Placeholder func(n int) string
+	// Pattern checks an event-type glob and translates it for TypeMatch:
+	// GlobPattern or LikePattern.
+	Pattern func(glob string) (pattern string, exact bool, err error)
+	// TypeMatch is the condition that e.type matches a pattern, with one
+	// %s for the pattern's placeholder.
+	TypeMatch string
+	// InIDs adds to w the condition that the event is one of ids. columns
+	// name the columns that hold the event id: e.id, then the other one
+	// when the statement joins one (such as d.event_id).
+	InIDs func(w *Where, columns, ids []string)
+	// Time returns t as the driver stores a time, to compare with
+	// e.received_at.
+	Time func(t time.Time) any
+}
+
+// Question is SQLite's placeholder, ?, whatever the argument's number.
+func Question(int) string { return "?" }
+
+// Dollar is PostgreSQL's placeholder of the nth argument, $n.
+func Dollar(n int) string { return "$" + strconv.Itoa(n) }
+
+// Where collects the conditions of a statement built for one filter, and
+// their arguments. Only the fields a filter sets become conditions, so
+// that each shape of filter is a statement of its own that the planner
+// can fit to an index.
+//
+// With Question placeholders the arguments are taken in the order they
+// were added, so a condition's must be added as the condition is, before
+// those of the conditions that follow it.
+type Where struct {
+	dialect Dialect
+	conds   []string
+	args    []any
+}
+
+// NewWhere returns a Where of dialect d whose arguments start with args,
+// those the statement takes before its conditions'.
+func NewWhere(d Dialect, args ...any) *Where {
+	return &Where{dialect: d, args: args}
+}
+
+// Arg adds an argument and returns its placeholder.
+func (w *Where) Arg(v any) string {
+	w.args = append(w.args, v)
+	return w.dialect.Placeholder(len(w.args))
+}
+
+// Add adds a condition: format with one %s per value, each replaced by
+// its placeholder. A condition without values is added as it is.
+func (w *Where) Add(format string, vs ...any) {
+	if len(vs) == 0 {
+		w.conds = append(w.conds, format)
+		return
+	}
+	ph := make([]any, len(vs))
+	for i, v := range vs {
+		ph[i] = w.Arg(v)
+	}
+	w.conds = append(w.conds, fmt.Sprintf(format, ph...))
+}
+
+// SQL returns the conditions joined by AND, or true when there are none.
+func (w *Where) SQL() string {
+	if len(w.conds) == 0 {
+		return "true"
+	}
+	return strings.Join(w.conds, "\n\tAND ")
+}
+
+// Args returns the arguments of the statement, in order.
+func (w *Where) Args() []any { return w.args }
