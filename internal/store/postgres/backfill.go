@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -88,21 +87,14 @@ func distinct(vs []string) []string {
 	return out
 }
 
-// backfillJSON is a backfill's window as the audit log records it.
-type backfillJSON struct {
-	Destination string `json:"destination"`
-	Since       string `json:"since,omitempty"`
-	Until       string `json:"until,omitempty"`
-}
-
 // RecordBackfill writes the audit row of a backfill: kind 'backfill', the
 // destination and window as its filter, and created.
 func (s *Store) RecordBackfill(ctx context.Context, actor, destination string, since, until time.Time, created int64, dryRun bool, now time.Time) error {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	filter, _ := json.Marshal(backfillJSON{Destination: destination, Since: auditTime(since), Until: auditTime(until)}) // cannot fail for strings
-	if _, err := s.other.Exec(ctx, recordBackfill, now, actor, string(filter), dryRun, created); err != nil {
+	filter := sqlstore.AuditBackfill(destination, since, until)
+	if _, err := s.other.Exec(ctx, recordBackfill, now, actor, filter, dryRun, created); err != nil {
 		return fmt.Errorf("record backfill of %s: %w", destination, s.mapErr(ctx, err))
 	}
 	return nil

@@ -59,7 +59,7 @@ func (s *Store) Replay(ctx context.Context, req store.ReplayRequest) (store.Repl
 // the selection of req.Filter spliced in.
 func replayQuery(req store.ReplayRequest, now time.Time) (string, []any, error) {
 	f := req.Filter
-	w := sqlstore.NewWhere(dialect, now, req.Actor, auditFilter(f))
+	w := sqlstore.NewWhere(dialect, now, req.Actor, sqlstore.AuditFilter(f))
 	if err := w.FilterDeliveries(f); err != nil {
 		return "", nil, err
 	}

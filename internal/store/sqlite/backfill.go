@@ -79,13 +79,6 @@ func (s *Store) CreateDeliveries(ctx context.Context, ds []store.BackfillDeliver
 	return n, nil
 }
 
-// backfillJSON is a backfill's window as the audit log records it.
-type backfillJSON struct {
-	Destination string `json:"destination"`
-	Since       string `json:"since,omitempty"`
-	Until       string `json:"until,omitempty"`
-}
-
 // RecordBackfill writes the audit row of a backfill: kind 'backfill', the
 // destination and window as its filter, and created.
 func (s *Store) RecordBackfill(ctx context.Context, actor, destination string, since, until time.Time, created int64, dryRun bool, now time.Time) error {
@@ -96,8 +89,8 @@ func (s *Store) RecordBackfill(ctx context.Context, actor, destination string, s
 	if now.IsZero() {
 		now = time.Now()
 	}
-	filter, _ := json.Marshal(backfillJSON{Destination: destination, Since: auditTime(since), Until: auditTime(until)}) // cannot fail for strings
-	if _, err := s.writer.ExecContext(ctx, recordBackfill, micros(now), actor, string(filter), dryRun, created); err != nil {
+	filter := sqlstore.AuditBackfill(destination, since, until)
+	if _, err := s.writer.ExecContext(ctx, recordBackfill, micros(now), actor, filter, dryRun, created); err != nil {
 		return fmt.Errorf("record backfill of %s: %w", destination, mapErr(ctx, err))
 	}
 	return nil

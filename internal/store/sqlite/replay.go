@@ -68,7 +68,7 @@ func (s *Store) replay(ctx context.Context, req store.ReplayRequest, sel string,
 
 // insertAudit writes the audit row of a replay.
 func insertAudit(ctx context.Context, tx *sql.Tx, req store.ReplayRequest, res store.ReplayResult) error {
-	_, err := tx.ExecContext(ctx, insertReplay, micros(req.Now), req.Actor, auditFilter(req.Filter),
+	_, err := tx.ExecContext(ctx, insertReplay, micros(req.Now), req.Actor, sqlstore.AuditFilter(req.Filter),
 		res.Matched, res.Rearmed, res.InFlight, req.DryRun)
 	if err != nil {
 		return fmt.Errorf("write audit row: %w", err)

@@ -1,0 +1,23 @@
+package postgres
+
+import (
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
+)
+
+// dialect is PostgreSQL's SQL for the WHERE clause of an event filter:
+// numbered placeholders, LIKE with '\' escapes for type globs, ids as a
+// text array, on every column holding the event id, and times as
+// timestamptz.
+var dialect = sqlstore.Dialect{
+	Placeholder: sqlstore.Dollar,
+	Pattern:     sqlstore.LikePattern,
+	TypeMatch:   `e.type LIKE %s ESCAPE '\'`,
+	InIDs: func(w *sqlstore.Where, columns, ids []string) {
+		for _, c := range columns {
+			w.Add(c+" = ANY(%s::text[])", ids)
+		}
+	},
+	Time: func(t time.Time) any { return t },
+}

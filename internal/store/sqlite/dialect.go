@@ -1,0 +1,20 @@
+package sqlite
+
+import (
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
+)
+
+// dialect is SQLite's SQL for the WHERE clause of an event filter: ?
+// placeholders, GLOB for type globs, ids as a JSON array matched on e.id
+// alone, and times as unix microseconds.
+var dialect = sqlstore.Dialect{
+	Placeholder: sqlstore.Question,
+	Pattern:     sqlstore.GlobPattern,
+	TypeMatch:   "e.type GLOB %s",
+	InIDs: func(w *sqlstore.Where, columns, ids []string) {
+		w.Add(columns[0]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
+	},
+	Time: func(t time.Time) any { return micros(t) },
+}

@@ -1,0 +1,56 @@
+package sqlstore
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// The audit log (the replays table) records what a replay or a backfill
+// selected as a JSON object in its filter column, the same for both
+// drivers; fields not set are left out, times are RFC 3339 in UTC.
+
+// filterJSON is a replay's filter as the audit log records it.
+type filterJSON struct {
+	IDs         []string `json:"ids,omitempty"`
+	Source      string   `json:"source,omitempty"`
+	Type        string   `json:"type,omitempty"`
+	Destination string   `json:"destination,omitempty"`
+	Status      string   `json:"status,omitempty"`
+	Since       string   `json:"since,omitempty"`
+	Until       string   `json:"until,omitempty"`
+}
+
+// backfillJSON is a backfill's window as the audit log records it.
+type backfillJSON struct {
+	Destination string `json:"destination"`
+	Since       string `json:"since,omitempty"`
+	Until       string `json:"until,omitempty"`
+}
+
+// AuditFilter returns f as the filter of a replay's audit row.
+func AuditFilter(f store.EventFilter) string {
+	b, _ := json.Marshal(filterJSON{ // cannot fail for strings
+		IDs: f.IDs, Source: f.Source, Type: f.Type, Destination: f.Destination, Status: string(f.Status),
+		Since: auditTime(f.Since), Until: auditTime(f.Until),
+	})
+	return string(b)
+}
+
+// AuditBackfill returns a backfill's destination and window as the
+// filter of its audit row.
+func AuditBackfill(destination string, since, until time.Time) string {
+	b, _ := json.Marshal(backfillJSON{ // cannot fail for strings
+		Destination: destination, Since: auditTime(since), Until: auditTime(until),
+	})
+	return string(b)
+}
+
+// auditTime formats t for an audit row; the zero time is empty.
+func auditTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
