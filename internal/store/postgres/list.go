@@ -11,13 +11,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
-// defaultListLimit is the page size of a ListRequest without a Limit.
-const defaultListLimit = 50
-
-// maxPrealloc bounds the room made for a page before it is read, whatever
-// the Limit asked.
-const maxPrealloc = 1024
-
 var _ store.Operations = (*Store)(nil)
 
 // ListEvents returns one page of the events f selects, newest first by
@@ -28,45 +21,23 @@ var _ store.Operations = (*Store)(nil)
 // deliveries in one more query. A Limit below 1 is 50. A bad glob or
 // status is store.ErrBadFilter.
 func (s *Store) ListEvents(ctx context.Context, req store.ListRequest) ([]store.EventSummary, string, error) {
-	limit := req.Limit
-	if limit < 1 {
-		limit = defaultListLimit
-	}
-	query, args, err := listQuery(req.Filter, req.Cursor, limit+1)
+	p, err := sqlstore.NewPage(dialect, listEvents, req)
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", err)
 	}
-	rows, err := s.other.Query(ctx, query, args...)
+	rows, err := s.other.Query(ctx, p.Query, p.Args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", s.mapErr(ctx, err))
 	}
-	events, err := pgx.AppendRows(make([]store.EventSummary, 0, min(limit+1, maxPrealloc)), rows, scanSummary)
+	events, err := pgx.AppendRows(make([]store.EventSummary, 0, p.Room()), rows, scanSummary)
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", s.mapErr(ctx, err))
 	}
-	next := ""
-	if len(events) > limit {
-		events = events[:limit]
-		next = events[limit-1].Event.ID
-	}
+	events, next := p.Cut(events)
 	if err := s.attachStates(ctx, events); err != nil {
 		return nil, "", fmt.Errorf("list events: %w", err)
 	}
 	return events, next, nil
-}
-
-// listQuery returns the query of up to limit events f selects with ids
-// below cursor (when set), newest first.
-func listQuery(f store.EventFilter, cursor string, limit int) (string, []any, error) {
-	w := sqlstore.NewWhere(dialect)
-	if err := w.FilterEvents(f); err != nil {
-		return "", nil, err
-	}
-	if cursor != "" {
-		w.Add("e.id < %s", cursor)
-	}
-	limitArg := w.Arg(limit)
-	return fmt.Sprintf(listEvents, w.SQL(), limitArg), w.Args(), nil
 }
 
 // scanSummary reads one row of listColumns.

@@ -9,13 +9,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
-// defaultListLimit is the page size of a ListRequest without a Limit.
-const defaultListLimit = 50
-
-// maxPrealloc bounds the room made for a page before it is read, whatever
-// the Limit asked.
-const maxPrealloc = 1024
-
 var _ store.Operations = (*Store)(nil)
 
 // ListEvents returns one page of the events f selects, newest first by
@@ -29,44 +22,22 @@ func (s *Store) ListEvents(ctx context.Context, req store.ListRequest) ([]store.
 		return nil, "", fmt.Errorf("list events: %w", err)
 	}
 	defer s.mu.RUnlock()
-	limit := req.Limit
-	if limit < 1 {
-		limit = defaultListLimit
-	}
-	query, args, err := listQuery(req.Filter, req.Cursor, limit+1)
+	p, err := sqlstore.NewPage(dialect, listEvents, req)
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", err)
 	}
-	events, err := s.listPage(ctx, query, args, min(limit+1, maxPrealloc))
+	events, err := s.listPage(ctx, p.Query, p.Args, p.Room())
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", mapErr(ctx, err))
 	}
-	next := ""
-	if len(events) > limit {
-		events = events[:limit]
-		next = events[limit-1].Event.ID
-	}
+	events, next := p.Cut(events)
 	if err := s.attachStates(ctx, events); err != nil {
 		return nil, "", fmt.Errorf("list events: %w", mapErr(ctx, err))
 	}
 	return events, next, nil
 }
 
-// listQuery returns the query of up to limit events f selects with ids
-// below cursor (when set), newest first.
-func listQuery(f store.EventFilter, cursor string, limit int) (string, []any, error) {
-	w := sqlstore.NewWhere(dialect)
-	if err := w.FilterEvents(f); err != nil {
-		return "", nil, err
-	}
-	if cursor != "" {
-		w.Add("e.id < %s", cursor)
-	}
-	limitArg := w.Arg(limit)
-	return fmt.Sprintf(listEvents, w.SQL(), limitArg), w.Args(), nil
-}
-
-// listPage runs a listQuery.
+// listPage reads the events of a page.
 func (s *Store) listPage(ctx context.Context, query string, args []any, capacity int) ([]store.EventSummary, error) {
 	rows, err := s.reader.QueryContext(ctx, query, args...)
 	if err != nil {
