@@ -1,17 +1,14 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 var _ store.Queue = (*Store)(nil)
@@ -51,7 +48,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		tokens, err := newLeaseTokens(len(ids))
+		tokens, err := sqlstore.NewLeaseTokens(len(ids))
 		if err != nil {
 			return err
 		}
@@ -65,9 +62,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries of %s: %w", req.Destination, s.mapErr(ctx, err))
 	}
-	slices.SortFunc(claims, func(a, b store.Claim) int {
-		return cmp.Or(a.Delivery.NextAttemptAt.Compare(b.Delivery.NextAttemptAt), cmp.Compare(a.Delivery.ID, b.Delivery.ID))
-	})
+	sqlstore.SortClaims(claims)
 	return claims, nil
 }
 
@@ -97,17 +92,4 @@ func scanClaim(row pgx.CollectableRow) (store.Claim, error) {
 		return store.Claim{}, err
 	}
 	return store.Claim{Delivery: d.delivery(), LeaseToken: token, Event: ev}, nil
-}
-
-// newLeaseTokens returns n random lease tokens of 128 bits, in hex.
-func newLeaseTokens(n int) ([]string, error) {
-	b := make([]byte, 16*n)
-	if _, err := rand.Read(b); err != nil {
-		return nil, fmt.Errorf("make lease tokens: %w", err)
-	}
-	tokens := make([]string, n)
-	for i := range tokens {
-		tokens[i] = hex.EncodeToString(b[16*i : 16*(i+1)])
-	}
-	return tokens, nil
 }

@@ -1,17 +1,14 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 var _ store.Queue = (*Store)(nil)
@@ -43,9 +40,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries of %s: %w", req.Destination, mapErr(ctx, err))
 	}
-	slices.SortFunc(claims, func(a, b store.Claim) int {
-		return cmp.Or(a.Delivery.NextAttemptAt.Compare(b.Delivery.NextAttemptAt), cmp.Compare(a.Delivery.ID, b.Delivery.ID))
-	})
+	sqlstore.SortClaims(claims)
 	return claims, nil
 }
 
@@ -64,7 +59,7 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil || len(ids) == 0 {
 		return []store.Claim{}, err
 	}
-	tokens, err := newLeaseTokens(len(ids))
+	tokens, err := sqlstore.NewLeaseTokens(len(ids))
 	if err != nil {
 		return nil, err
 	}
@@ -168,19 +163,6 @@ func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, boo
 		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, mapErr(ctx, err))
 	}
 	return fromNullMicros(at), at.Valid, nil
-}
-
-// newLeaseTokens returns n random lease tokens of 128 bits, in hex.
-func newLeaseTokens(n int) ([]string, error) {
-	b := make([]byte, 16*n)
-	if _, err := rand.Read(b); err != nil {
-		return nil, fmt.Errorf("make lease tokens: %w", err)
-	}
-	tokens := make([]string, n)
-	for i := range tokens {
-		tokens[i] = hex.EncodeToString(b[16*i : 16*(i+1)])
-	}
-	return tokens, nil
 }
 
 // jsonArray encodes ids as a JSON array, the form the queue's statements

@@ -1,0 +1,32 @@
+package sqlstore
+
+import (
+	"cmp"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"slices"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// NewLeaseTokens returns n random lease tokens of 128 bits, in hex.
+func NewLeaseTokens(n int) ([]string, error) {
+	b := make([]byte, 16*n)
+	if _, err := rand.Read(b); err != nil {
+		return nil, fmt.Errorf("make lease tokens: %w", err)
+	}
+	tokens := make([]string, n)
+	for i := range tokens {
+		tokens[i] = hex.EncodeToString(b[16*i : 16*(i+1)])
+	}
+	return tokens, nil
+}
+
+// SortClaims puts claims in the order ClaimDeliveries returns them:
+// oldest due first, then by delivery id.
+func SortClaims(claims []store.Claim) {
+	slices.SortFunc(claims, func(a, b store.Claim) int {
+		return cmp.Or(a.Delivery.NextAttemptAt.Compare(b.Delivery.NextAttemptAt), cmp.Compare(a.Delivery.ID, b.Delivery.ID))
+	})
+}
