@@ -9,10 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
-
-// maxSnippet is the most of a response body an attempt keeps.
-const maxSnippet = 1 << 10
 
 // CompleteDelivery records c's attempt and sets the delivery's new status
 // in one statement, provided the delivery is still processing under c's
@@ -43,8 +41,7 @@ func (s *Store) CompleteDelivery(ctx context.Context, c store.Completion) error 
 	if a.AttemptedAt.IsZero() {
 		a.AttemptedAt = now
 	}
-	snippet := []byte(a.ResponseSnippet)
-	snippet = snippet[:min(len(snippet), maxSnippet)]
+	snippet := sqlstore.Snippet(a.ResponseSnippet)
 
 	var attemptID int64
 	err := s.other.QueryRow(ctx, completeDelivery,

@@ -6,10 +6,8 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
-
-// maxSnippet is the most of a response body an attempt keeps.
-const maxSnippet = 1 << 10
 
 // CompleteDelivery records c's attempt and sets the delivery's new status
 // in one transaction, provided the delivery is still processing under c's
@@ -70,8 +68,7 @@ func (s *Store) complete(ctx context.Context, c store.Completion, next, finished
 	if a.AttemptedAt.IsZero() {
 		a.AttemptedAt = c.Now
 	}
-	snippet := []byte(a.ResponseSnippet)
-	snippet = snippet[:min(len(snippet), maxSnippet)]
+	snippet := sqlstore.Snippet(a.ResponseSnippet)
 	if _, err := tx.StmtContext(ctx, st.insertAttempt).ExecContext(ctx,
 		c.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error, snippet); err != nil {
 		return fmt.Errorf("insert attempt: %w", err)
