@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // Stats counts the deliveries of every destination that has any, by
@@ -30,12 +31,7 @@ func (s *Store) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
 		n            int64
 	)
 	_, err = pgx.ForEachRow(rows, []any{&dest, &status, &n}, func() error {
-		d, ok := st.Destinations[dest]
-		if !ok {
-			d = store.DestinationStats{Counts: zeroCounts()}
-		}
-		d.Counts[store.DeliveryStatus(status)] = n
-		st.Destinations[dest] = d
+		sqlstore.AddCount(st.Destinations, dest, store.DeliveryStatus(status), n)
 		return nil
 	})
 	if err != nil {
@@ -48,15 +44,6 @@ func (s *Store) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
 		return store.Stats{}, fmt.Errorf("stats: %w", err)
 	}
 	return st, nil
-}
-
-// zeroCounts returns a count of 0 for every status.
-func zeroCounts() map[store.DeliveryStatus]int64 {
-	c := make(map[store.DeliveryStatus]int64, len(store.Statuses))
-	for _, st := range store.Statuses {
-		c[st] = 0
-	}
-	return c
 }
 
 // oldestDue sets the OldestPendingAge of dests at now, one index probe

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // Stats counts the deliveries of every destination that has any, by
@@ -51,23 +52,9 @@ func (s *Store) statsCounts(ctx context.Context, dests map[string]store.Destinat
 		if err := rows.Scan(&dest, &status, &n); err != nil {
 			return err
 		}
-		d, ok := dests[dest]
-		if !ok {
-			d = store.DestinationStats{Counts: zeroCounts()}
-		}
-		d.Counts[store.DeliveryStatus(status)] = n
-		dests[dest] = d
+		sqlstore.AddCount(dests, dest, store.DeliveryStatus(status), n)
 	}
 	return rows.Err()
-}
-
-// zeroCounts returns a count of 0 for every status.
-func zeroCounts() map[store.DeliveryStatus]int64 {
-	c := make(map[store.DeliveryStatus]int64, len(store.Statuses))
-	for _, st := range store.Statuses {
-		c[st] = 0
-	}
-	return c
 }
 
 // oldestDue sets the OldestPendingAge of dests at now.
