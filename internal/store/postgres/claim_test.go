@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -19,7 +20,7 @@ func TestClaimSkipsKeyAnotherClaimLocks(t *testing.T) {
 	now := time.Now()
 	var items []store.IngestItem
 	for _, k := range []struct{ id, key string }{{"a1", "A"}, {"b1", "B"}, {"u", ""}} {
-		it := testItem(k.id, "stripe")
+		it := storetest.Item("stripe", k.id, []byte("{}"))
 		it.Event.ReceivedAt = now
 		it.Deliveries[0].OrderingKey = k.key
 		items = append(items, it)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,32 +15,16 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
 // openURL opens and migrates a store, closed when the test ends.
 func openURL(t *testing.T, dbURL string) *Store {
 	t.Helper()
-	ctx := context.Background()
-	s, err := Open(ctx, dbURL, Options{IngestConns: 2, OtherConns: 2}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatalf("Migrate: %v", err)
-	}
-	return s
-}
-
-func testItem(providerID, source string) store.IngestItem {
-	return store.IngestItem{
-		Event: store.Event{
-			ID: "evt_" + providerID, Source: source, ProviderEventID: providerID, IDOrigin: store.IDFromHeader,
-			Body: []byte("{}"), SignatureSlot: store.NoSlot, ReceivedAt: time.Now(),
-		},
-		Deliveries: []store.NewDelivery{{Destination: "billing"}},
-	}
+	return storetest.Migrated(t, func(ctx context.Context) (*Store, error) {
+		return Open(ctx, dbURL, Options{IngestConns: 2, OtherConns: 2}, slog.New(slog.DiscardHandler))
+	})
 }
 
 // TestIngestPoolCommitsSynchronously sets synchronous_commit=off as the
@@ -84,7 +67,7 @@ func TestIngestBatchIsAtomic(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := openURL(t, testdb.PostgresURL(t))
-	_, err := s.Ingest(ctx, []store.IngestItem{testItem("a", "stripe"), testItem("b", "stripe"), testItem("z\x00", "stripe")})
+	_, err := s.Ingest(ctx, []store.IngestItem{storetest.Item("stripe", "a", []byte("{}")), storetest.Item("stripe", "b", []byte("{}")), storetest.Item("stripe", "z\x00", []byte("{}"))})
 	if err == nil {
 		t.Fatal("Ingest of a provider id with NUL succeeded, want an error")
 	}
@@ -96,7 +79,7 @@ func TestIngestBatchIsAtomic(t *testing.T) {
 			t.Errorf("GetEvent(%s) after a failed batch: error = %v, want ErrNotFound", id, err)
 		}
 	}
-	got, err := s.Ingest(ctx, []store.IngestItem{testItem("a", "stripe")})
+	got, err := s.Ingest(ctx, []store.IngestItem{storetest.Item("stripe", "a", []byte("{}"))})
 	if err != nil || !got[0] {
 		t.Errorf("Ingest after a failed batch = %v, %v; want [true]", got, err)
 	}
@@ -107,29 +90,18 @@ func TestIngestBatchIsAtomic(t *testing.T) {
 func TestConcurrentMigrate(t *testing.T) {
 	t.Parallel()
 	dbURL := testdb.PostgresURL(t)
-	var wg sync.WaitGroup
-	for range 4 {
-		s, err := Open(context.Background(), dbURL, Options{IngestConns: 1, OtherConns: 1}, nil)
-		if err != nil {
-			t.Fatalf("Open: %v", err)
-		}
-		t.Cleanup(func() { s.Close() })
-		wg.Go(func() {
-			if err := s.Migrate(context.Background()); err != nil {
-				t.Errorf("Migrate: %v", err)
-			}
-		})
-	}
-	wg.Wait()
-	s := openURL(t, dbURL)
 	ms, err := sqlstore.ReadMigrations(migrationFiles, "migrations")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n int
-	if err := s.other.QueryRow(context.Background(), "SELECT count(*) FROM schema_migrations").Scan(&n); err != nil || n != len(ms) {
-		t.Errorf("schema_migrations has %d rows (%v), want %d", n, err, len(ms))
+	open := func(ctx context.Context) (*Store, error) {
+		return Open(ctx, dbURL, Options{IngestConns: 1, OtherConns: 1}, nil)
 	}
+	recorded := func(s *Store) (n int, err error) {
+		err = s.other.QueryRow(context.Background(), "SELECT count(*) FROM schema_migrations").Scan(&n)
+		return n, err
+	}
+	storetest.MigrateConcurrently(t, 4, open, recorded, len(ms))
 }
 
 func TestOpenUnreachableIsUnavailable(t *testing.T) {
@@ -186,7 +158,7 @@ func TestServerTerminatingIngestIsUnavailable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := openURL(t, testdb.PostgresURL(t))
-	if _, err := s.Ingest(ctx, []store.IngestItem{testItem("a", "stripe")}); err != nil {
+	if _, err := s.Ingest(ctx, []store.IngestItem{storetest.Item("stripe", "a", []byte("{}"))}); err != nil {
 		t.Fatalf("Ingest: %v", err)
 	}
 	var pid uint32
@@ -200,7 +172,7 @@ func TestServerTerminatingIngestIsUnavailable(t *testing.T) {
 		t.Fatalf("terminate: %v", err)
 	}
 	time.Sleep(50 * time.Millisecond)
-	_, err = s.Ingest(ctx, []store.IngestItem{testItem("b", "stripe")})
+	_, err = s.Ingest(ctx, []store.IngestItem{storetest.Item("stripe", "b", []byte("{}"))})
 	if err != nil && !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("Ingest on a terminated connection: error = %v, want nil or ErrUnavailable", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -69,7 +70,7 @@ func checkClosed(t *testing.T, ch <-chan string) {
 }
 
 func itemTo(providerID string, destinations ...string) store.IngestItem {
-	it := testItem(providerID, "stripe")
+	it := storetest.Item("stripe", providerID, []byte("{}"))
 	it.Deliveries = nil
 	for _, d := range destinations {
 		it.Deliveries = append(it.Deliveries, store.NewDelivery{Destination: d})

@@ -23,20 +23,9 @@ func openTest(tb testing.TB) *postgres.Store {
 // ends.
 func openTestURL(tb testing.TB, url string) *postgres.Store {
 	tb.Helper()
-	ctx := context.Background()
-	s, err := postgres.Open(ctx, url, postgres.Options{}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Errorf("Close: %v", err)
-		}
+	return storetest.Migrated(tb, func(ctx context.Context) (*postgres.Store, error) {
+		return postgres.Open(ctx, url, postgres.Options{}, slog.New(slog.DiscardHandler))
 	})
-	if err := s.Migrate(ctx); err != nil {
-		tb.Fatalf("Migrate: %v", err)
-	}
-	return s
 }
 
 func TestConformance(t *testing.T) {

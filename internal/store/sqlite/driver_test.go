@@ -6,37 +6,19 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
 )
 
 // openFile opens and migrates a store on path, closed when the test ends.
 func openFile(t *testing.T, path string) *Store {
 	t.Helper()
-	ctx := context.Background()
-	s, err := Open(ctx, path, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatalf("Migrate: %v", err)
-	}
-	return s
-}
-
-func testItem(source, providerID string, body []byte) store.IngestItem {
-	return store.IngestItem{
-		Event: store.Event{
-			ID: "evt_" + providerID, Source: source, ProviderEventID: providerID, IDOrigin: store.IDFromHeader,
-			Body: body, SignatureSlot: store.NoSlot, ReceivedAt: time.Now(),
-		},
-		Deliveries: []store.NewDelivery{{Destination: "billing"}},
-	}
+	return storetest.Migrated(t, func(ctx context.Context) (*Store, error) {
+		return Open(ctx, path, slog.New(slog.DiscardHandler))
+	})
 }
 
 func TestWriterPragmas(t *testing.T) {
@@ -83,7 +65,7 @@ func TestBodyStoredAsBlob(t *testing.T) {
 	t.Parallel()
 	s := openFile(t, filepath.Join(t.TempDir(), "hookrelay.db"))
 	if _, err := s.Ingest(context.Background(), []store.IngestItem{
-		testItem("stripe", "1", []byte("{}")), testItem("stripe", "2", nil),
+		storetest.Item("stripe", "1", []byte("{}")), storetest.Item("stripe", "2", nil),
 	}); err != nil {
 		t.Fatalf("Ingest: %v", err)
 	}
@@ -108,7 +90,7 @@ func TestReopenKeepsEvents(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "hookrelay.db")
 	s := openFile(t, path)
-	if _, err := s.Ingest(ctx, []store.IngestItem{testItem("stripe", "1", []byte("{}"))}); err != nil {
+	if _, err := s.Ingest(ctx, []store.IngestItem{storetest.Item("stripe", "1", []byte("{}"))}); err != nil {
 		t.Fatalf("Ingest: %v", err)
 	}
 	if err := s.Close(); err != nil {
@@ -118,7 +100,7 @@ func TestReopenKeepsEvents(t *testing.T) {
 	if _, err := s.GetEvent(ctx, "evt_1"); err != nil {
 		t.Fatalf("GetEvent after reopening: %v", err)
 	}
-	got, err := s.Ingest(ctx, []store.IngestItem{testItem("stripe", "1", []byte("{}"))})
+	got, err := s.Ingest(ctx, []store.IngestItem{storetest.Item("stripe", "1", []byte("{}"))})
 	if err != nil || got[0] {
 		t.Fatalf("Ingest of a duplicate after reopening = %v, %v; want [false]", got, err)
 	}
@@ -129,29 +111,16 @@ func TestReopenKeepsEvents(t *testing.T) {
 func TestConcurrentMigrate(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "hookrelay.db")
-	var wg sync.WaitGroup
-	for range 4 {
-		s, err := Open(context.Background(), path, nil)
-		if err != nil {
-			t.Fatalf("Open: %v", err)
-		}
-		t.Cleanup(func() { s.Close() })
-		wg.Go(func() {
-			if err := s.Migrate(context.Background()); err != nil {
-				t.Errorf("Migrate: %v", err)
-			}
-		})
-	}
-	wg.Wait()
-	s := openFile(t, path)
 	ms, err := sqlstore.ReadMigrations(migrationFiles, "migrations")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n int
-	if err := s.reader.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&n); err != nil || n != len(ms) {
-		t.Errorf("schema_migrations has %d rows (%v), want %d", n, err, len(ms))
+	open := func(ctx context.Context) (*Store, error) { return Open(ctx, path, nil) }
+	recorded := func(s *Store) (n int, err error) {
+		err = s.reader.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&n)
+		return n, err
 	}
+	storetest.MigrateConcurrently(t, 4, open, recorded, len(ms))
 }
 
 // TestDiskFullIsUnavailable fills the database to its page limit: Ingest
@@ -168,8 +137,8 @@ func TestDiskFullIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.Ingest(ctx, []store.IngestItem{
-		testItem("stripe", "small", []byte("{}")),
-		testItem("stripe", "large", make([]byte, 1<<20)),
+		storetest.Item("stripe", "small", []byte("{}")),
+		storetest.Item("stripe", "large", make([]byte, 1<<20)),
 	})
 	if !errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Ingest into a full database: error = %v, want ErrUnavailable", err)
@@ -185,7 +154,7 @@ func TestDiskFullIsUnavailable(t *testing.T) {
 func TestDeliveryNeedsOrderAt(t *testing.T) {
 	t.Parallel()
 	s := openFile(t, filepath.Join(t.TempDir(), "hookrelay.db"))
-	if _, err := s.Ingest(context.Background(), []store.IngestItem{testItem("stripe", "1", []byte("{}"))}); err != nil {
+	if _, err := s.Ingest(context.Background(), []store.IngestItem{storetest.Item("stripe", "1", []byte("{}"))}); err != nil {
 		t.Fatalf("Ingest: %v", err)
 	}
 	_, err := s.writer.Exec(`INSERT INTO deliveries (event_id, destination, status, next_attempt_at, created_at, updated_at)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
 )
 
 // TestFirstUseDoesNotDeadlock races the first ingests, claims and rejection
@@ -22,7 +23,7 @@ func TestFirstUseDoesNotDeadlock(t *testing.T) {
 		var wg sync.WaitGroup
 		for g := range 3 {
 			wg.Go(func() {
-				item := testItem("stripe", fmt.Sprintf("evt_%d_%d", round, g), []byte(`{}`))
+				item := storetest.Item("stripe", fmt.Sprintf("evt_%d_%d", round, g), []byte(`{}`))
 				if _, err := s.Ingest(ctx, []store.IngestItem{item}); err != nil {
 					t.Errorf("round %d: Ingest: %v", round, err)
 				}

@@ -15,20 +15,10 @@ import (
 // directory, closed when the test ends.
 func openTest(tb testing.TB) *sqlite.Store {
 	tb.Helper()
-	ctx := context.Background()
-	s, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "hookrelay.db"), slog.New(slog.DiscardHandler))
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Errorf("Close: %v", err)
-		}
+	path := filepath.Join(tb.TempDir(), "hookrelay.db")
+	return storetest.Migrated(tb, func(ctx context.Context) (*sqlite.Store, error) {
+		return sqlite.Open(ctx, path, slog.New(slog.DiscardHandler))
 	})
-	if err := s.Migrate(ctx); err != nil {
-		tb.Fatalf("Migrate: %v", err)
-	}
-	return s
 }
 
 func TestConformance(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
 )
 
 // TestWALSyncerCoversEveryCommit checks the group fsync's promise: a wait
@@ -88,7 +89,7 @@ func TestIngestSyncsTheWAL(t *testing.T) {
 		synced.Add(1)
 		return real(path)
 	}
-	if _, err := s.Ingest(context.Background(), []store.IngestItem{testItem("stripe", "evt_1", []byte(`{}`))}); err != nil {
+	if _, err := s.Ingest(context.Background(), []store.IngestItem{storetest.Item("stripe", "evt_1", []byte(`{}`))}); err != nil {
 		t.Fatal(err)
 	}
 	if synced.Load() == 0 {
