@@ -28,16 +28,9 @@ import (
 // and still qualify. Nothing waits on another writer, so it cannot
 // deadlock with a replay or a claim.
 func (s *Store) Prune(ctx context.Context, req store.PruneRequest) (int64, error) {
-	if req.Limit < 1 || (req.DoneBefore.IsZero() && req.DeadBefore.IsZero()) {
-		return 0, nil
-	}
-	bound := req.DoneBefore
-	if req.DeadBefore.After(bound) {
-		bound = req.DeadBefore
-	}
-	boundID, ok := sqlstore.IDBefore(bound)
+	bound, boundID, ok := sqlstore.PruneBound(req)
 	if !ok {
-		boundID = sqlstore.AboveEveryID
+		return 0, nil
 	}
 	var deleted int64
 	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {

@@ -21,16 +21,9 @@ func (s *Store) Prune(ctx context.Context, req store.PruneRequest) (int64, error
 		return 0, fmt.Errorf("prune: %w", err)
 	}
 	defer s.mu.RUnlock()
-	if req.Limit < 1 || (req.DoneBefore.IsZero() && req.DeadBefore.IsZero()) {
-		return 0, nil
-	}
-	bound := req.DoneBefore
-	if req.DeadBefore.After(bound) {
-		bound = req.DeadBefore
-	}
-	boundID, ok := sqlstore.IDBefore(bound)
+	bound, boundID, ok := sqlstore.PruneBound(req)
 	if !ok {
-		boundID = sqlstore.AboveEveryID
+		return 0, nil
 	}
 	res, err := s.writer.ExecContext(ctx, pruneEvents,
 		boundID, micros(bound), nullMicros(req.DeadBefore), nullMicros(req.DoneBefore), req.Limit)
