@@ -3,6 +3,9 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,7 +53,9 @@ func TestWorkersShareOnePostgres(t *testing.T) {
 	)
 	db := testdb.PostgresURL(t)
 	start := time.Now()
-	sk := newSink(t, "", sinkSecret, 2*time.Millisecond)
+	// Answers take up to 20ms, so that a worker killed mid-run is all but
+	// sure to hold claims whose requests are under way.
+	sk := newSink(t, "", sinkSecret, 20*time.Millisecond)
 	cfg := stripeSource + "destinations:\n" + pushDestination("sink", sk.url, concurrency, "200ms", 20) + "log:\n  level: warn\n"
 
 	receiver := startRole(t, "receiver", db, cfg, stripeEnv) // migrates first
@@ -80,9 +85,14 @@ func TestWorkersShareOnePostgres(t *testing.T) {
 
 	pollUntil(t, 30*time.Second, 10*time.Millisecond, func() bool { return sk.received() >= killAfter },
 		func() string { return fmt.Sprintf("only %d deliveries received", sk.received()) })
+	var shares []string
+	for _, w := range workers {
+		shares = append(shares, doneCount(t, w))
+	}
 	killedAt := time.Since(start)
 	workers[0].sigkill(t)
-	t.Logf("worker killed with SIGKILL at %v, %d deliveries received", killedAt.Round(time.Millisecond), sk.received())
+	t.Logf("worker killed with SIGKILL at %v, %d deliveries received; done by each worker so far: %v",
+		killedAt.Round(time.Millisecond), sk.received(), shares)
 	for _, done := range []chan error{posted, stored} {
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -127,6 +137,9 @@ func TestWorkersShareOnePostgres(t *testing.T) {
 		t.Errorf("%d claims without an outcome, %d failed attempts, %d duplicate deliveries; want at most %d, and duplicates at most their sum",
 			lost, failed, duplicates, concurrency)
 	}
+	if lost == 0 {
+		t.Log("the killed worker held no claim when it died: leases were not exercised this run")
+	}
 	t.Logf("%d deliveries done in %v; %d claims of the killed worker taken back after their lease, %d failed attempts, %d deliveries arrived twice",
 		total, drained.Round(time.Millisecond), lost, failed, duplicates)
 
@@ -135,6 +148,27 @@ func TestWorkersShareOnePostgres(t *testing.T) {
 			t.Errorf("process %d exit code %d after SIGTERM", i, code)
 		}
 	}
+}
+
+// doneCount reads from a relay's /metrics how many deliveries to sink it
+// has recorded done, as the metric's text.
+func doneCount(t *testing.T, p *relayProc) string {
+	t.Helper()
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get("http://" + p.admin + "/metrics")
+	if err != nil {
+		t.Fatalf("get metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read metrics: %v", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if strings.HasPrefix(line, `hookrelay_deliveries_total{destination="sink",outcome="done"} `) {
+			return strings.TrimSpace(strings.Fields(line)[1])
+		}
+	}
+	return "0"
 }
 
 // ingestBulk stores one event per provider id, in batches, the way the
