@@ -64,11 +64,7 @@ func (s *Store) attachStates(ctx context.Context, events []store.EventSummary) e
 	if len(events) == 0 {
 		return nil
 	}
-	ids := make([]string, len(events))
-	index := make(map[string]int, len(events))
-	for i, e := range events {
-		ids[i], index[e.Event.ID] = e.Event.ID, i
-	}
+	ids, add := sqlstore.AttachStates(events)
 	rows, err := s.other.Query(ctx, listDeliveries, ids)
 	if err != nil {
 		return s.mapErr(ctx, err)
@@ -80,8 +76,7 @@ func (s *Store) attachStates(ctx context.Context, events []store.EventSummary) e
 	)
 	_, err = pgx.ForEachRow(rows, []any{&eventID, &st.ID, &st.Destination, &status, &st.Attempts}, func() error {
 		st.Status = store.DeliveryStatus(status)
-		i := index[eventID]
-		events[i].Deliveries = append(events[i].Deliveries, st)
+		add(eventID, st)
 		return nil
 	})
 	return s.mapErr(ctx, err)

@@ -71,11 +71,7 @@ func (s *Store) attachStates(ctx context.Context, events []store.EventSummary) e
 	if len(events) == 0 {
 		return nil
 	}
-	ids := make([]string, len(events))
-	index := make(map[string]int, len(events))
-	for i, e := range events {
-		ids[i], index[e.Event.ID] = e.Event.ID, i
-	}
+	ids, add := sqlstore.AttachStates(events)
 	rows, err := s.reader.QueryContext(ctx, listDeliveries, jsonArray(ids))
 	if err != nil {
 		return err
@@ -90,8 +86,7 @@ func (s *Store) attachStates(ctx context.Context, events []store.EventSummary) e
 			return err
 		}
 		st.Status = store.DeliveryStatus(status)
-		i := index[eventID]
-		events[i].Deliveries = append(events[i].Deliveries, st)
+		add(eventID, st)
 	}
 	return rows.Err()
 }

@@ -57,3 +57,18 @@ func (p Page) Cut(events []store.EventSummary) ([]store.EventSummary, string) {
 	events = events[:p.Limit]
 	return events, events[p.Limit-1].Event.ID
 }
+
+// AttachStates prepares to attach to events their deliveries' states,
+// which a driver reads in one query: it returns the events' ids, for that
+// query, and add, which appends one state read to its event's.
+func AttachStates(events []store.EventSummary) (ids []string, add func(eventID string, st store.DeliveryState)) {
+	ids = make([]string, len(events))
+	index := make(map[string]int, len(events))
+	for i, e := range events {
+		ids[i], index[e.Event.ID] = e.Event.ID, i
+	}
+	return ids, func(eventID string, st store.DeliveryState) {
+		i := index[eventID]
+		events[i].Deliveries = append(events[i].Deliveries, st)
+	}
+}

@@ -72,3 +72,26 @@ func TestPageCut(t *testing.T) {
 		t.Errorf("Room of 1<<30 = %d, want %d", got, maxPrealloc)
 	}
 }
+
+func TestAttachStates(t *testing.T) {
+	t.Parallel()
+	events := make([]store.EventSummary, 2)
+	events[0].Event.ID, events[1].Event.ID = "b", "a"
+	ids, add := AttachStates(events)
+	if !slices.Equal(ids, []string{"b", "a"}) {
+		t.Errorf("ids = %v, want [b a]", ids)
+	}
+	add("a", store.DeliveryState{ID: 1, Destination: "billing"})
+	add("a", store.DeliveryState{ID: 2, Destination: "crm"})
+	add("b", store.DeliveryState{ID: 3, Destination: "billing"})
+	want := [][]int64{{3}, {1, 2}}
+	for i, e := range events {
+		var got []int64
+		for _, st := range e.Deliveries {
+			got = append(got, st.ID)
+		}
+		if !slices.Equal(got, want[i]) {
+			t.Errorf("event %s: states %v, want %v", e.Event.ID, got, want[i])
+		}
+	}
+}
