@@ -30,16 +30,7 @@ func BenchmarkClaimHistory(b *testing.B) {
 // vacuumed and analyzed, as autovacuum would.
 func seedHistory(b *testing.B, url string, n int) {
 	b.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		b.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	for _, st := range []struct {
-		sql  string
-		args []any
-	}{
+	seed(b, url, "seed history", []seedStatement{
 		{`INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
 			signature_slot, occurred_at, received_at)
 		SELECT 'evt_hist_' || lpad(g::text, 10, '0'), 'stripe', 'hist_' || g, 'header', 'invoice.paid',
@@ -53,9 +44,29 @@ func seedHistory(b *testing.B, url string, n int) {
 		FROM events WHERE id LIKE 'evt_hist_%'`, nil},
 		{`VACUUM ANALYZE events`, nil},
 		{`VACUUM ANALYZE deliveries`, nil},
-	} {
+	})
+}
+
+// seedStatement is one statement of a benchmark's seed, and its
+// arguments.
+type seedStatement struct {
+	sql  string
+	args []any
+}
+
+// seed runs statements in order on a connection of its own to url; what
+// names the seed in a failure.
+func seed(b *testing.B, url, what string, statements []seedStatement) {
+	b.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	for _, st := range statements {
 		if _, err := conn.Exec(ctx, st.sql, st.args...); err != nil {
-			b.Fatalf("seed history: %v", err)
+			b.Fatalf("%s: %v", what, err)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -30,17 +29,8 @@ func seedAt(g int) time.Time { return seedStart.Add(time.Duration(g) * seedStep)
 // benchmarks describe, then vacuums and analyzes, as autovacuum would.
 func seedOperations(b *testing.B, url string, n int) {
 	b.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		b.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(ctx)
 	start := time.Now()
-	for _, st := range []struct {
-		sql  string
-		args []any
-	}{
+	seed(b, url, "seed", []seedStatement{
 		// base32 is a 48-bit integer in 10 Crockford base-32 digits.
 		{`CREATE FUNCTION pg_temp.base32(v bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
 			SELECT substr(a, ((v >> 45) & 31)::int + 1, 1) || substr(a, ((v >> 40) & 31)::int + 1, 1) ||
@@ -66,11 +56,7 @@ func seedOperations(b *testing.B, url string, n int) {
 		FROM events`, nil},
 		{`VACUUM ANALYZE events`, nil},
 		{`VACUUM ANALYZE deliveries`, nil},
-	} {
-		if _, err := conn.Exec(ctx, st.sql, st.args...); err != nil {
-			b.Fatalf("seed: %v", err)
-		}
-	}
+	})
 	b.Logf("seeded %d events and deliveries in %v", n, time.Since(start).Round(time.Second))
 }
 
