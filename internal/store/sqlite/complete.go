@@ -92,11 +92,7 @@ func (s *Store) ReleaseDeliveries(ctx context.Context, rs []store.Release) error
 	if len(rs) == 0 {
 		return nil
 	}
-	ids := make([]int64, len(rs))
-	tokens := make([]string, len(rs))
-	for i, r := range rs {
-		ids[i], tokens[i] = r.DeliveryID, r.LeaseToken
-	}
+	ids, tokens := sqlstore.SplitReleases(rs)
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return fmt.Errorf("release deliveries: %w", err)

@@ -30,3 +30,14 @@ func SortClaims(claims []store.Claim) {
 		return cmp.Or(a.Delivery.NextAttemptAt.Compare(b.Delivery.NextAttemptAt), cmp.Compare(a.Delivery.ID, b.Delivery.ID))
 	})
 }
+
+// SplitReleases returns the delivery ids and the lease tokens of rs, in
+// the order of rs, as the drivers pass them to their release statement.
+func SplitReleases(rs []store.Release) (ids []int64, tokens []string) {
+	ids = make([]int64, len(rs))
+	tokens = make([]string, len(rs))
+	for i, r := range rs {
+		ids[i], tokens[i] = r.DeliveryID, r.LeaseToken
+	}
+	return ids, tokens
+}

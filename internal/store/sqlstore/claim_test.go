@@ -42,3 +42,11 @@ func TestSortClaims(t *testing.T) {
 		t.Errorf("SortClaims order = %v, want %v", ids, want)
 	}
 }
+
+func TestSplitReleases(t *testing.T) {
+	t.Parallel()
+	ids, tokens := SplitReleases([]store.Release{{DeliveryID: 7, LeaseToken: "a"}, {DeliveryID: 3, LeaseToken: "b"}})
+	if !slices.Equal(ids, []int64{7, 3}) || !slices.Equal(tokens, []string{"a", "b"}) {
+		t.Errorf("SplitReleases = %v, %v; want [7 3], [a b]", ids, tokens)
+	}
+}
