@@ -64,6 +64,10 @@ SELECT id FROM ins`
 
 	listenDeliveries = `LISTEN ` + notifyChannel
 
+	// asyncCommit lets the current transaction commit without waiting for
+	// its WAL to reach disk; never used on the ingest path.
+	asyncCommit = `SELECT set_config('synchronous_commit', 'off', true)`
+
 	selectEvent = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
 	headers, signature_slot, occurred_at, received_at

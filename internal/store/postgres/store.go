@@ -22,14 +22,15 @@ import (
 type Options struct {
 	// IngestConns is the size of the pool Ingest uses (default 8).
 	IngestConns int
-	// OtherConns is the size of the pool every other call uses (default 8).
+	// OtherConns is the size of the pool every other call uses (default 16:
+	// delivery workers complete attempts through it concurrently).
 	OtherConns int
 }
 
 // Default pool sizes.
 const (
 	DefaultIngestConns = 8
-	DefaultOtherConns  = 8
+	DefaultOtherConns  = 16
 )
 
 // Log keys.
