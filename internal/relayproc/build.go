@@ -1,0 +1,42 @@
+// Package relayproc runs the hookrelay binary as a child process, the way
+// the end-to-end tests, the benchmark and the soak do: build it once, start
+// `hookrelay serve`, wait until its /readyz answers 200, and stop it with a
+// signal.
+package relayproc
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+)
+
+// Build builds the hookrelay command at pkg (a path such as
+// "./cmd/hookrelay", relative to the working directory) into dir and
+// returns the binary's path. The compiler's output is in the error.
+func Build(ctx context.Context, dir, pkg string) (string, error) {
+	bin := filepath.Join(dir, "hookrelay")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build relay: %w\n%s", err, out.String())
+	}
+	return bin, nil
+}
+
+// FreeAddr returns a 127.0.0.1 address with a port that was free a moment
+// ago.
+func FreeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("find a free port: %w", err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		return "", fmt.Errorf("find a free port: %w", err)
+	}
+	return addr, nil
+}

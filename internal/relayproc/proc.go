@@ -1,0 +1,143 @@
+package relayproc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Options say how to start the child.
+type Options struct {
+	// Binary is the path of the hookrelay binary.
+	Binary string
+	// Args are the arguments, e.g. "serve", "--config", path.
+	Args []string
+	// Env is added to this process's environment.
+	Env []string
+	// Output receives the child's stdout and stderr; nil discards them.
+	Output io.Writer
+	// Admin is the admin listener's address, where /readyz is polled.
+	Admin string
+}
+
+// Proc is a running child process.
+type Proc struct {
+	cmd   *exec.Cmd
+	admin string
+	done  chan struct{}
+	err   error // set before done is closed
+}
+
+// Start starts the child. It does not wait until it is ready: see
+// WaitReady.
+func Start(o Options) (*Proc, error) {
+	cmd := exec.Command(o.Binary, o.Args...)
+	cmd.Env = append(os.Environ(), o.Env...)
+	cmd.Stdout, cmd.Stderr = o.Output, o.Output
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start relay: %w", err)
+	}
+	p := &Proc{cmd: cmd, admin: o.Admin, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Pid is the child's process id.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed when the child has exited.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Err is what waiting for the child returned: nil for exit status 0, an
+// *exec.ExitError otherwise. It is valid once Done is closed.
+func (p *Proc) Err() error { return p.err }
+
+// Exited reports whether the child has exited.
+func (p *Proc) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// WaitReady polls the admin listener's /readyz until it answers 200, the
+// child exits, ctx ends or timeout passes.
+func (p *Proc) WaitReady(ctx context.Context, timeout time.Duration) error {
+	url := "http://" + p.admin + "/readyz"
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(timeout)
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return fmt.Errorf("build readiness request: %w", err)
+		}
+		if resp, err := client.Do(req); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("relay exited before it was ready: %v", p.err)
+		case <-ctx.Done():
+			return fmt.Errorf("wait for readiness: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("relay not ready after %v", timeout)
+		}
+	}
+}
+
+// ErrStillRunning is returned by Signal when the child outlives its
+// timeout.
+var ErrStillRunning = errors.New("relayproc: still running")
+
+// Signal sends sig and waits until the child exits, at most timeout (0
+// waits as long as it takes). It returns ErrStillRunning, wrapped, when the
+// child is still running after timeout; the child is left running then.
+func (p *Proc) Signal(sig os.Signal, timeout time.Duration) error {
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("signal relay: %w", err)
+	}
+	if timeout == 0 {
+		<-p.done
+		return nil
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return nil
+	case <-t.C:
+		return fmt.Errorf("%w %v after %v", ErrStillRunning, timeout, sig)
+	}
+}
+
+// Kill sends SIGKILL and waits until the child is gone.
+func (p *Proc) Kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// ExitCode is the child's exit code, once Done is closed: -1 when a signal
+// ended it. The error is one that is not an exit status.
+func (p *Proc) ExitCode() (int, error) {
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		return ee.ExitCode(), nil
+	}
+	return 0, p.err
+}

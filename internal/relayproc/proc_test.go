@@ -1,0 +1,95 @@
+package relayproc
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// ready serves /readyz with 200.
+func ready(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/readyz" {
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+func TestStartWaitReadySignal(t *testing.T) {
+	t.Parallel()
+	p, err := Start(Options{Binary: "sleep", Args: []string{"30"}, Admin: ready(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Kill)
+	if err := p.WaitReady(context.Background(), 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if p.Exited() {
+		t.Fatal("exited while sleeping")
+	}
+	if err := p.Signal(syscall.SIGTERM, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.ExitCode(); code != -1 || err != nil {
+		t.Errorf("ExitCode = %d, %v; want -1, nil", code, err)
+	}
+}
+
+func TestWaitReadyExited(t *testing.T) {
+	t.Parallel()
+	p, err := Start(Options{Binary: "sh", Args: []string{"-c", "exit 3"}, Admin: "127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitReady(context.Background(), 5*time.Second); err == nil || !strings.Contains(err.Error(), "exited") {
+		t.Fatalf("WaitReady = %v, want exited", err)
+	}
+	if code, err := p.ExitCode(); code != 3 || err != nil {
+		t.Errorf("ExitCode = %d, %v; want 3, nil", code, err)
+	}
+}
+
+func TestSignalTimeout(t *testing.T) {
+	t.Parallel()
+	p, err := Start(Options{Binary: "sh", Args: []string{"-c", "trap '' TERM; sleep 30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Kill)
+	time.Sleep(100 * time.Millisecond) // let the shell set its trap
+	if err := p.Signal(syscall.SIGTERM, 200*time.Millisecond); !errors.Is(err, ErrStillRunning) {
+		t.Fatalf("Signal = %v, want ErrStillRunning", err)
+	}
+}
+
+func TestMemory(t *testing.T) {
+	t.Parallel()
+	rss, hwm, err := Memory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rss <= 0 || hwm < rss {
+		t.Errorf("rss %d, hwm %d", rss, hwm)
+	}
+}
+
+func TestFreeAddr(t *testing.T) {
+	t.Parallel()
+	a, err := FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(a, "127.0.0.1:") {
+		t.Errorf("FreeAddr = %q", a)
+	}
+}
