@@ -13,6 +13,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/providersim"
 	"github.com/hookrelay/hookrelay/internal/relay"
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -36,7 +37,7 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 
 	binary := o.hookrelay
 	if binary == "" {
-		if binary, err = buildRelay(work, dir); err != nil {
+		if binary, err = relayproc.Build(work, dir, "./cmd/hookrelay"); err != nil {
 			return err
 		}
 	}
@@ -50,11 +51,11 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 	}
 	defer dest.Close()
 
-	public, err := freeAddr()
+	public, err := relayproc.FreeAddr()
 	if err != nil {
 		return err
 	}
-	admin, err := freeAddr()
+	admin, err := relayproc.FreeAddr()
 	if err != nil {
 		return err
 	}
@@ -68,9 +69,9 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 	}
 	defer func() {
 		select {
-		case <-p.done:
+		case <-p.Done():
 		default:
-			p.kill()
+			p.Kill()
 		}
 	}()
 
@@ -110,7 +111,7 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 		if !sleep(ctx, life) {
 			break
 		}
-		p.kill()
+		p.Kill()
 		kills++
 		time.Sleep(randDuration(o.maxDowntime))
 		if p, err = startRelay(work, binary, cfgPath, logPath, admin); err != nil {
@@ -138,7 +139,7 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 		return err
 	}
 	l.CheckDelivered(dest)
-	if err := p.stop(); err != nil {
+	if err := stopRelay(p); err != nil {
 		l.Problems = append(l.Problems, err.Error())
 	}
 	if providersim.Live(ds) > 0 || ds.Counts[store.StatusDead] > 0 {
