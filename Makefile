@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: build run test lint bench bench-memory fuzz
+.PHONY: build run test lint bench bench-memory bench-deliver soak fuzz
 
 build:
 	$(GO) build -o bin/hookrelay ./cmd/hookrelay
@@ -24,6 +24,15 @@ bench:
 
 bench-memory:
 	$(GO) run ./cmd/hookrelay-bench memory --driver sqlite --concurrency 256
+
+# Delivery drain rate against a plain client, ingest-to-delivery latency,
+# and claim cost with 5 million done rows (PostgreSQL; takes minutes).
+bench-deliver:
+	$(GO) run ./cmd/hookrelay-bench deliver --driver both
+
+# The crash scenario for as long as asked (not in CI).
+soak:
+	$(GO) run ./cmd/hookrelay-soak --duration 10m
 
 # A short fuzzing pass over every fuzz target (the seed corpora run in `test`).
 fuzz:
