@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 // binary is the hookrelay binary built once for the package's tests.
@@ -26,11 +27,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "hookrelay")
-	build := exec.Command("go", "build", "-o", binary, "../cmd/hookrelay")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build hookrelay:", err)
+	if binary, err = relayproc.Build(context.Background(), dir, "../cmd/hookrelay"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -76,14 +74,12 @@ func freeAddr(t *testing.T) string {
 
 // relayProc is a `hookrelay serve` child process.
 type relayProc struct {
-	cmd        *exec.Cmd
+	*relayproc.Proc
 	public     string
 	admin      string
 	configPath string
 	env        []string
 	logs       *syncBuffer
-	exited     chan struct{}
-	exitErr    error
 }
 
 // writeConfig writes a config file into a temporary directory and returns
@@ -102,67 +98,49 @@ func writeConfig(t *testing.T, database, public, admin, body string) string {
 // ready. It is killed at the end of the test if still running.
 func startRelay(t *testing.T, database, body string, env []string) *relayProc {
 	t.Helper()
-	p := &relayProc{public: freeAddr(t), admin: freeAddr(t), env: env, logs: &syncBuffer{}, exited: make(chan struct{})}
+	return launchRelay(t, "relay", database, body, env)
+}
+
+// launchRelay starts `hookrelay serve` with extra arguments on fresh ports
+// and waits until it is ready; name is how failures speak of it. It is
+// killed at the end of the test if still running.
+func launchRelay(t *testing.T, name, database, body string, env []string, args ...string) *relayProc {
+	t.Helper()
+	p := &relayProc{public: freeAddr(t), admin: freeAddr(t), env: env, logs: &syncBuffer{}}
 	p.configPath = writeConfig(t, database, p.public, p.admin, body)
-	p.cmd = exec.Command(binary, "serve", "--config", p.configPath)
-	p.cmd.Env = append(os.Environ(), env...)
-	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
-	if err := p.cmd.Start(); err != nil {
+	proc, err := relayproc.Start(relayproc.Options{
+		Binary: binary, Args: append([]string{"serve", "--config", p.configPath}, args...),
+		Env: env, Output: p.logs, Admin: p.admin,
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		p.exitErr = p.cmd.Wait()
-		close(p.exited)
-	}()
+	p.Proc = proc
 	t.Cleanup(func() {
-		select {
-		case <-p.exited:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.exited
+		if !p.Exited() {
+			p.Kill()
 		}
 		if t.Failed() {
-			t.Logf("relay logs:\n%s", p.logs.String())
+			t.Logf("%s logs:\n%s", name, p.logs.String())
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-p.exited:
-			t.Fatalf("relay exited at start: %v\n%s", p.exitErr, p.logs.String())
-		default:
-		}
-		resp, err := http.Get("http://" + p.admin + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return p
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := p.WaitReady(context.Background(), 30*time.Second); err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, p.logs.String())
 	}
-	t.Fatalf("relay not ready after 30s:\n%s", p.logs.String())
-	return nil
+	return p
 }
 
 // stop sends SIGTERM and returns the exit code.
 func (p *relayProc) stop(t *testing.T) int {
 	t.Helper()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := p.Signal(syscall.SIGTERM, 40*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-p.exited:
-	case <-time.After(40 * time.Second):
-		t.Fatal("relay did not exit within 40s of SIGTERM")
+	code, err := p.ExitCode()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if ee, ok := p.exitErr.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	if p.exitErr != nil {
-		t.Fatal(p.exitErr)
-	}
-	return 0
+	return code
 }
 
 func contains(t *testing.T, what, got string, wants ...string) {

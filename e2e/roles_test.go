@@ -7,9 +7,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,60 +20,14 @@ import (
 // still running.
 func startRole(t *testing.T, role, database, body string, env []string) *relayProc {
 	t.Helper()
-	p := &relayProc{public: freeAddr(t), admin: freeAddr(t), env: env, logs: &syncBuffer{}, exited: make(chan struct{})}
-	p.configPath = writeConfig(t, database, p.public, p.admin, body)
-	p.cmd = exec.Command(binary, "serve", "--config", p.configPath, "--role", role)
-	p.cmd.Env = append(os.Environ(), env...)
-	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.exitErr = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.exited:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.exited
-		}
-		if t.Failed() {
-			t.Logf("%s relay logs:\n%s", role, p.logs.String())
-		}
-	})
-	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-p.exited:
-			t.Fatalf("%s relay exited at start: %v\n%s", role, p.exitErr, p.logs.String())
-		default:
-		}
-		resp, err := client.Get("http://" + p.admin + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s relay not ready after 30s:\n%s", role, p.logs.String())
-	return nil
+	return launchRelay(t, role+" relay", database, body, env, "--role", role)
 }
 
 // sigkill sends SIGKILL and waits for the process to be gone.
 func (p *relayProc) sigkill(t *testing.T) {
 	t.Helper()
-	if err := p.cmd.Process.Kill(); err != nil {
+	if err := p.Signal(syscall.SIGKILL, 10*time.Second); err != nil {
 		t.Fatal(err)
-	}
-	select {
-	case <-p.exited:
-	case <-time.After(10 * time.Second):
-		t.Fatal("relay still running 10s after SIGKILL")
 	}
 }
 
