@@ -29,7 +29,7 @@ const (
 	keyStatus      = "status"
 	keyStatusCode  = "status_code"
 	keyError       = "error"
-	keyDuration    = "duration"
+	keyDurationMS  = "duration_ms"
 )
 
 // DefaultPollInterval is how often an idle destination looks for due

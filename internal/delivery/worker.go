@@ -240,7 +240,7 @@ func (w *worker) attempt(c store.Claim) {
 		log.Info("delivery attempt failed", keyStatusCode, res.StatusCode, keyError, res.Error,
 			"next_attempt_at", comp.NextAttemptAt)
 	default:
-		log.Debug("delivered", keyStatus, comp.Status, keyStatusCode, res.StatusCode, keyDuration, res.Duration)
+		log.Debug("delivered", keyStatus, comp.Status, keyStatusCode, res.StatusCode, keyDurationMS, float64(res.Duration.Microseconds())/1000)
 	}
 }
 
