@@ -2,16 +2,18 @@ package reliability
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 // Secrets of the tests' config, given to the relay through its environment.
@@ -49,12 +51,10 @@ log:
 
 // relayProcess is one `hookrelay serve` child process.
 type relayProcess struct {
+	*relayproc.Proc
 	public, admin string
 	configPath    string
-	cmd           *exec.Cmd
 	logs          *lockedBuffer
-	exited        chan struct{}
-	exitErr       error
 }
 
 // startRelay writes the config for database and destination url on fresh
@@ -83,49 +83,26 @@ func (p *relayProcess) restart(t *testing.T) *relayProcess {
 
 func (p *relayProcess) launch(t *testing.T) {
 	t.Helper()
-	p.logs, p.exited = &lockedBuffer{}, make(chan struct{})
-	p.cmd = exec.Command(binary, "serve", "--config", p.configPath)
-	p.cmd.Env = append(os.Environ(), relayEnv...)
-	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
-	if err := p.cmd.Start(); err != nil {
+	p.logs = &lockedBuffer{}
+	proc, err := relayproc.Start(relayproc.Options{
+		Binary: binary, Args: []string{"serve", "--config", p.configPath},
+		Env: relayEnv, Output: p.logs, Admin: p.admin,
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		p.exitErr = p.cmd.Wait()
-		close(p.exited)
-	}()
+	p.Proc = proc
 	t.Cleanup(func() {
-		select {
-		case <-p.exited:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.exited
+		if !p.Exited() {
+			p.Kill()
 		}
 		if t.Failed() {
-			t.Logf("relay (pid %d) logs:\n%s", p.cmd.Process.Pid, p.logs.String())
+			t.Logf("relay (pid %d) logs:\n%s", p.Pid(), p.logs.String())
 		}
 	})
-	if err := p.waitReady(30 * time.Second); err != nil {
-		t.Fatal(err)
+	if err := p.WaitReady(context.Background(), 30*time.Second); err != nil {
+		t.Fatalf("%v\n%s", err, p.logs.String())
 	}
-}
-
-// waitReady polls /readyz until it answers 200.
-func (p *relayProcess) waitReady(timeout time.Duration) error {
-	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		select {
-		case <-p.exited:
-			return fmt.Errorf("relay exited at start: %v\n%s", p.exitErr, p.logs.String())
-		default:
-		}
-		if readyz(client, p.admin) == http.StatusOK {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("relay not ready after %v:\n%s", timeout, p.logs.String())
 }
 
 // kill sends SIGKILL, as a crash or the OOM killer would, and waits until
@@ -139,20 +116,15 @@ func (p *relayProcess) kill(t *testing.T) {
 func (p *relayProcess) stop(t *testing.T) {
 	t.Helper()
 	p.signal(t, syscall.SIGTERM)
-	if p.exitErr != nil {
-		t.Errorf("relay exit after SIGTERM: %v", p.exitErr)
+	if err := p.Err(); err != nil {
+		t.Errorf("relay exit after SIGTERM: %v", err)
 	}
 }
 
 func (p *relayProcess) signal(t *testing.T, sig syscall.Signal) {
 	t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		t.Fatalf("signal relay: %v", err)
-	}
-	select {
-	case <-p.exited:
-	case <-time.After(40 * time.Second):
-		t.Fatalf("relay still running 40s after %v", sig)
+	if err := p.Signal(sig, 40*time.Second); err != nil {
+		t.Fatal(err)
 	}
 }
 
