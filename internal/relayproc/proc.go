@@ -22,6 +22,8 @@ type Options struct {
 	Env []string
 	// Output receives the child's stdout and stderr; nil discards them.
 	Output io.Writer
+	// Stderr, when set, receives the child's stderr instead of Output.
+	Stderr io.Writer
 	// Admin is the admin listener's address, where /readyz is polled.
 	Admin string
 }
@@ -40,6 +42,9 @@ func Start(o Options) (*Proc, error) {
 	cmd := exec.Command(o.Binary, o.Args...)
 	cmd.Env = append(os.Environ(), o.Env...)
 	cmd.Stdout, cmd.Stderr = o.Output, o.Output
+	if o.Stderr != nil {
+		cmd.Stderr = o.Stderr
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start relay: %w", err)
 	}

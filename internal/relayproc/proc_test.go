@@ -93,3 +93,33 @@ func TestFreeAddr(t *testing.T) {
 		t.Errorf("FreeAddr = %q", a)
 	}
 }
+
+func TestOutputAndStderr(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name             string
+		split            bool
+		wantOut, wantErr string
+	}{
+		{name: "together", wantOut: "out\nerr\n"},
+		{name: "apart", split: true, wantOut: "out\n", wantErr: "err\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut strings.Builder
+			o := Options{Binary: "sh", Args: []string{"-c", "echo out; echo err >&2"}, Output: &out}
+			if tt.split {
+				o.Stderr = &errOut
+			}
+			p, err := Start(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			<-p.Done()
+			if out.String() != tt.wantOut || errOut.String() != tt.wantErr {
+				t.Errorf("out %q, err %q; want %q, %q", out.String(), errOut.String(), tt.wantOut, tt.wantErr)
+			}
+		})
+	}
+}
