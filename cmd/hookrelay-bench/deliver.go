@@ -16,6 +16,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/loadgen"
 	"github.com/hookrelay/hookrelay/internal/relay"
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -86,7 +87,7 @@ func runDeliver(ctx context.Context, stdout, stderr io.Writer, args []string) er
 	binary := f.binary
 	if binary == "" {
 		fmt.Fprintln(stderr, "building ./cmd/hookrelay")
-		if binary, err = buildRelay(ctx, dir); err != nil {
+		if binary, err = relayproc.Build(ctx, dir, "./cmd/hookrelay"); err != nil {
 			return err
 		}
 	}
@@ -303,8 +304,8 @@ func pause(ctx context.Context, p *relayProc, deadline time.Time, d time.Duratio
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-p.done:
-		return fmt.Errorf("relay exited: %v; log:\n%s", p.err, tail(p.logPath, 20))
+	case <-p.Done():
+		return fmt.Errorf("relay exited: %v; log:\n%s", p.Err(), tail(p.logPath, 20))
 	case <-time.After(d):
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 // ingestFlags are the options of the ingest command.
@@ -87,7 +88,7 @@ func runIngest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	binary := f.binary
 	if binary == "" && len(f.drivers) > 0 {
 		fmt.Fprintln(stderr, "building ./cmd/hookrelay")
-		if binary, err = buildRelay(ctx, dir); err != nil {
+		if binary, err = relayproc.Build(ctx, dir, "./cmd/hookrelay"); err != nil {
 			return err
 		}
 	}

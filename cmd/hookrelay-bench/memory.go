@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 // maxRSS is the memory target: the relay stays under it with 256 concurrent
@@ -68,7 +69,7 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	bin := *binary
 	if bin == "" {
 		fmt.Fprintln(stderr, "building ./cmd/hookrelay")
-		if bin, err = buildRelay(ctx, dir); err != nil {
+		if bin, err = relayproc.Build(ctx, dir, "./cmd/hookrelay"); err != nil {
 			return err
 		}
 	}
@@ -91,7 +92,7 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		return err
 	}
 	rep := &memoryReport{Driver: *driver, Concurrency: *concurrency, Body: body}
-	sampler := sampleRSS(p.cmd.Process.Pid, 20*time.Millisecond)
+	sampler := sampleRSS(p.Pid(), 20*time.Millisecond)
 	client := loadgen.NewClient(*concurrency)
 	for r := range *rounds {
 		fmt.Fprintf(stderr, "round %d: %d posts of %d bytes\n", r+1, *concurrency, feed.Size())
@@ -109,7 +110,7 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	}
 	client.CloseIdleConnections()
 	rep.PeakRSS, rep.Samples = sampler.Stop()
-	if _, hwm, err := procMemory(p.cmd.Process.Pid); err == nil {
+	if _, hwm, err := relayproc.Memory(p.Pid()); err == nil {
 		rep.HWM = hwm
 	}
 	if err := p.stop(40 * time.Second); err != nil {

@@ -9,10 +9,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 // noopHandler reads the whole body and answers 200: the cheapest handler
@@ -56,46 +57,27 @@ func runNoop(ctx context.Context, stdout, stderr io.Writer, args []string) error
 
 // childProc is a child process started by the benchmark.
 type childProc struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error // set before done is closed
-}
-
-func (p *childProc) wait() {
-	p.err = p.cmd.Wait()
-	close(p.done)
+	*relayproc.Proc
 }
 
 // stop sends SIGTERM and waits up to timeout for the child to exit; it
 // kills it after that. It returns an error unless the child exited 0.
 func (p *childProc) stop(timeout time.Duration) error {
-	select {
-	case <-p.done:
+	if p.Exited() {
 		return p.exitErr("exited early")
-	default:
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("signal: %w", err)
-	}
-	return p.awaitExit(timeout)
-}
-
-func (p *childProc) awaitExit(timeout time.Duration) error {
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case <-p.done:
-		return p.exitErr("exited")
-	case <-t.C:
-		_ = p.cmd.Process.Kill()
-		<-p.done
+	if err := p.Signal(syscall.SIGTERM, timeout); errors.Is(err, relayproc.ErrStillRunning) {
+		p.Kill()
 		return fmt.Errorf("still running %v after SIGTERM; killed", timeout)
+	} else if err != nil {
+		return err
 	}
+	return p.exitErr("exited")
 }
 
 func (p *childProc) exitErr(what string) error {
-	if p.err != nil {
-		return fmt.Errorf("%s: %w", what, p.err)
+	if err := p.Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
@@ -107,25 +89,24 @@ func startNoop(ctx context.Context) (*childProc, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("find own executable: %w", err)
 	}
-	cmd := exec.Command(self, "noop", "--listen", "127.0.0.1:0")
-	cmd.Stderr = os.Stderr
 	first := &firstLine{line: make(chan string, 1)}
-	cmd.Stdout = first
-	if err := cmd.Start(); err != nil {
+	proc, err := relayproc.Start(relayproc.Options{
+		Binary: self, Args: []string{"noop", "--listen", "127.0.0.1:0"},
+		Output: first, Stderr: os.Stderr,
+	})
+	if err != nil {
 		return nil, "", fmt.Errorf("start noop: %w", err)
 	}
-	p := &childProc{cmd: cmd, done: make(chan struct{})}
-	go p.wait()
+	p := &childProc{Proc: proc}
 	select {
 	case addr := <-first.line:
 		return p, addr, nil
-	case <-p.done:
-		return nil, "", fmt.Errorf("start noop: exited before printing its address: %v", p.err)
+	case <-p.Done():
+		return nil, "", fmt.Errorf("start noop: exited before printing its address: %v", p.Err())
 	case <-time.After(10 * time.Second):
 	case <-ctx.Done():
 	}
-	_ = cmd.Process.Kill()
-	<-p.done
+	p.Kill()
 	return nil, "", errors.New("start noop: no address within 10s")
 }
 

@@ -1,36 +1,19 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 // secretEnv is the variable the relay's config reads the Stripe secret from.
 const secretEnv = "BENCH_STRIPE_SECRET"
-
-// buildRelay builds ./cmd/hookrelay of the module in the working directory
-// into dir and returns the binary's path.
-func buildRelay(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "hookrelay")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/hookrelay")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("build relay: %w\n%s", err, out.String())
-	}
-	return bin, nil
-}
 
 // relayConfig is what a benchmark sets in the relay's config file.
 type relayConfig struct {
@@ -77,10 +60,10 @@ type relayProc struct {
 // /readyz answers 200.
 func startRelay(ctx context.Context, binary, dir, name string, c relayConfig, secret string) (*relayProc, error) {
 	var err error
-	if c.Listen, err = freeAddr(); err != nil {
+	if c.Listen, err = relayproc.FreeAddr(); err != nil {
 		return nil, err
 	}
-	if c.AdminListen, err = freeAddr(); err != nil {
+	if c.AdminListen, err = relayproc.FreeAddr(); err != nil {
 		return nil, err
 	}
 	cfgPath := filepath.Join(dir, name+".yaml")
@@ -92,19 +75,17 @@ func startRelay(ctx context.Context, binary, dir, name string, c relayConfig, se
 	if err != nil {
 		return nil, fmt.Errorf("create relay log: %w", err)
 	}
-	cmd := exec.Command(binary, "serve", "--config", cfgPath)
-	cmd.Env = append(os.Environ(), secretEnv+"="+secret)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	err = cmd.Start()
+	proc, err := relayproc.Start(relayproc.Options{
+		Binary: binary, Args: []string{"serve", "--config", cfgPath},
+		Env: []string{secretEnv + "=" + secret}, Output: logFile, Admin: c.AdminListen,
+	})
 	_ = logFile.Close() // the child holds its own descriptor
 	if err != nil {
-		return nil, fmt.Errorf("start relay: %w", err)
+		return nil, err
 	}
-	p := &relayProc{childProc: &childProc{cmd: cmd, done: make(chan struct{})}, cfg: c, logPath: logPath}
-	go p.wait()
-	if err := p.waitReady(ctx, 60*time.Second); err != nil {
-		_ = p.cmd.Process.Kill()
-		<-p.done
+	p := &relayProc{childProc: &childProc{Proc: proc}, cfg: c, logPath: logPath}
+	if err := p.WaitReady(ctx, 60*time.Second); err != nil {
+		p.Kill()
 		return nil, fmt.Errorf("%w; log:\n%s", err, tail(logPath, 20))
 	}
 	return p, nil
@@ -112,50 +93,6 @@ func startRelay(ctx context.Context, binary, dir, name string, c relayConfig, se
 
 // ingestURL is where the relay takes the stripe source's webhooks.
 func (p *relayProc) ingestURL() string { return "http://" + p.cfg.Listen + "/webhooks/stripe" }
-
-// waitReady polls /readyz until it answers 200, the relay exits, or
-// timeout passes.
-func (p *relayProc) waitReady(ctx context.Context, timeout time.Duration) error {
-	url := "http://" + p.cfg.AdminListen + "/readyz"
-	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(timeout)
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return fmt.Errorf("build readiness request: %w", err)
-		}
-		if resp, err := client.Do(req); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-p.done:
-			return fmt.Errorf("relay exited before it was ready: %v", p.err)
-		case <-ctx.Done():
-			return fmt.Errorf("wait for readiness: %w", ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("relay not ready after %v", timeout)
-		}
-	}
-}
-
-// freeAddr returns a 127.0.0.1 address with a port that was free a moment
-// ago.
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("find a free port: %w", err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		return "", fmt.Errorf("find a free port: %w", err)
-	}
-	return addr, nil
-}
 
 // tail returns the last n lines of the file at path.
 func tail(path string, n int) string {
@@ -165,35 +102,6 @@ func tail(path string, n int) string {
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
-}
-
-// procMemory reads VmRSS and VmHWM (the peak RSS) of pid, in bytes.
-func procMemory(pid int) (rss, hwm int64, err error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, fmt.Errorf("read process status: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		key, val, ok := strings.Cut(sc.Text(), ":")
-		if !ok || (key != "VmRSS" && key != "VmHWM") {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("parse %s %q: %w", key, val, err)
-		}
-		if key == "VmRSS" {
-			rss = kb << 10
-		} else {
-			hwm = kb << 10
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return 0, 0, fmt.Errorf("read process status: %w", err)
-	}
-	return rss, hwm, nil
 }
 
 // rssSampler samples a process's RSS at a fixed interval until stopped.
@@ -213,7 +121,7 @@ func sampleRSS(pid int, every time.Duration) *rssSampler {
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
-			if rss, _, err := procMemory(pid); err == nil {
+			if rss, _, err := relayproc.Memory(pid); err == nil {
 				s.mu.Lock()
 				s.peak = max(s.peak, rss)
 				s.samples++

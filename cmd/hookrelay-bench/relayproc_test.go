@@ -3,11 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 func TestWriteConfig(t *testing.T) {
@@ -64,7 +65,7 @@ func TestWriteConfig(t *testing.T) {
 
 func TestProcMemory(t *testing.T) {
 	t.Parallel()
-	rss, hwm, err := procMemory(os.Getpid())
+	rss, hwm, err := relayproc.Memory(os.Getpid())
 	if err != nil {
 		t.Skipf("no /proc here: %v", err)
 	}
@@ -76,16 +77,5 @@ func TestProcMemory(t *testing.T) {
 	peak, n := s.Stop()
 	if peak <= 0 || n == 0 {
 		t.Fatalf("peak %d after %d samples", peak, n)
-	}
-}
-
-func TestFreeAddr(t *testing.T) {
-	t.Parallel()
-	a, err := freeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(a, "127.0.0.1:") {
-		t.Fatalf("address %q", a)
 	}
 }
