@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"io"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
@@ -48,28 +48,16 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, longTimeout)
 	defer cancel()
 
-	out := env.Stdout
-	if *asJSON {
-		out = env.Stderr
-	}
-	req.DryRun = true
-	var dry adminapi.BackfillResult
-	data, err := c.callJSON(ctx, http.MethodPost, "/api/v1/backfill", nil, req, &dry)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "%d events of the window would get a delivery to %s\n", dry.Matched, *dest)
-	if *dryRun || dry.Matched == 0 {
-		return printResult(env.Stdout, *asJSON, data)
-	}
-	if err := confirm(env, *yes, fmt.Sprintf("Create %d deliveries to %s?", dry.Matched, *dest), "backfill"); err != nil {
-		return err
-	}
-	req.DryRun = false
-	var res adminapi.BackfillResult
-	if data, err = c.callJSON(ctx, http.MethodPost, "/api/v1/backfill", nil, req, &res); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "created %d deliveries to %s\n", res.Created, *dest)
-	return printResult(env.Stdout, *asJSON, data)
+	return guardedPost[adminapi.BackfillResult]{
+		path: "/api/v1/backfill", flagHint: "backfill",
+		dryRun: *dryRun, yes: *yes, asJSON: *asJSON,
+		request: func(dry bool) any { req.DryRun = dry; return req },
+		preview: func(w io.Writer, dry adminapi.BackfillResult) (int64, string) {
+			fmt.Fprintf(w, "%d events of the window would get a delivery to %s\n", dry.Matched, *dest)
+			return dry.Matched, fmt.Sprintf("Create %d deliveries to %s?", dry.Matched, *dest)
+		},
+		done: func(w io.Writer, res adminapi.BackfillResult) {
+			fmt.Fprintf(w, "created %d deliveries to %s\n", res.Created, *dest)
+		},
+	}.run(ctx, env, c)
 }

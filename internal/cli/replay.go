@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
@@ -58,31 +57,19 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, longTimeout)
 	defer cancel()
 
-	out := env.Stdout
-	if *asJSON {
-		out = env.Stderr
-	}
-	req.DryRun = true
-	var dry adminapi.ReplayResult
-	data, err := c.callJSON(ctx, http.MethodPost, "/api/v1/replay", nil, req, &dry)
-	if err != nil {
-		return err
-	}
-	would := dry.Matched - dry.InFlight
-	fmt.Fprintf(out, "%d deliveries match: %d would be re-armed, %d in flight left alone\n", dry.Matched, would, dry.InFlight)
-	if *dryRun || would == 0 {
-		return printResult(env.Stdout, *asJSON, data)
-	}
-	if err := confirm(env, *yes, fmt.Sprintf("Re-arm %d deliveries?", would), "replay"); err != nil {
-		return err
-	}
-	req.DryRun = false
-	var res adminapi.ReplayResult
-	if data, err = c.callJSON(ctx, http.MethodPost, "/api/v1/replay", nil, req, &res); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "re-armed %d deliveries (%d matched, %d in flight left alone)\n", res.Rearmed, res.Matched, res.InFlight)
-	return printResult(env.Stdout, *asJSON, data)
+	return guardedPost[adminapi.ReplayResult]{
+		path: "/api/v1/replay", flagHint: "replay",
+		dryRun: *dryRun, yes: *yes, asJSON: *asJSON,
+		request: func(dry bool) any { req.DryRun = dry; return req },
+		preview: func(w io.Writer, dry adminapi.ReplayResult) (int64, string) {
+			would := dry.Matched - dry.InFlight
+			fmt.Fprintf(w, "%d deliveries match: %d would be re-armed, %d in flight left alone\n", dry.Matched, would, dry.InFlight)
+			return would, fmt.Sprintf("Re-arm %d deliveries?", would)
+		},
+		done: func(w io.Writer, res adminapi.ReplayResult) {
+			fmt.Fprintf(w, "re-armed %d deliveries (%d matched, %d in flight left alone)\n", res.Rearmed, res.Matched, res.InFlight)
+		},
+	}.run(ctx, env, c)
 }
 
 // printResult prints an API answer when --json asked for it.
