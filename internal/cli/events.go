@@ -83,10 +83,7 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 	}
 	q.Set("limit", fmt.Sprint(*limit))
 
-	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
-	defer cancel()
-	var list adminapi.EventList
-	data, err := c.callJSON(ctx, http.MethodGet, "/api/v1/events", q, nil, &list)
+	list, data, err := fetchJSON[adminapi.EventList](ctx, c, http.MethodGet, "/api/v1/events", q)
 	if err != nil {
 		return err
 	}
@@ -136,10 +133,7 @@ func runEventsShow(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
-	defer cancel()
-	var ev adminapi.EventDetail
-	data, err := c.callJSON(ctx, http.MethodGet, "/api/v1/events/"+url.PathEscape(id), nil, nil, &ev)
+	ev, data, err := fetchJSON[adminapi.EventDetail](ctx, c, http.MethodGet, "/api/v1/events/"+url.PathEscape(id), nil)
 	if err != nil {
 		return eventError(id, err)
 	}

@@ -29,10 +29,7 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
-	defer cancel()
-	var s adminapi.Stats
-	data, err := c.callJSON(ctx, http.MethodGet, "/api/v1/stats", nil, nil, &s)
+	s, data, err := fetchJSON[adminapi.Stats](ctx, c, http.MethodGet, "/api/v1/stats", nil)
 	if err != nil {
 		return err
 	}

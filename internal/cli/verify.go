@@ -34,10 +34,7 @@ func runVerify(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
-	defer cancel()
-	var v adminapi.Verification
-	data, err := c.callJSON(ctx, http.MethodPost, "/api/v1/events/"+url.PathEscape(id)+"/verify", nil, nil, &v)
+	v, data, err := fetchJSON[adminapi.Verification](ctx, c, http.MethodPost, "/api/v1/events/"+url.PathEscape(id)+"/verify", nil)
 	if err != nil {
 		return eventError(id, err)
 	}
