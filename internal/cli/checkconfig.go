@@ -6,12 +6,7 @@ import (
 )
 
 func runCheckConfig(_ context.Context, env Env, args []string) error {
-	fs := newFlagSet(env, "check-config")
-	path := addConfigFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, err := loadConfig(env, *path)
+	cfg, err := configOnly(env, "check-config", args)
 	if err != nil {
 		return err
 	}

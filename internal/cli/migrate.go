@@ -8,12 +8,7 @@ import (
 )
 
 func runMigrate(ctx context.Context, env Env, args []string) error {
-	fs := newFlagSet(env, "migrate")
-	path := addConfigFlag(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, err := loadConfig(env, *path)
+	cfg, err := configOnly(env, "migrate", args)
 	if err != nil {
 		return err
 	}

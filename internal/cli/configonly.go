@@ -1,0 +1,14 @@
+package cli
+
+import "github.com/hookrelay/hookrelay/internal/config"
+
+// configOnly parses args of a command named name whose one flag is
+// --config, and loads the config it names.
+func configOnly(env Env, name string, args []string) (*config.Config, error) {
+	fs := newFlagSet(env, name)
+	path := addConfigFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	return loadConfig(env, *path)
+}
