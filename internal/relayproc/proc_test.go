@@ -123,3 +123,18 @@ func TestOutputAndStderr(t *testing.T) {
 		})
 	}
 }
+
+func TestBufferWhileRunning(t *testing.T) {
+	t.Parallel()
+	var logs Buffer
+	p, err := Start(Options{Binary: "sh", Args: []string{"-c", "for i in 1 2 3 4 5; do echo line; done"}, Output: &logs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !p.Exited() {
+		_ = logs.String() // read while the child writes; -race checks it
+	}
+	if got := strings.Count(logs.String(), "line\n"); got != 5 {
+		t.Errorf("%d lines, want 5:\n%s", got, logs.String())
+	}
+}
