@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
@@ -53,7 +54,7 @@ var listenRelayEnv = append([]string{
 // listenProc is a `hookrelay listen` child process.
 type listenProc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *syncBuffer
+	stdout, stderr *relayproc.Buffer
 	exited         chan struct{}
 	code           int
 }
@@ -64,7 +65,7 @@ type listenProc struct {
 func startListen(t *testing.T, p *relayProc, token, destination, url string, extra ...string) *listenProc {
 	t.Helper()
 	args := append([]string{"listen", "--destination", destination, "--forward-to", url, "--wait", "5s"}, extra...)
-	l := &listenProc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan struct{})}
+	l := &listenProc{stdout: &relayproc.Buffer{}, stderr: &relayproc.Buffer{}, exited: make(chan struct{})}
 	l.cmd = exec.Command(binary, args...)
 	l.cmd.Env = append(os.Environ(), "HOOKRELAY_SERVER=http://"+p.admin, "HOOKRELAY_TOKEN="+token)
 	l.cmd.Stdout, l.cmd.Stderr = l.stdout, l.stderr

@@ -79,7 +79,7 @@ type relayProc struct {
 	admin      string
 	configPath string
 	env        []string
-	logs       *syncBuffer
+	logs       *relayproc.Buffer
 }
 
 // writeConfig writes a config file into a temporary directory and returns
@@ -106,7 +106,7 @@ func startRelay(t *testing.T, database, body string, env []string) *relayProc {
 // killed at the end of the test if still running.
 func launchRelay(t *testing.T, name, database, body string, env []string, args ...string) *relayProc {
 	t.Helper()
-	p := &relayProc{public: freeAddr(t), admin: freeAddr(t), env: env, logs: &syncBuffer{}}
+	p := &relayProc{public: freeAddr(t), admin: freeAddr(t), env: env, logs: &relayproc.Buffer{}}
 	p.configPath = writeConfig(t, database, p.public, p.admin, body)
 	proc, err := relayproc.Start(relayproc.Options{
 		Binary: binary, Args: append([]string{"serve", "--config", p.configPath}, args...),

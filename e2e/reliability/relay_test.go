@@ -1,14 +1,12 @@
 package reliability
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,7 +52,7 @@ type relayProcess struct {
 	*relayproc.Proc
 	public, admin string
 	configPath    string
-	logs          *lockedBuffer
+	logs          *relayproc.Buffer
 }
 
 // startRelay writes the config for database and destination url on fresh
@@ -83,7 +81,7 @@ func (p *relayProcess) restart(t *testing.T) *relayProcess {
 
 func (p *relayProcess) launch(t *testing.T) {
 	t.Helper()
-	p.logs = &lockedBuffer{}
+	p.logs = &relayproc.Buffer{}
 	proc, err := relayproc.Start(relayproc.Options{
 		Binary: binary, Args: []string{"serve", "--config", p.configPath},
 		Env: relayEnv, Output: p.logs, Admin: p.admin,
@@ -151,23 +149,4 @@ func freeAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
-}
-
-// lockedBuffer is a bytes.Buffer safe for a child's writes and a test's
-// reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
