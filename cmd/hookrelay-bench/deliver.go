@@ -16,7 +16,6 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/loadgen"
 	"github.com/hookrelay/hookrelay/internal/relay"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -84,12 +83,9 @@ func runDeliver(ctx context.Context, stdout, stderr io.Writer, args []string) er
 		return fmt.Errorf("make scratch directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	binary := f.binary
-	if binary == "" {
-		fmt.Fprintln(stderr, "building ./cmd/hookrelay")
-		if binary, err = relayproc.Build(ctx, dir, "./cmd/hookrelay"); err != nil {
-			return err
-		}
+	binary, err := relayBinary(ctx, stderr, dir, f.binary)
+	if err != nil {
+		return err
 	}
 	dest, err := startNoopDestination()
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/loadgen"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 // ingestFlags are the options of the ingest command.
@@ -86,9 +85,8 @@ func runIngest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	}
 	defer os.RemoveAll(dir)
 	binary := f.binary
-	if binary == "" && len(f.drivers) > 0 {
-		fmt.Fprintln(stderr, "building ./cmd/hookrelay")
-		if binary, err = relayproc.Build(ctx, dir, "./cmd/hookrelay"); err != nil {
+	if len(f.drivers) > 0 {
+		if binary, err = relayBinary(ctx, stderr, dir, f.binary); err != nil {
 			return err
 		}
 	}

@@ -66,12 +66,9 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		return fmt.Errorf("make scratch directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	bin := *binary
-	if bin == "" {
-		fmt.Fprintln(stderr, "building ./cmd/hookrelay")
-		if bin, err = relayproc.Build(ctx, dir, "./cmd/hookrelay"); err != nil {
-			return err
-		}
+	bin, err := relayBinary(ctx, stderr, dir, *binary)
+	if err != nil {
+		return err
 	}
 	db, err := newBenchDB(ctx, *driver, dir, "memory", *pgURL)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,16 @@ import (
 
 // secretEnv is the variable the relay's config reads the Stripe secret from.
 const secretEnv = "BENCH_STRIPE_SECRET"
+
+// relayBinary returns given, the --binary flag, or when it is empty
+// builds ./cmd/hookrelay into dir, saying so on stderr.
+func relayBinary(ctx context.Context, stderr io.Writer, dir, given string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	fmt.Fprintln(stderr, "building ./cmd/hookrelay")
+	return relayproc.Build(ctx, dir, "./cmd/hookrelay")
+}
 
 // relayConfig is what a benchmark sets in the relay's config file.
 type relayConfig struct {
