@@ -22,25 +22,10 @@ var relayEnv = []string{"SOAK_STRIPE_SECRET=" + stripeSecret, "SOAK_SINK_SECRET=
 // destination, "sink", at url, retried quickly and for as long as a soak
 // can need.
 func writeConfig(path, database, public, admin, url string) error {
-	cfg := fmt.Sprintf(`database: %q
-listen: %q
-admin_listen: %q
-sources:
-  - name: stripe
-    verify: stripe
-    secrets: ["${SOAK_STRIPE_SECRET}"]
-destinations:
-  - name: sink
-    url: %q
-    secret: "${SOAK_SINK_SECRET}"
-    sources: [stripe]
-    timeout: 2s
-    max_attempts: 1000
-    backoff: [100ms, 500ms, 1s]
-    concurrency: 8
-log:
-  level: warn
-`, database, public, admin, url)
+	cfg := relayproc.SinkConfig{
+		Database: database, Listen: public, AdminListen: admin,
+		URL: url, Backoff: "[100ms, 500ms, 1s]", SecretPrefix: "SOAK",
+	}.YAML()
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}

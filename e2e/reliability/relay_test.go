@@ -2,7 +2,6 @@ package reliability
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -26,25 +25,10 @@ var relayEnv = []string{"REL_STRIPE_SECRET=" + stripeSecret, "REL_SINK_SECRET=" 
 // destination, "sink", at url, retried on backoff (a YAML list) for as many
 // attempts as a test can need.
 func relayConfig(database, public, admin, url, backoff string) string {
-	return fmt.Sprintf(`database: %q
-listen: %q
-admin_listen: %q
-sources:
-  - name: stripe
-    verify: stripe
-    secrets: ["${REL_STRIPE_SECRET}"]
-destinations:
-  - name: sink
-    url: %q
-    secret: "${REL_SINK_SECRET}"
-    sources: [stripe]
-    timeout: 2s
-    max_attempts: 1000
-    backoff: %s
-    concurrency: 8
-log:
-  level: warn
-`, database, public, admin, url, backoff)
+	return relayproc.SinkConfig{
+		Database: database, Listen: public, AdminListen: admin,
+		URL: url, Backoff: backoff, SecretPrefix: "REL",
+	}.YAML()
 }
 
 // relayProcess is one `hookrelay serve` child process.
