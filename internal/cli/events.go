@@ -125,11 +125,7 @@ func runEventsShow(ctx context.Context, env Env, args []string) error {
 		fmt.Fprint(fs.Output(), "Usage: hookrelay events show ID [--json]\n\nPrints one event with its headers, its deliveries and their attempts.\n\n")
 		fs.PrintDefaults()
 	}
-	id, err := oneID(fs, args)
-	if err != nil {
-		return err
-	}
-	c, err := api.client(env, "read")
+	id, c, err := eventReader(env, fs, api, args)
 	if err != nil {
 		return err
 	}
@@ -213,11 +209,7 @@ func runEventsRaw(ctx context.Context, env Env, args []string) error {
 		fmt.Fprint(fs.Output(), "Usage: hookrelay events raw ID > fixture.json\n\nWrites the stored body to standard output, byte for byte.\n\n")
 		fs.PrintDefaults()
 	}
-	id, err := oneID(fs, args)
-	if err != nil {
-		return err
-	}
-	c, err := api.client(env, "read")
+	id, c, err := eventReader(env, fs, api, args)
 	if err != nil {
 		return err
 	}
@@ -242,6 +234,20 @@ func oneID(fs *flag.FlagSet, args []string) (string, error) {
 		return "", fmt.Errorf("%w: want one event id, got %d arguments", errUsage, len(pos))
 	}
 	return pos[0], nil
+}
+
+// eventReader parses a verb's flags and its one event id, and makes the
+// client, with the read role, that looks the event up.
+func eventReader(env Env, fs *flag.FlagSet, api *apiFlags, args []string) (string, *apiClient, error) {
+	id, err := oneID(fs, args)
+	if err != nil {
+		return "", nil, err
+	}
+	c, err := api.client(env, "read")
+	if err != nil {
+		return "", nil, err
+	}
+	return id, c, nil
 }
 
 // eventError adds what to do about an unknown event id.

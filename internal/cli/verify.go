@@ -26,11 +26,7 @@ func runVerify(ctx context.Context, env Env, args []string) error {
 			"reported, not applied: an old event still verifies. Exits 1 when it does not verify.\n\n")
 		fs.PrintDefaults()
 	}
-	id, err := oneID(fs, args)
-	if err != nil {
-		return err
-	}
-	c, err := api.client(env, "read")
+	id, c, err := eventReader(env, fs, api, args)
 	if err != nil {
 		return err
 	}
