@@ -61,6 +61,16 @@ func run(t *testing.T, env []string, args ...string) result {
 	return result{out.String(), errOut.String(), code}
 }
 
+// freeAddrs returns n distinct loopback addresses with free ports.
+func freeAddrs(t *testing.T, n int) []string {
+	t.Helper()
+	addrs, err := relayproc.FreeAddrs(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return addrs
+}
+
 // freeAddr returns a loopback address with a port free right now.
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -106,7 +116,8 @@ func startRelay(t *testing.T, database, body string, env []string) *relayProc {
 // killed at the end of the test if still running.
 func launchRelay(t *testing.T, name, database, body string, env []string, args ...string) *relayProc {
 	t.Helper()
-	p := &relayProc{public: freeAddr(t), admin: freeAddr(t), env: env, logs: &relayproc.Buffer{}}
+	addrs := freeAddrs(t, 2)
+	p := &relayProc{public: addrs[0], admin: addrs[1], env: env, logs: &relayproc.Buffer{}}
 	p.configPath = writeConfig(t, database, p.public, p.admin, body)
 	proc, err := relayproc.Start(relayproc.Options{
 		Binary: binary, Args: append([]string{"serve", "--config", p.configPath}, args...),

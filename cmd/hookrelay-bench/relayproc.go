@@ -70,13 +70,11 @@ type relayProc struct {
 // its environment and its output in dir/<name>.log, and waits until its
 // /readyz answers 200.
 func startRelay(ctx context.Context, binary, dir, name string, c relayConfig, secret string) (*relayProc, error) {
-	var err error
-	if c.Listen, err = relayproc.FreeAddr(); err != nil {
+	addrs, err := relayproc.FreeAddrs(2)
+	if err != nil {
 		return nil, err
 	}
-	if c.AdminListen, err = relayproc.FreeAddr(); err != nil {
-		return nil, err
-	}
+	c.Listen, c.AdminListen = addrs[0], addrs[1]
 	cfgPath := filepath.Join(dir, name+".yaml")
 	if err := writeConfig(cfgPath, c); err != nil {
 		return nil, err

@@ -51,14 +51,11 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 	}
 	defer dest.Close()
 
-	public, err := relayproc.FreeAddr()
+	addrs, err := relayproc.FreeAddrs(2)
 	if err != nil {
 		return err
 	}
-	admin, err := relayproc.FreeAddr()
-	if err != nil {
-		return err
-	}
+	public, admin := addrs[0], addrs[1]
 	cfgPath, logPath := filepath.Join(dir, "hookrelay.yaml"), filepath.Join(dir, "relay.log")
 	if err := writeConfig(cfgPath, database, public, admin, dest.URL()); err != nil {
 		return err

@@ -2,7 +2,6 @@ package reliability
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -44,7 +43,8 @@ type relayProcess struct {
 // killed at the end of the test if still running.
 func startRelay(t *testing.T, database, url, backoff string) *relayProcess {
 	t.Helper()
-	p := &relayProcess{public: freeAddr(t), admin: freeAddr(t)}
+	addrs := freeAddrs(t, 2)
+	p := &relayProcess{public: addrs[0], admin: addrs[1]}
 	p.configPath = filepath.Join(t.TempDir(), "hookrelay.yaml")
 	cfg := relayConfig(database, p.public, p.admin, url, backoff)
 	if err := os.WriteFile(p.configPath, []byte(cfg), 0o600); err != nil {
@@ -124,13 +124,12 @@ func readyz(client *http.Client, admin string) int {
 	return resp.StatusCode
 }
 
-// freeAddr returns a loopback address with a port free right now.
-func freeAddr(t *testing.T) string {
+// freeAddrs returns n distinct loopback addresses with free ports.
+func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addrs, err := relayproc.FreeAddrs(n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return addrs
 }

@@ -27,16 +27,18 @@ func Build(ctx context.Context, dir, pkg string) (string, error) {
 	return bin, nil
 }
 
-// FreeAddr returns a 127.0.0.1 address with a port that was free a moment
-// ago.
-func FreeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", fmt.Errorf("find a free port: %w", err)
+// FreeAddrs returns n distinct loopback addresses whose ports are free
+// right now. Every port is held until all are chosen, so two of them are
+// never the same.
+func FreeAddrs(n int) ([]string, error) {
+	addrs := make([]string, 0, n)
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find a free port: %w", err)
+		}
+		defer ln.Close()
+		addrs = append(addrs, ln.Addr().String())
 	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		return "", fmt.Errorf("find a free port: %w", err)
-	}
-	return addr, nil
+	return addrs, nil
 }

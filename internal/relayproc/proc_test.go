@@ -83,14 +83,18 @@ func TestMemory(t *testing.T) {
 	}
 }
 
-func TestFreeAddr(t *testing.T) {
+func TestFreeAddrs(t *testing.T) {
 	t.Parallel()
-	a, err := FreeAddr()
+	addrs, err := FreeAddrs(20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(a, "127.0.0.1:") {
-		t.Errorf("FreeAddr = %q", a)
+	seen := map[string]bool{}
+	for _, a := range addrs {
+		if !strings.HasPrefix(a, "127.0.0.1:") || seen[a] {
+			t.Errorf("FreeAddrs gave %q (seen before: %v)", a, seen[a])
+		}
+		seen[a] = true
 	}
 }
 
