@@ -46,49 +46,26 @@ type Options struct {
 	SchemeOptions func(config.Source) signature.Options
 }
 
-// handler serves the admin API.
+// handler serves the admin API over its Service.
 type handler struct {
-	store   store.Store
-	queue   store.Queue      // nil when the store has no queue
-	ops     store.Operations // nil when the store has no operations
-	cfg     *config.Config
-	logger  *slog.Logger
-	now     func() time.Time
-	wakeFn  func(string)
-	schemes func(config.Source) signature.Options
-	tokens  tokenSet
-	pulls   *signals
+	*Service
 	closing *shutdownWatch
 	mux     *http.ServeMux
 }
 
 // New returns the admin API's handler. It serves the paths under /api/v1/
 // as they are, so mount it on "/api/" without stripping the prefix.
-func New(o Options) http.Handler {
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
-	if o.Config == nil {
-		o.Config = config.Default()
-	}
+func New(o Options) http.Handler { return NewService(o).Handler() }
+
+// Handler returns the admin API's handler over s. It serves the paths
+// under /api/v1/ as they are, so mount it on "/api/" without stripping the
+// prefix.
+func (s *Service) Handler() http.Handler {
 	h := &handler{
-		store:   o.Store,
-		cfg:     o.Config,
-		logger:  o.Logger.With("component", "adminapi"),
-		now:     func() time.Time { return o.Now().UTC() },
-		wakeFn:  o.Wake,
-		schemes: o.SchemeOptions,
-		tokens:  newTokenSet(o.Config.Tokens),
-		pulls:   newSignals(),
+		Service: s,
 		closing: newShutdownWatch(),
 		mux:     http.NewServeMux(),
 	}
-	h.queue, _ = o.Store.(store.Queue)
-	h.ops, _ = o.Store.(store.Operations)
-
 	h.handle("GET /api/v1/events", allowRead, h.listEvents)
 	h.handle("GET /api/v1/events/{id}", allowRead, h.showEvent)
 	h.handle("GET /api/v1/events/{id}/raw", allowRead, h.rawEvent)
@@ -133,13 +110,4 @@ func (h *handler) guard(allows func(*config.Token) bool, fn http.HandlerFunc) ht
 		}
 		fn(w, r)
 	}
-}
-
-// wake tells the delivery engine and any consumer waiting in a claim that
-// destination has new due work.
-func (h *handler) wake(destination string) {
-	if h.wakeFn != nil {
-		h.wakeFn(destination)
-	}
-	h.pulls.notify(destination)
 }

@@ -55,7 +55,7 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // audited writes one audit line for every call of fn, refused ones
 // included: who (the token's name, never its secret), what, the answer's
 // status and what the handler added.
-func (h *handler) audited(fn http.HandlerFunc) http.HandlerFunc {
+func (s *Service) audited(fn http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec := &auditRecord{}
 		sw := &statusRecorder{ResponseWriter: w}
@@ -65,6 +65,11 @@ func (h *handler) audited(fn http.HandlerFunc) http.HandlerFunc {
 		}
 		t := tokenFrom(r.Context())
 		attrs := append([]any{keyToken, t.Name, keyRole, t.Role, keyMethod, r.Method, keyPath, r.URL.Path, keyStatus, sw.status}, rec.attrs...)
-		h.logger.Log(r.Context(), slog.LevelInfo, "audit", attrs...)
+		s.logger.Log(r.Context(), slog.LevelInfo, "audit", attrs...)
 	}
 }
+
+// Audited wraps a mutating handler so that every call, refused ones
+// included, writes an audit line naming the token that WithToken put in
+// the request's context, with what the Service methods it called added.
+func (s *Service) Audited(fn http.HandlerFunc) http.HandlerFunc { return s.audited(fn) }

@@ -15,56 +15,61 @@ import (
 // backfillPage is how many candidate events one store call reads.
 const backfillPage = 1000
 
-// backfill answers POST /api/v1/backfill: it gives a destination the
-// delivery rows it lacks for the events of a window it would have received
-// had it been configured then. A second run finds nothing left to create.
+// backfill answers POST /api/v1/backfill.
 func (h *handler) backfill(w http.ResponseWriter, r *http.Request) {
-	if h.ops == nil {
-		h.fail(w, r, errNoOperations)
-		return
-	}
 	var req BackfillRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	if req.Destination == "" || req.Since == "" || req.Until == "" {
-		h.fail(w, r, badRequest("backfill needs destination, since and until"))
-		return
-	}
-	window, err := toFilter(Filter{Since: req.Since, Until: req.Until})
+	res, err := h.Backfill(r.Context(), tokenFrom(r.Context()).Name, req)
 	if err != nil {
 		h.fail(w, r, err)
-		return
-	}
-	dest, ok := h.cfg.Destination(req.Destination)
-	if !ok {
-		h.fail(w, r, notFound("no destination %q in the config", req.Destination))
-		return
-	}
-	audit(r.Context(), keyDestination, dest.Name, "since", req.Since, "until", req.Until, "dry_run", req.DryRun)
-
-	now := h.now()
-	res, err := h.createMissing(r.Context(), dest, window.Since, window.Until, req.DryRun, now)
-	// The audit row is written for a run cut short too: what it created
-	// stays created.
-	actor := tokenFrom(r.Context()).Name
-	recErr := h.ops.RecordBackfill(context.WithoutCancel(r.Context()), actor, dest.Name, window.Since, window.Until, res.Created, req.DryRun, now)
-	audit(r.Context(), "matched", res.Matched, "created", res.Created)
-	if res.Created > 0 {
-		h.wake(dest.Name)
-	}
-	if err = errors.Join(err, recErr); err != nil {
-		h.fail(w, r, fmt.Errorf("backfill %s: %w", dest.Name, err))
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
 }
 
+// Backfill gives a destination the delivery rows it lacks for the events
+// of a window it would have received had it been configured then, or on a
+// dry run only counts them; actor names who asked, for the audit row. A
+// second run finds nothing left to create.
+func (s *Service) Backfill(ctx context.Context, actor string, req BackfillRequest) (BackfillResult, error) {
+	if s.ops == nil {
+		return BackfillResult{}, errNoOperations
+	}
+	if req.Destination == "" || req.Since == "" || req.Until == "" {
+		return BackfillResult{}, badRequest("backfill needs destination, since and until")
+	}
+	window, err := toFilter(Filter{Since: req.Since, Until: req.Until})
+	if err != nil {
+		return BackfillResult{}, err
+	}
+	dest, ok := s.cfg.Destination(req.Destination)
+	if !ok {
+		return BackfillResult{}, notFound("no destination %q in the config", req.Destination)
+	}
+	audit(ctx, keyDestination, dest.Name, "since", req.Since, "until", req.Until, "dry_run", req.DryRun)
+
+	now := s.now()
+	res, err := s.createMissing(ctx, dest, window.Since, window.Until, req.DryRun, now)
+	// The audit row is written for a run cut short too: what it created
+	// stays created.
+	recErr := s.ops.RecordBackfill(context.WithoutCancel(ctx), actor, dest.Name, window.Since, window.Until, res.Created, req.DryRun, now)
+	audit(ctx, "matched", res.Matched, "created", res.Created)
+	if res.Created > 0 {
+		s.wake(dest.Name)
+	}
+	if err = errors.Join(err, recErr); err != nil {
+		return res, fmt.Errorf("backfill %s: %w", dest.Name, err)
+	}
+	return res, nil
+}
+
 // createMissing walks the window's candidate events page by page, routes
 // each through the destination's own subscription, and creates the rows of
 // those it wants, unless dryRun.
-func (h *handler) createMissing(ctx context.Context, dest *config.Destination, since, until time.Time, dryRun bool, now time.Time) (BackfillResult, error) {
+func (s *Service) createMissing(ctx context.Context, dest *config.Destination, since, until time.Time, dryRun bool, now time.Time) (BackfillResult, error) {
 	res := BackfillResult{DryRun: dryRun}
 	router, err := route.New([]route.Destination{{Name: dest.Name, Sources: dest.Sources, Types: dest.Types, OrderingKey: dest.OrderingKey}})
 	if err != nil {
@@ -72,7 +77,7 @@ func (h *handler) createMissing(ctx context.Context, dest *config.Destination, s
 	}
 	after := ""
 	for {
-		events, err := h.ops.BackfillCandidates(ctx, dest.Name, dest.Sources, since, until, after, backfillPage)
+		events, err := s.ops.BackfillCandidates(ctx, dest.Name, dest.Sources, since, until, after, backfillPage)
 		if err != nil {
 			return res, fmt.Errorf("read candidates: %w", err)
 		}
@@ -84,7 +89,7 @@ func (h *handler) createMissing(ctx context.Context, dest *config.Destination, s
 		}
 		res.Matched += int64(len(page))
 		if !dryRun && len(page) > 0 {
-			n, err := h.ops.CreateDeliveries(ctx, page, now)
+			n, err := s.ops.CreateDeliveries(ctx, page, now)
 			res.Created += n
 			if err != nil {
 				return res, fmt.Errorf("create deliveries: %w", err)

@@ -1,11 +1,8 @@
 package adminapi
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
-
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // rawEvent answers GET /api/v1/events/{id}/raw: the stored body, byte for
@@ -13,7 +10,7 @@ import (
 // not ours: it is never sniffed, and a browser that opens it runs none of
 // it.
 func (h *handler) rawEvent(w http.ResponseWriter, r *http.Request) {
-	ev, err := h.event(r)
+	ev, err := h.StoredEvent(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -30,14 +27,4 @@ func (h *handler) rawEvent(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(ev.Body)
-}
-
-// event reads the event the path's {id} names.
-func (h *handler) event(r *http.Request) (store.Event, error) {
-	id := r.PathValue("id")
-	ev, err := h.store.GetEvent(r.Context(), id)
-	if errors.Is(err, store.ErrNotFound) {
-		return ev, notFound("no event %q", id)
-	}
-	return ev, err
 }

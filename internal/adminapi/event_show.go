@@ -1,35 +1,42 @@
 package adminapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 )
 
-// showEvent answers GET /api/v1/events/{id}: the event with its headers,
-// its deliveries and each delivery's attempts.
+// showEvent answers GET /api/v1/events/{id}.
 func (h *handler) showEvent(w http.ResponseWriter, r *http.Request) {
-	if h.queue == nil {
-		h.fail(w, r, errNoQueue)
-		return
-	}
-	ev, err := h.event(r)
+	out, err := h.Event(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	ds, err := h.store.EventDeliveries(r.Context(), ev.ID)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// Event returns the event with hookrelay id id, with its headers, its
+// deliveries and each delivery's attempts; an unknown id is a 404 error.
+func (s *Service) Event(ctx context.Context, id string) (EventDetail, error) {
+	if s.queue == nil {
+		return EventDetail{}, errNoQueue
+	}
+	ev, err := s.StoredEvent(ctx, id)
 	if err != nil {
-		h.fail(w, r, fmt.Errorf("read deliveries: %w", err))
-		return
+		return EventDetail{}, err
+	}
+	ds, err := s.store.EventDeliveries(ctx, ev.ID)
+	if err != nil {
+		return EventDetail{}, fmt.Errorf("read deliveries: %w", err)
 	}
 	out := make([]Delivery, len(ds))
 	for i, d := range ds {
-		attempts, err := h.queue.DeliveryAttempts(r.Context(), d.ID)
+		attempts, err := s.queue.DeliveryAttempts(ctx, d.ID)
 		if err != nil {
-			h.fail(w, r, fmt.Errorf("read attempts: %w", err))
-			return
+			return EventDetail{}, fmt.Errorf("read attempts: %w", err)
 		}
 		out[i] = deliveryDetail(d, attempts)
 	}
-	writeJSON(w, http.StatusOK, eventDetail(ev, out))
+	return eventDetail(ev, out), nil
 }

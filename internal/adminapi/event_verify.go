@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,27 +10,33 @@ import (
 	"github.com/hookrelay/hookrelay/internal/signature"
 )
 
-// verifyEvent answers POST /api/v1/events/{id}/verify: it re-checks the
-// stored bytes and headers against the source's secrets as configured now.
-// The check runs at the event's receive time, so the skew is the one the
-// event had when it arrived; the tolerance is reported, not applied, and an
-// old event still verifies.
+// verifyEvent answers POST /api/v1/events/{id}/verify.
 func (h *handler) verifyEvent(w http.ResponseWriter, r *http.Request) {
-	if h.schemes == nil {
-		h.fail(w, r, errors.New("verify: no SchemeOptions in the admin API's options"))
-		return
-	}
-	ev, err := h.event(r)
+	out, err := h.Verify(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	src, ok := h.cfg.Source(ev.Source)
-	if !ok {
-		writeJSON(w, http.StatusOK, Verification{Reason: fmt.Sprintf("source %q is no longer configured", ev.Source)})
-		return
+	writeJSON(w, http.StatusOK, out)
+}
+
+// Verify re-checks an event's stored bytes and headers against its
+// source's secrets as configured now. The check runs at the event's
+// receive time, so the skew is the one the event had when it arrived; the
+// tolerance is reported, not applied, and an old event still verifies.
+func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
+	if s.schemes == nil {
+		return Verification{}, errors.New("verify: no SchemeOptions in the admin API's options")
 	}
-	opts := h.schemes(*src)
+	ev, err := s.StoredEvent(ctx, id)
+	if err != nil {
+		return Verification{}, err
+	}
+	src, ok := s.cfg.Source(ev.Source)
+	if !ok {
+		return Verification{Reason: fmt.Sprintf("source %q is no longer configured", ev.Source)}, nil
+	}
+	opts := s.schemes(*src)
 	tolerance := opts.Tolerance
 	if tolerance <= 0 {
 		tolerance = signature.DefaultTolerance
@@ -38,17 +45,14 @@ func (h *handler) verifyEvent(w http.ResponseWriter, r *http.Request) {
 	switch opts.Scheme {
 	case "gitlab":
 		out.Reason = "GitLab sends its shared token itself, not a signature, and hookrelay never stores it: a stored GitLab event cannot be re-checked"
-		writeJSON(w, http.StatusOK, out)
-		return
+		return out, nil
 	case "none":
 		out.Reason = fmt.Sprintf("source %q verifies nothing (verify: none)", ev.Source)
-		writeJSON(w, http.StatusOK, out)
-		return
+		return out, nil
 	}
 	scheme, err := signature.New(opts)
 	if err != nil {
-		h.fail(w, r, fmt.Errorf("build scheme of source %q: %w", ev.Source, err))
-		return
+		return Verification{}, fmt.Errorf("build scheme of source %q: %w", ev.Source, err)
 	}
 	res, err := scheme.Verify(signature.Request{Header: ev.Headers, Body: ev.Body, Now: ev.ReceivedAt})
 	out.WithinTolerance = true
@@ -76,5 +80,5 @@ func (h *handler) verifyEvent(w http.ResponseWriter, r *http.Request) {
 	default:
 		out.Reason = err.Error()
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -15,24 +16,8 @@ const (
 // listEvents answers GET /api/v1/events: one page of events, newest first,
 // with their deliveries' states.
 func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
-	if h.ops == nil {
-		h.fail(w, r, errNoOperations)
-		return
-	}
 	q := r.URL.Query()
 	if err := checkQuery(q, "source", "type", "status", "destination", "since", "until", "cursor", "limit"); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	filter, err := toFilter(Filter{
-		Source:      q.Get("source"),
-		Type:        q.Get("type"),
-		Status:      q.Get("status"),
-		Destination: q.Get("destination"),
-		Since:       q.Get("since"),
-		Until:       q.Get("until"),
-	})
-	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -41,14 +26,40 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	events, next, err := h.ops.ListEvents(r.Context(), store.ListRequest{Filter: filter, Cursor: q.Get("cursor"), Limit: limit})
+	out, err := h.ListEvents(r.Context(), Filter{
+		Source:      q.Get("source"),
+		Type:        q.Get("type"),
+		Status:      q.Get("status"),
+		Destination: q.Get("destination"),
+		Since:       q.Get("since"),
+		Until:       q.Get("until"),
+	}, q.Get("cursor"), limit)
 	if err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ListEvents returns one page of the events f selects, newest first, with
+// their deliveries' states; cursor is the previous page's NextCursor
+// (empty for the first) and limit the page size, at most 1000.
+func (s *Service) ListEvents(ctx context.Context, f Filter, cursor string, limit int) (EventList, error) {
+	if s.ops == nil {
+		return EventList{}, errNoOperations
+	}
+	filter, err := toFilter(f)
+	if err != nil {
+		return EventList{}, err
+	}
+	limit = min(max(limit, 1), maxLimit)
+	events, next, err := s.ops.ListEvents(ctx, store.ListRequest{Filter: filter, Cursor: cursor, Limit: limit})
+	if err != nil {
+		return EventList{}, err
 	}
 	out := EventList{Events: make([]Event, len(events)), NextCursor: next}
 	for i, e := range events {
 		out.Events[i] = eventSummary(e)
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }

@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
@@ -8,54 +9,61 @@ import (
 )
 
 // replay answers POST /api/v1/replay: it re-arms the deliveries of the
-// events that ids or a filter select, or on a dry run only counts them. An
-// empty filter is refused: replaying everything must be asked for with a
-// window.
+// events that ids or a filter select, or on a dry run only counts them.
 func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
-	if h.ops == nil {
-		h.fail(w, r, errNoOperations)
-		return
-	}
 	var req ReplayRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	if req.isEmpty() {
-		h.fail(w, r, badRequest("replay needs ids or a filter (source, type, status, destination, since, until)"))
-		return
-	}
-	filter, err := toFilter(req.Filter)
+	res, err := h.Replay(r.Context(), tokenFrom(r.Context()).Name, req)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	audit(r.Context(), "filter", req.Filter, "dry_run", req.DryRun)
-	res, err := h.ops.Replay(r.Context(), store.ReplayRequest{
+	writeJSON(w, http.StatusOK, res)
+}
+
+// Replay re-arms the deliveries of the events that req's ids or filter
+// select, or on a dry run only counts them; actor names who asked, for the
+// audit row. An empty filter is refused: replaying everything must be
+// asked for with a window.
+func (s *Service) Replay(ctx context.Context, actor string, req ReplayRequest) (ReplayResult, error) {
+	if s.ops == nil {
+		return ReplayResult{}, errNoOperations
+	}
+	if req.isEmpty() {
+		return ReplayResult{}, badRequest("replay needs ids or a filter (source, type, status, destination, since, until)")
+	}
+	filter, err := toFilter(req.Filter)
+	if err != nil {
+		return ReplayResult{}, err
+	}
+	audit(ctx, "filter", req.Filter, "dry_run", req.DryRun)
+	res, err := s.ops.Replay(ctx, store.ReplayRequest{
 		Filter: filter,
 		DryRun: req.DryRun,
-		Actor:  tokenFrom(r.Context()).Name,
-		Now:    h.now(),
+		Actor:  actor,
+		Now:    s.now(),
 	})
 	if err != nil {
-		h.fail(w, r, fmt.Errorf("replay: %w", err))
-		return
+		return ReplayResult{}, fmt.Errorf("replay: %w", err)
 	}
-	audit(r.Context(), "matched", res.Matched, "rearmed", res.Rearmed, "in_flight", res.InFlight)
+	audit(ctx, "matched", res.Matched, "rearmed", res.Rearmed, "in_flight", res.InFlight)
 	if res.Rearmed > 0 {
-		h.wakeReplayed(filter.Destination)
+		s.wakeReplayed(filter.Destination)
 	}
-	writeJSON(w, http.StatusOK, ReplayResult{Matched: res.Matched, Rearmed: res.Rearmed, InFlight: res.InFlight, DryRun: req.DryRun})
+	return ReplayResult{Matched: res.Matched, Rearmed: res.Rearmed, InFlight: res.InFlight, DryRun: req.DryRun}, nil
 }
 
 // wakeReplayed wakes the destination a replay was limited to, or every
 // configured destination when it was not.
-func (h *handler) wakeReplayed(destination string) {
+func (s *Service) wakeReplayed(destination string) {
 	if destination != "" {
-		h.wake(destination)
+		s.wake(destination)
 		return
 	}
-	for _, d := range h.cfg.Destinations {
-		h.wake(d.Name)
+	for _, d := range s.cfg.Destinations {
+		s.wake(d.Name)
 	}
 }

@@ -1,40 +1,49 @@
 package adminapi
 
 import (
+	"context"
 	"math"
 	"net/http"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// stats answers GET /api/v1/stats: every configured destination's
-// deliveries by status and the age of its oldest due one, and every
-// configured source's ingest counts, zeros included. Names the store knows
-// but the config no longer lists are reported too.
+// stats answers GET /api/v1/stats.
 func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
-	if h.ops == nil {
-		h.fail(w, r, errNoOperations)
-		return
-	}
-	s, err := h.ops.Stats(r.Context(), h.now())
+	out, err := h.Stats(r.Context())
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// Stats returns every configured destination's deliveries by status and
+// the age of its oldest due one, and every configured source's ingest
+// counts, zeros included. Names the store knows but the config no longer
+// lists are reported too.
+func (s *Service) Stats(ctx context.Context) (Stats, error) {
+	if s.ops == nil {
+		return Stats{}, errNoOperations
+	}
+	st, err := s.ops.Stats(ctx, s.now())
+	if err != nil {
+		return Stats{}, err
+	}
 	out := Stats{Destinations: map[string]DestinationStats{}, Sources: map[string]SourceStats{}}
-	for _, d := range h.cfg.Destinations {
+	for _, d := range s.cfg.Destinations {
 		out.Destinations[d.Name] = DestinationStats{}
 	}
-	for _, src := range h.cfg.Sources {
+	for _, src := range s.cfg.Sources {
 		out.Sources[src.Name] = SourceStats{}
 	}
-	for name, d := range s.Destinations {
+	for name, d := range st.Destinations {
 		out.Destinations[name] = destinationStats(d)
 	}
-	for name, src := range s.Sources {
+	for name, src := range st.Sources {
 		out.Sources[name] = SourceStats{Received: src.Received, Duplicates: src.Duplicates, Rejected: src.Rejected}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
 func destinationStats(d store.DestinationStats) DestinationStats {
