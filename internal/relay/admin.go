@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// adminMux serves the admin listener: health, readiness, metrics and the
-// admin API. None of it is ever on the public listener.
+// adminMux serves the admin listener: health, readiness, metrics, the
+// admin API and the web console. None of it is ever on the public listener.
 func (r *Relay) adminMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -19,7 +19,9 @@ func (r *Relay) adminMux() *http.ServeMux {
 	})
 	mux.HandleFunc("GET /readyz", r.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))
-	mux.Handle("/api/", r.adminAPI())
+	svc := r.adminService()
+	mux.Handle("/api/", svc.Handler())
+	mux.Handle("/", r.console(svc))
 	return mux
 }
 

@@ -1,16 +1,14 @@
 package relay
 
 import (
-	"net/http"
-
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 )
 
-// adminAPI builds the admin API's handler over the relay's store and
-// config. It serves paths under /api/v1/ as they are: mount it on "/api/".
-// Replays and backfills wake this process's delivery engine.
-func (r *Relay) adminAPI() http.Handler {
-	return adminapi.New(adminapi.Options{
+// adminService builds the admin API's service over the relay's store and
+// config; the admin API and the console share it. Replays and backfills
+// wake this process's delivery engine.
+func (r *Relay) adminService() *adminapi.Service {
+	return adminapi.NewService(adminapi.Options{
 		Store:         r.store,
 		Config:        r.cfg,
 		Logger:        r.logger,

@@ -1,0 +1,44 @@
+package console
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+)
+
+// overviewView is the overview page's data.
+type overviewView struct {
+	Sources      []sourceRow
+	Destinations []destinationRow
+}
+
+type sourceRow struct {
+	Name  string
+	Stats adminapi.SourceStats
+}
+
+type destinationRow struct {
+	Name  string
+	Stats adminapi.DestinationStats
+}
+
+// overview answers GET / in a session.
+func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
+	stats, err := c.svc.Stats(r.Context())
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	var v overviewView
+	for name, st := range stats.Sources {
+		v.Sources = append(v.Sources, sourceRow{Name: name, Stats: st})
+	}
+	for name, st := range stats.Destinations {
+		v.Destinations = append(v.Destinations, destinationRow{Name: name, Stats: st})
+	}
+	slices.SortFunc(v.Sources, func(a, b sourceRow) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(v.Destinations, func(a, b destinationRow) int { return strings.Compare(a.Name, b.Name) })
+	c.render(w, r, s, "overview", "Overview", "overview", v)
+}

@@ -1,0 +1,350 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+// TestConsole runs the console's suite on each driver.
+func TestConsole(t *testing.T) {
+	t.Parallel()
+	for _, d := range testdb.Drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			t.Parallel()
+			for _, tc := range suite {
+				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
+					tc.run(t, setup(t, d))
+				})
+			}
+		})
+	}
+}
+
+// mutatingButton finds a button whose text starts with a mutating verb.
+var mutatingButton = regexp.MustCompile(`<button[^>]*>\s*(Replay|Backfill|Confirm)`)
+
+// suite is the console's behaviour, one case per promise.
+var suite = []struct {
+	name string
+	run  func(t *testing.T, b *bundle)
+}{
+	{"login page and security headers", func(t *testing.T, b *bundle) {
+		resp, err := http.Get(b.srv.URL + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, page := readAll(t, resp)
+		wantPage(t, "GET /", status, page, http.StatusOK, `type="password"`, `name="token"`, "Log in")
+		for k, want := range map[string]string{
+			"X-Frame-Options": "DENY",
+			"Referrer-Policy": "same-origin",
+		} {
+			if got := resp.Header.Get(k); got != want {
+				t.Errorf("%s: %q, want %q", k, got, want)
+			}
+		}
+		csp := resp.Header.Get("Content-Security-Policy")
+		for _, part := range []string{"default-src 'none'", "script-src 'self'", "frame-ancestors 'none'", "form-action 'self'"} {
+			if !strings.Contains(csp, part) {
+				t.Errorf("Content-Security-Policy %q lacks %q", csp, part)
+			}
+		}
+		if strings.Contains(csp, "unsafe-inline") || strings.Contains(page, "<script>") || strings.Contains(page, " style=") {
+			t.Errorf("inline script or style: CSP %q", csp)
+		}
+	}},
+	{"login refuses unknown and consumer tokens", func(t *testing.T, b *bundle) {
+		c := b.anonymous(t)
+		status, page := c.submitLogin("not-a-token")
+		wantPage(t, "unknown token", status, page, http.StatusUnauthorized, "not one of the relay")
+		status, page = c.submitLogin(consumerToken)
+		wantPage(t, "consumer token", status, page, http.StatusForbidden, "consumer token cannot open the console")
+		if status, _ := c.get("/events"); status != http.StatusOK || c.hasSession(t) {
+			t.Fatalf("a refused log in opened a session")
+		}
+		status, page = c.postRaw("/login", url.Values{"token": {adminToken}, "csrf": {"forged"}}, nil)
+		wantPage(t, "login without the form's CSRF token", status, page, http.StatusForbidden)
+	}},
+	{"session cookie", func(t *testing.T, b *bundle) {
+		c := b.anonymous(t)
+		_, page := c.get("/")
+		form := url.Values{"csrf": {csrfOf(t, page)}, "token": {readToken}}
+		req, _ := http.NewRequest(http.MethodPost, b.srv.URL+"/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for _, ck := range c.http.Jar.Cookies(req.URL) {
+			req.AddCookie(ck)
+		}
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		var session *http.Cookie
+		for _, ck := range resp.Cookies() {
+			if ck.Name == "hookrelay_session" {
+				session = ck
+			}
+		}
+		if resp.StatusCode != http.StatusSeeOther || session == nil {
+			t.Fatalf("log in: status %d, cookies %v", resp.StatusCode, resp.Cookies())
+		}
+		if !session.HttpOnly || session.SameSite != http.SameSiteStrictMode || session.MaxAge <= 0 || session.Expires.IsZero() {
+			t.Errorf("session cookie %+v: want HttpOnly, SameSite=Strict and an expiry", session)
+		}
+		if session.Secure {
+			t.Errorf("session cookie is Secure over plain HTTP: a browser would never send it back")
+		}
+		if strings.Contains(session.Value, readToken) {
+			t.Errorf("the session cookie carries the token")
+		}
+	}},
+	{"every page for every role", func(t *testing.T, b *bundle) {
+		id := b.ingest(t, seed{source: "stripe", id: "evt_pages", typ: "invoice.paid"})
+		if err := b.store.RecordRejections(context.Background(), []store.Rejection{{
+			At: time.Now(), Source: "stripe", Reason: "signature mismatch", RemoteAddr: "203.0.113.7", BodySize: 321,
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		pages := map[string][]string{
+			"/":             {"Overview", "billing", "stripe"},
+			"/events":       {"evt_pages", "invoice.paid", "billing: pending"},
+			"/events/" + id: {"evt_pages", "Deliveries", "Re-verify", "Stripe-Signature"},
+			"/replay":       {"Replay a set", `name="status"`},
+			"/destinations": {"billing", "http://127.0.0.1:9/hooks", "Backlog", "Dead"},
+			"/rejections":   {"signature mismatch", "203.0.113.7"},
+			"/events?source=stripe&type=invoice.*&status=pending&destination=billing": {"evt_pages"},
+		}
+		for _, tok := range []string{readToken, adminToken} {
+			c := b.login(t, tok)
+			for path, texts := range pages {
+				status, page := c.get(path)
+				wantPage(t, path, status, page, http.StatusOK, texts...)
+				hasButton := mutatingButton.MatchString(page)
+				if tok == readToken && hasButton {
+					t.Errorf("%s: a read session sees a mutating button", path)
+				}
+				if tok == adminToken && !hasButton && (path == "/events/"+id || path == "/replay" || path == "/destinations") {
+					t.Errorf("%s: an admin session sees no replay or backfill button", path)
+				}
+			}
+			status, body := c.get("/events/" + id + "/raw")
+			if status != http.StatusOK || !strings.Contains(body, `"id":"evt_pages"`) {
+				t.Errorf("raw: %d %q", status, body)
+			}
+			if status, page := c.get("/no/such/page"); status != http.StatusNotFound {
+				t.Errorf("unknown page: %d\n%s", status, page)
+			}
+			if status, page := c.get("/events/0NOSUCHEVENT"); status != http.StatusNotFound {
+				t.Errorf("unknown event: %d\n%s", status, page)
+			}
+		}
+	}},
+	{"no session goes to the login page", func(t *testing.T, b *bundle) {
+		c := b.anonymous(t)
+		for _, path := range []string{"/events", "/replay", "/destinations", "/rejections"} {
+			status, page := c.get(path)
+			wantPage(t, path, status, page, http.StatusOK, `name="token"`)
+		}
+		status, page := c.postRaw("/replay", url.Values{"source": {"stripe"}}, nil)
+		wantPage(t, "POST without a session", status, page, http.StatusForbidden)
+	}},
+	{"read session is refused every mutating route", func(t *testing.T, b *bundle) {
+		id := b.ingest(t, seed{source: "stripe", id: "evt_read", typ: "invoice.paid"})
+		c := b.login(t, readToken)
+		routes := []struct {
+			path string
+			form url.Values
+		}{
+			{"/events/" + id + "/replay", url.Values{}},
+			{"/events/" + id + "/replay", url.Values{"confirm": {"1"}}},
+			{"/events/" + id + "/replay", url.Values{"confirm": {"1"}, "destination": {"billing"}}},
+			{"/replay", url.Values{"source": {"stripe"}}},
+			{"/replay", url.Values{"source": {"stripe"}, "confirm": {"1"}}},
+			{"/destinations/late/backfill", url.Values{"since": {"2020-01-01T00:00:00Z"}, "until": {"2100-01-01T00:00:00Z"}}},
+			{"/destinations/late/backfill", url.Values{"since": {"2020-01-01T00:00:00Z"}, "until": {"2100-01-01T00:00:00Z"}, "confirm": {"1"}}},
+		}
+		for _, r := range routes {
+			status, page := c.post(r.path, r.form)
+			wantPage(t, "read POST "+r.path, status, page, http.StatusForbidden, "read-only")
+		}
+		b.wantReplayCounts(t, id, 0)
+		if n := b.auditLines("dashboard", "/replay", http.StatusForbidden); n != 2 {
+			t.Errorf("%d audit lines of the refused replays of a set, want 2", n)
+		}
+	}},
+	{"CSRF and cross-site refusal", func(t *testing.T, b *bundle) {
+		id := b.ingest(t, seed{source: "stripe", id: "evt_csrf", typ: "invoice.paid"})
+		c := b.login(t, adminToken)
+		path := "/events/" + id + "/replay"
+		status, page := c.postRaw(path, url.Values{"confirm": {"1"}}, nil)
+		wantPage(t, "no CSRF token", status, page, http.StatusForbidden, "refused")
+		status, page = c.postRaw(path, url.Values{"confirm": {"1"}, "csrf": {"wrong"}}, nil)
+		wantPage(t, "wrong CSRF token", status, page, http.StatusForbidden, "refused")
+		status, page = c.postRaw(path, url.Values{"confirm": {"1"}, "csrf": {c.csrf}}, http.Header{"Origin": {"https://evil.example"}})
+		wantPage(t, "cross-site Origin", status, page, http.StatusForbidden, "refused")
+		status, page = c.postRaw(path, url.Values{"confirm": {"1"}, "csrf": {c.csrf}}, http.Header{"Sec-Fetch-Site": {"cross-site"}})
+		wantPage(t, "cross-site fetch", status, page, http.StatusForbidden, "refused")
+		b.wantReplayCounts(t, id, 0)
+		other := b.login(t, adminToken)
+		status, page = other.postRaw(path, url.Values{"confirm": {"1"}, "csrf": {c.csrf}}, nil)
+		wantPage(t, "another session's CSRF token", status, page, http.StatusForbidden, "refused")
+		b.wantReplayCounts(t, id, 0)
+	}},
+	{"payloads are escaped", func(t *testing.T, b *bundle) {
+		body := []byte(`{"id":"evt_<b>x</b>","type":"invoice.<img src=x onerror=alert(1)>","note":"<script>alert(1)</script>"}`)
+		id := b.ingest(t, seed{source: "stripe", id: "evt_<b>x</b>", typ: "invoice.<img src=x onerror=alert(1)>", body: body})
+		c := b.login(t, adminToken)
+		for _, path := range []string{"/events", "/events/" + id, "/events?q=" + url.QueryEscape("evt_<b>x</b>")} {
+			status, page := c.get(path)
+			wantPage(t, path, status, page, http.StatusOK, "&lt;script&gt;alert(1)&lt;/script&gt;"[:0]+"&lt;")
+			for _, raw := range []string{"<script>alert", "<img src=x", "<b>x</b>"} {
+				if strings.Contains(page, raw) {
+					t.Errorf("%s: the page holds %q unescaped", path, raw)
+				}
+			}
+		}
+		_, page := c.get("/events/" + id)
+		if !strings.Contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+			t.Errorf("the event page does not show the body's script as text")
+		}
+	}},
+	{"find by provider id", func(t *testing.T, b *bundle) {
+		b.ingest(t, seed{source: "stripe", id: "evt_wanted", typ: "invoice.paid"})
+		b.ingest(t, seed{source: "stripe", id: "evt_other", typ: "invoice.paid"})
+		c := b.login(t, readToken)
+		status, page := c.get("/events?q=evt_wanted")
+		wantPage(t, "q", status, page, http.StatusOK, "evt_wanted")
+		if strings.Contains(page, "evt_other") {
+			t.Errorf("q=evt_wanted lists evt_other")
+		}
+		status, page = c.get("/events?status=bogus")
+		wantPage(t, "bad status", status, page, http.StatusBadRequest, "status: want one of")
+	}},
+	{"replay one event with confirmation", func(t *testing.T, b *bundle) {
+		id := b.ingest(t, seed{source: "stripe", id: "evt_replay", typ: "invoice.paid"})
+		c := b.login(t, adminToken)
+		status, page := c.post("/events/"+id+"/replay", url.Values{"destination": {"billing"}})
+		wantPage(t, "dry run", status, page, http.StatusOK, "1 delivery match: 1 would be re-armed", "Replay to billing")
+		b.wantReplayCounts(t, id, 0)
+		if _, page := c.get("/events/" + id); strings.Contains(page, "re-armed") {
+			t.Errorf("a GET shows a result before any confirmation")
+		}
+		status, page = c.post("/events/"+id+"/replay", url.Values{"destination": {"billing"}, "confirm": {"1"}})
+		wantPage(t, "confirmed", status, page, http.StatusOK, "Replayed to billing: 1 delivery re-armed", "evt_replay")
+		b.wantReplayCounts(t, id, 1, "billing")
+		status, page = c.post("/events/"+id+"/replay", url.Values{"confirm": {"1"}})
+		wantPage(t, "to all", status, page, http.StatusOK, "2 deliveries re-armed")
+		if n := b.auditLines("ops", "/events/"+id+"/replay", http.StatusSeeOther); n != 2 {
+			t.Errorf("%d audit lines of the confirmed replays with the token's name, want 2", n)
+		}
+	}},
+	{"replay a set: the dry-run count is what is re-armed", func(t *testing.T, b *bundle) {
+		for _, p := range []string{"evt_s1", "evt_s2", "evt_s3"} {
+			b.ingest(t, seed{source: "stripe", id: p, typ: "invoice.paid"})
+		}
+		b.ingest(t, seed{source: "stripe", id: "evt_s4", typ: "customer.created"})
+		c := b.login(t, adminToken)
+		status, page := c.get("/replay?source=stripe&type=invoice.*&destination=billing")
+		wantPage(t, "form", status, page, http.StatusOK, `value="invoice.*"`)
+		form := url.Values{"source": {"stripe"}, "type": {"invoice.*"}, "destination": {"billing"}}
+		status, page = c.post("/replay", form)
+		wantPage(t, "dry run", status, page, http.StatusOK, "3 deliveries match: 3 would be re-armed, 0 in flight left alone", "Replay 3 deliveries")
+		form.Set("confirm", "1")
+		status, page = c.post("/replay", form)
+		wantPage(t, "confirmed", status, page, http.StatusOK, "3 deliveries matched, 3 re-armed")
+		status, page = c.post("/replay", url.Values{"destination": {"billing"}, "status": {"dead"}})
+		wantPage(t, "no dead letters", status, page, http.StatusOK, "0 deliveries match", "nothing to do")
+	}},
+	{"backfill with its dry-run count", func(t *testing.T, b *bundle) {
+		b.ingest(t, seed{source: "stripe", id: "evt_b1", typ: "invoice.paid", at: time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)})
+		b.ingest(t, seed{source: "stripe", id: "evt_b2", typ: "invoice.paid", at: time.Date(2026, 3, 3, 9, 30, 0, 0, time.UTC)})
+		c := b.login(t, adminToken)
+		form := url.Values{"since": {"2026-03-03T00:00:00Z"}, "until": {"2026-03-04T00:00:00Z"}}
+		status, page := c.post("/destinations/late/backfill", form)
+		wantPage(t, "dry run", status, page, http.StatusOK, "2 events of the window", "Backfill 2 deliveries")
+		form.Set("confirm", "1")
+		status, page = c.post("/destinations/late/backfill", form)
+		wantPage(t, "confirmed", status, page, http.StatusOK, "Backfill of late done: 2 deliveries created")
+		status, page = c.post("/destinations/late/backfill", url.Values{"since": {"2026-03-04T00:00:00Z"}, "until": {"2026-03-03T00:00:00Z"}})
+		wantPage(t, "bad window", status, page, http.StatusBadRequest, "must be before")
+	}},
+	{"re-verify", func(t *testing.T, b *bundle) {
+		id := b.ingest(t, seed{source: "stripe", id: "evt_verify", typ: "invoice.paid"})
+		c := b.login(t, readToken)
+		status, page := c.post("/events/"+id+"/verify", nil)
+		wantPage(t, "re-verify", status, page, http.StatusOK, "✓ Valid", "matched secret slot 0", "scheme stripe")
+	}},
+	{"log out", func(t *testing.T, b *bundle) {
+		c := b.login(t, adminToken)
+		if !c.hasSession(t) {
+			t.Fatal("no session after log in")
+		}
+		status, page := c.post("/logout", nil)
+		wantPage(t, "log out", status, page, http.StatusOK, `name="token"`)
+		if c.hasSession(t) {
+			t.Fatal("the session outlived log out")
+		}
+		status, page = c.post("/replay", url.Values{"source": {"stripe"}})
+		wantPage(t, "POST after log out", status, page, http.StatusForbidden)
+	}},
+}
+
+// hasSession reports whether the client's session opens the events page.
+func (c *client) hasSession(t *testing.T) bool {
+	t.Helper()
+	_, page := c.get("/events")
+	return strings.Contains(page, "Log out")
+}
+
+// wantReplayCounts fails unless the event's deliveries to destinations
+// were re-armed n times (every delivery when destinations is empty).
+func (b *bundle) wantReplayCounts(t *testing.T, eventID string, n int, destinations ...string) {
+	t.Helper()
+	ds, err := b.store.EventDeliveries(context.Background(), eventID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if len(destinations) > 0 && !contains(destinations, d.Destination) {
+			continue
+		}
+		if d.ReplayCount != n {
+			t.Errorf("delivery to %s: replay count %d, want %d", d.Destination, d.ReplayCount, n)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// auditLines counts the audit lines of token's calls of path that were
+// answered status.
+func (b *bundle) auditLines(token, path string, status int) int {
+	n := 0
+	for _, line := range strings.Split(b.logs.String(), "\n") {
+		var rec struct {
+			Msg, Token, Path string
+			Status           int
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "audit" && rec.Token == token && rec.Path == path && rec.Status == status {
+			n++
+		}
+	}
+	return n
+}
