@@ -87,6 +87,8 @@ var tests = []conformanceTest{
 	{"StatsEmpty", testStatsEmpty},
 	{"StatsCounts", testStatsCounts},
 	{"CountIngestAdds", testCountIngest},
+	{"SlotUsage", testSlotUsage},
+	{"RecentEventTimes", testRecentEventTimes},
 	{"PruneRetention", testPruneRetention},
 	{"PruneBatches", testPruneBatches},
 	{"PruneOneRuleOnly", testPruneOneRuleOnly},

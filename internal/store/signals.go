@@ -1,0 +1,56 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// SlotCount is how many events one secret slot of a source verified,
+// counted in memory by a receiver, and the time of the latest.
+type SlotCount struct {
+	Source   string
+	Slot     int
+	Verified int64
+	Last     time.Time
+}
+
+// SlotUsage is what the store knows of one secret slot's use.
+type SlotUsage struct {
+	Source string
+	Slot   int
+	// LastVerified is the latest time the slot verified an event.
+	LastVerified time.Time
+	// Verified is how many events it verified since the time asked for.
+	Verified int64
+}
+
+// SlotUsageKeep is how long the hourly counts of secret-slot use are kept:
+// a slot unused for longer is reported as never used.
+const SlotUsageKeep = 30 * 24 * time.Hour
+
+// EventTimes is the provider's time and the receive time of one event.
+type EventTimes struct {
+	OccurredAt time.Time
+	ReceivedAt time.Time
+}
+
+// Signals is the store's side of rotation status and provider lag: what an
+// operator needs to finish a secret rotation and to tell a provider's
+// backlog from a clock problem.
+type Signals interface {
+	// CountSlots adds counts to each source's and slot's hour (the hour of
+	// Last, UTC), keeps the latest Last, and deletes hours older than
+	// SlotUsageKeep before now. counts holds at most one entry per source
+	// and slot. A store that cannot write is ErrUnavailable.
+	CountSlots(ctx context.Context, counts []SlotCount, now time.Time) error
+
+	// SlotUsage returns every (source, slot) with a kept count, ordered by
+	// source then slot: its latest verification, and how many events it
+	// verified in the hours that start at or after since's hour.
+	SlotUsage(ctx context.Context, since time.Time) ([]SlotUsage, error)
+
+	// RecentEventTimes looks at the newest limit events of source and
+	// returns the times of those that carry a provider time, newest first.
+	// It reads at most limit rows whatever the source's scheme.
+	RecentEventTimes(ctx context.Context, source string, limit int) ([]EventTimes, error)
+}

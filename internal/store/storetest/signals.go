@@ -1,0 +1,104 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// signalsOf returns s's signals side; every driver has one.
+func signalsOf(t *testing.T, s store.Store) store.Signals {
+	t.Helper()
+	sig, ok := s.(store.Signals)
+	if !ok {
+		t.Fatalf("%T does not implement store.Signals", s)
+	}
+	return sig
+}
+
+func countSlots(t *testing.T, sig store.Signals, now time.Time, counts ...store.SlotCount) {
+	t.Helper()
+	if err := sig.CountSlots(context.Background(), counts, now); err != nil {
+		t.Fatalf("CountSlots: %v", err)
+	}
+}
+
+// testSlotUsage adds slot counts over several flushes and hours, reports
+// each slot's latest use and its count since a time, and forgets hours past
+// their keep.
+func testSlotUsage(t *testing.T, s store.Store) {
+	sig := signalsOf(t, s)
+	ctx := context.Background()
+	day := baseTime.Truncate(time.Hour)
+	old := day.Add(-store.SlotUsageKeep - 2*time.Hour)
+	countSlots(t, sig, old, store.SlotCount{Source: "stripe", Slot: 2, Verified: 9, Last: old.Add(time.Minute)})
+	countSlots(t, sig, day.Add(-72*time.Hour),
+		store.SlotCount{Source: "stripe", Slot: 1, Verified: 5, Last: day.Add(-72 * time.Hour)},
+		store.SlotCount{Source: "stripe", Slot: 0, Verified: 2, Last: day.Add(-72 * time.Hour)})
+	countSlots(t, sig, day.Add(10*time.Minute),
+		store.SlotCount{Source: "stripe", Slot: 0, Verified: 3, Last: day.Add(10 * time.Minute)},
+		store.SlotCount{Source: "github", Slot: 0, Verified: 1, Last: day.Add(5 * time.Minute)})
+	// A second flush into the same hour adds, and keeps the latest time
+	// even when it arrives with an older one.
+	countSlots(t, sig, day.Add(20*time.Minute),
+		store.SlotCount{Source: "stripe", Slot: 0, Verified: 4, Last: day.Add(time.Minute)})
+
+	got, err := sig.SlotUsage(ctx, day.Add(-24*time.Hour))
+	if err != nil {
+		t.Fatalf("SlotUsage: %v", err)
+	}
+	want := []store.SlotUsage{
+		{Source: "github", Slot: 0, LastVerified: stored(day.Add(5 * time.Minute)), Verified: 1},
+		{Source: "stripe", Slot: 0, LastVerified: stored(day.Add(10 * time.Minute)), Verified: 7},
+		{Source: "stripe", Slot: 1, LastVerified: stored(day.Add(-72 * time.Hour)), Verified: 0},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SlotUsage =\n%+v\nwant\n%+v (slot 2 past its keep is gone)", got, want)
+	}
+	got, err = sig.SlotUsage(ctx, day.Add(-100*time.Hour))
+	if err != nil {
+		t.Fatalf("SlotUsage: %v", err)
+	}
+	if len(got) != 3 || got[1].Verified != 9 || got[2].Verified != 5 {
+		t.Errorf("SlotUsage over 100h = %+v, want stripe slot 0 at 9 and slot 1 at 5", got)
+	}
+}
+
+// testRecentEventTimes returns the provider times among a source's newest
+// events only, newest first, skipping events without one.
+func testRecentEventTimes(t *testing.T, s store.Store) {
+	sig := signalsOf(t, s)
+	at := func(i int) time.Time { return baseTime.Add(time.Duration(i) * time.Second) }
+	var items []store.IngestItem
+	for i := range 6 {
+		e := eventAt("stripe", fmt.Sprintf("evt_lag_%d", i), at(i))
+		e.OccurredAt = at(i).Add(-time.Duration(i) * time.Minute)
+		if i == 4 {
+			e.OccurredAt = time.Time{}
+		}
+		items = append(items, item(e))
+	}
+	items = append(items, item(eventAt("github", "gh_1", at(9))))
+	ingest(t, s, items...)
+
+	got, err := sig.RecentEventTimes(context.Background(), "stripe", 3)
+	if err != nil {
+		t.Fatalf("RecentEventTimes: %v", err)
+	}
+	// The newest three are 5, 4 (no provider time) and 3.
+	want := []store.EventTimes{
+		{OccurredAt: stored(at(5).Add(-5 * time.Minute)), ReceivedAt: stored(at(5))},
+		{OccurredAt: stored(at(3).Add(-3 * time.Minute)), ReceivedAt: stored(at(3))},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("RecentEventTimes =\n%+v\nwant\n%+v", got, want)
+	}
+	got, err = sig.RecentEventTimes(context.Background(), "nosuch", 3)
+	if err != nil || got == nil || len(got) != 0 {
+		t.Errorf("RecentEventTimes of an unknown source = %v, %v; want an empty slice", got, err)
+	}
+}
