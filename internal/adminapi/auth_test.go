@@ -52,6 +52,7 @@ func TestEveryRouteEveryRole(t *testing.T) {
 			{"POST", aliceAck, aliceBody, 200, 403, 200, 403},
 			{"POST", bobAck, bobBody, 200, 403, 403, 200},
 			{"GET", "/api/v1/stats", nil, 200, 200, 403, 403},
+			{"GET", "/api/v1/secrets", nil, 200, 200, 403, 403},
 		}
 		tokens := []struct{ name, secret string }{{"admin", adminToken}, {"read", readToken}, {"alice", aliceToken}, {"bob", bobToken}}
 		for _, r := range routes {

@@ -43,6 +43,9 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	for name, src := range st.Sources {
 		out.Sources[name] = SourceStats{Received: src.Received, Duplicates: src.Duplicates, Rejected: src.Rejected}
 	}
+	if err := s.addProviderLag(ctx, out.Sources); err != nil {
+		return Stats{}, err
+	}
 	return out, nil
 }
 

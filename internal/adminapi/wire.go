@@ -219,6 +219,11 @@ type SourceStats struct {
 	Received   int64 `json:"received"`
 	Duplicates int64 `json:"duplicates"`
 	Rejected   int64 `json:"rejected"`
+	// ProviderLagSeconds and ProviderLagMaxSeconds are the median and the
+	// largest receive time minus provider time over the source's newest
+	// events; null when its scheme gives no provider time.
+	ProviderLagSeconds    *float64 `json:"provider_lag_seconds"`
+	ProviderLagMaxSeconds *float64 `json:"provider_lag_max_seconds"`
 }
 
 // Stats is the answer of GET /api/v1/stats.

@@ -46,6 +46,7 @@ func commands() []command {
 		{"backfill", "give a destination its deliveries for a past window (admin API)", runBackfill},
 		{"verify", "re-check a stored event's signature against the secrets now (admin API)", runVerify},
 		{"stats", "deliveries by destination and status, ingest by source (admin API)", runStats},
+		{"secrets", "when each secret slot last verified an event: rotation status (admin API)", runSecrets},
 		{"listen", "forward a pull destination's events to a local URL (admin API)", runListen},
 		{"version", "print the version", runVersion},
 	}

@@ -54,10 +54,19 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	}
 	fmt.Fprintln(env.Stdout)
 	tw = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SOURCE\tRECEIVED\tDUPLICATES\tREJECTED")
+	fmt.Fprintln(tw, "SOURCE\tRECEIVED\tDUPLICATES\tREJECTED\tPROVIDER LAG (MEDIAN, MAX)")
 	for _, name := range slices.Sorted(maps.Keys(s.Sources)) {
 		src := s.Sources[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", name, src.Received, src.Duplicates, src.Rejected)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", name, src.Received, src.Duplicates, src.Rejected, providerLag(src))
 	}
 	return tw.Flush()
+}
+
+// providerLag writes a source's provider lag, or "-" when its scheme gives
+// no provider time.
+func providerLag(src adminapi.SourceStats) string {
+	if src.ProviderLagSeconds == nil || src.ProviderLagMaxSeconds == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%gs, %gs", *src.ProviderLagSeconds, *src.ProviderLagMaxSeconds)
 }

@@ -147,10 +147,32 @@ type Retention struct {
 	Dead Duration `yaml:"dead"`
 }
 
-// Alerts configures where operators hear about dead letters.
+// Alerts configures where operators hear about dead letters and about
+// sources whose signatures keep failing.
 type Alerts struct {
-	// URL, when set, receives a POST for every delivery that goes dead.
+	// URL, when set, receives a POST for every delivery that goes dead, and
+	// for every signature-failure alert.
 	URL string `yaml:"url,omitempty"`
+	// SignatureFailures says when a source's rejections are an alert.
+	SignatureFailures SignatureFailures `yaml:"signature_failures,omitempty"`
+}
+
+// SignatureFailures sets the rate of rejected requests (bad or missing
+// signatures, stale timestamps) above which a source raises an alert: more
+// than Rate over one Window. The zero Rate raises none.
+type SignatureFailures struct {
+	Rate Rate `yaml:"rate,omitempty"`
+	// Window is how long rejections are counted; a source raises at most
+	// one alert per window.
+	Window Duration `yaml:"window,omitempty"`
+}
+
+// Threshold is how many rejections in one window raise the alert.
+func (f SignatureFailures) Threshold() float64 {
+	if f.Rate.IsZero() || f.Rate.Per <= 0 {
+		return 0
+	}
+	return float64(f.Rate.Events) * float64(f.Window) / float64(f.Rate.Per)
 }
 
 // Ingest tunes the public listener.
@@ -217,7 +239,8 @@ func Default() *Config {
 			RejectionsKeep:      10000,
 			RejectionsPerSecond: 50,
 		},
-		Log: Log{Level: "info", Format: "json"},
+		Log:    Log{Level: "info", Format: "json"},
+		Alerts: Alerts{SignatureFailures: SignatureFailures{Window: Duration(5 * time.Minute)}},
 	}
 }
 

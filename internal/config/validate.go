@@ -69,9 +69,7 @@ func (c *Config) Validate() error {
 	v.tokens()
 	v.durationPositive("retention.done", c.Retention.Done)
 	v.durationPositive("retention.dead", c.Retention.Dead)
-	if c.Alerts.URL != "" {
-		v.httpURL("alerts.url", c.Alerts.URL)
-	}
+	v.alerts()
 	v.ingest()
 	v.log()
 	if len(v.problems) == 0 {

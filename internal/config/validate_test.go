@@ -134,6 +134,19 @@ func TestValidate(t *testing.T) {
 		{"retention dead negative", func(c *Config) { c.Retention.Dead = Duration(-24 * time.Hour) }, []string{"retention.dead: -1d is not more than 0"}},
 		{"alerts url", func(c *Config) { c.Alerts.URL = "https://alerts.example.com/hook" }, nil},
 		{"alerts url bad", func(c *Config) { c.Alerts.URL = "alerts.example.com" }, []string{"alerts.url: want an absolute http or https URL"}},
+		{"signature alerts", func(c *Config) {
+			c.Alerts.URL, c.Alerts.SignatureFailures.Rate = "https://alerts.example.com/hook", Rate{Events: 10, Per: time.Minute}
+		}, nil},
+		{"signature alerts nowhere", func(c *Config) { c.Alerts.SignatureFailures.Rate = Rate{Events: 10, Per: time.Minute} }, []string{
+			"alerts.signature_failures: set alerts.url: the alerts have nowhere to go"}},
+		{"signature alerts bad window", func(c *Config) {
+			c.Alerts.URL = "https://alerts.example.com/hook"
+			c.Alerts.SignatureFailures = SignatureFailures{Rate: Rate{Events: 10, Per: time.Minute}, Window: 0}
+		}, []string{"alerts.signature_failures.window: 0s is not more than 0"}},
+		{"signature alerts zero rate", func(c *Config) {
+			c.Alerts.URL = "https://alerts.example.com/hook"
+			c.Alerts.SignatureFailures.Rate = Rate{Events: 0, Per: time.Minute}
+		}, []string{"alerts.signature_failures.rate: want a rate above zero, like 10/m"}},
 		{"ingest zeros", func(c *Config) { c.Ingest = Ingest{} }, []string{
 			"ingest.max_concurrency: 0 is less than 1",
 			"ingest.rejections_keep: 0 is less than 1",

@@ -39,15 +39,26 @@ const (
 // alertRetryDelays are the waits between the tries of one alert.
 var alertRetryDelays = []time.Duration{time.Second, 5 * time.Second}
 
-// alerter posts dead-letter alerts in the background.
+// alerter posts alerts in the background: dead letters, and whatever an
+// Alerter is given.
 type alerter struct {
 	url     string
 	client  *http.Client
 	delays  []time.Duration
-	queue   chan Alert
+	queue   chan queuedAlert
 	logger  *slog.Logger
-	metrics *metrics
+	metrics *metrics // nil when only an Alerter posts
 	done    chan struct{}
+}
+
+// queuedAlert is one alert waiting to be posted: what it is (for the log),
+// its JSON body, where its outcome is counted, and the log attributes that
+// name it.
+type queuedAlert struct {
+	what    string
+	body    any
+	counted func(outcome string)
+	attrs   []any
 }
 
 func newAlerter(url string, logger *slog.Logger, m *metrics) *alerter {
@@ -58,21 +69,33 @@ func newAlerter(url string, logger *slog.Logger, m *metrics) *alerter {
 			CheckRedirect: noRedirects,
 		},
 		delays:  alertRetryDelays,
-		queue:   make(chan Alert, alertQueueSize),
+		queue:   make(chan queuedAlert, alertQueueSize),
 		logger:  logger,
 		metrics: m,
 		done:    make(chan struct{}),
 	}
 }
 
-// enqueue queues one alert without blocking; when the queue is full the
-// alert is dropped and counted (the dead letter itself is already logged).
+// enqueue queues one dead-letter alert without blocking; when the queue is
+// full the alert is dropped and counted (the dead letter itself is already
+// logged).
 func (a *alerter) enqueue(al Alert) {
+	a.push(queuedAlert{
+		what:    "dead-letter alert",
+		body:    al,
+		counted: func(outcome string) { a.metrics.alerts.WithLabelValues(outcome).Inc() },
+		attrs:   []any{keyDeliveryID, al.DeliveryID, keyDestination, al.Destination},
+	})
+}
+
+// push queues q without blocking, or drops and counts it when the queue is
+// full.
+func (a *alerter) push(q queuedAlert) {
 	select {
-	case a.queue <- al:
+	case a.queue <- q:
 	default:
-		a.metrics.alerts.WithLabelValues(alertDropped).Inc()
-		a.logger.Error("dead-letter alert dropped: queue full", keyDeliveryID, al.DeliveryID, keyDestination, al.Destination)
+		q.counted(alertDropped)
+		a.logger.Error(q.what+" dropped: queue full", q.attrs...)
 	}
 }
 
@@ -80,17 +103,17 @@ func (a *alerter) enqueue(al Alert) {
 // until ctx is done.
 func (a *alerter) run(ctx context.Context) {
 	defer close(a.done)
-	for al := range a.queue {
+	for q := range a.queue {
 		if ctx.Err() != nil {
-			a.metrics.alerts.WithLabelValues(alertFailed).Inc()
+			q.counted(alertFailed)
 			continue
 		}
-		if err := a.send(ctx, al); err != nil {
-			a.metrics.alerts.WithLabelValues(alertFailed).Inc()
-			a.logger.Error("dead-letter alert failed", keyDeliveryID, al.DeliveryID, keyDestination, al.Destination, keyError, err)
+		if err := a.send(ctx, q.body); err != nil {
+			q.counted(alertFailed)
+			a.logger.Error(q.what+" failed", append(q.attrs, keyError, err)...)
 			continue
 		}
-		a.metrics.alerts.WithLabelValues(alertSent).Inc()
+		q.counted(alertSent)
 	}
 }
 
@@ -109,7 +132,7 @@ func (a *alerter) stop(cancel context.CancelFunc) {
 }
 
 // send posts one alert, trying again after each of a.delays.
-func (a *alerter) send(ctx context.Context, al Alert) error {
+func (a *alerter) send(ctx context.Context, al any) error {
 	body, err := json.Marshal(al)
 	if err != nil {
 		return fmt.Errorf("encode alert: %w", err)

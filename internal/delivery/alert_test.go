@@ -62,7 +62,7 @@ func testAlerter(t *testing.T, url string, queue int) (*alerter, *prometheus.Reg
 	}
 	a := newAlerter(url, slog.New(slog.DiscardHandler), m)
 	a.delays = []time.Duration{time.Millisecond, time.Millisecond}
-	a.queue = make(chan Alert, queue)
+	a.queue = make(chan queuedAlert, queue)
 	return a, reg
 }
 

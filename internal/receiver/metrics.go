@@ -16,6 +16,7 @@ type Metrics struct {
 	batchSize      prometheus.Histogram
 	commitDuration prometheus.Histogram
 	rejectsDropped prometheus.Counter
+	lag            *prometheus.HistogramVec
 }
 
 // NewMetrics registers the receiver's collectors with reg.
@@ -52,8 +53,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "hookrelay_rejections_unrecorded_total",
 			Help: "Rejections counted but not written to the rejection record because their source exceeded its recording rate.",
 		}),
+		lag: newLagHistogram(),
 	}
-	reg.MustRegister(m.received, m.duration, m.slots, m.inflight, m.batchSize, m.commitDuration, m.rejectsDropped)
+	reg.MustRegister(m.received, m.duration, m.slots, m.inflight, m.batchSize, m.commitDuration, m.rejectsDropped, m.lag)
 	return m
 }
 

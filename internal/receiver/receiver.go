@@ -38,7 +38,11 @@ type Options struct {
 	Committer  Committer
 	Rejections *RejectionRecorder
 	// Tally, when set, counts outcomes per source for the stats.
-	Tally   *Tally
+	Tally *Tally
+	// Slots, when set, counts the events each secret slot verified.
+	Slots *SlotCounter
+	// Watch, when set, raises alerts on sustained rejections.
+	Watch   *RejectionWatch
 	Metrics *Metrics
 	Logger  *slog.Logger
 	// MaxConcurrency caps requests handled at once; beyond it the answer is
@@ -65,6 +69,8 @@ type Receiver struct {
 	committer  Committer
 	rejections *RejectionRecorder
 	tally      *Tally
+	slotUse    *SlotCounter
+	watch      *RejectionWatch
 	metrics    *Metrics
 	logger     *slog.Logger
 	slots      chan struct{}
@@ -103,6 +109,8 @@ func New(o Options) *Receiver {
 		committer:  o.Committer,
 		rejections: o.Rejections,
 		tally:      o.Tally,
+		slotUse:    o.Slots,
+		watch:      o.Watch,
 		metrics:    o.Metrics,
 		logger:     o.Logger.With("component", "receiver"),
 		slots:      make(chan struct{}, o.MaxConcurrency),

@@ -81,6 +81,10 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 		rc.metrics.observe(src.Name, o.event.Type, outcome, "", took)
 		if o.event.SignatureSlot != store.NoSlot {
 			rc.metrics.observeSlot(src.Name, o.event.SignatureSlot)
+			rc.slotUse.verified(src.Name, o.event.SignatureSlot, start)
+		}
+		if o.inserted {
+			rc.metrics.observeLag(src.Name, o.event)
 		}
 		eventID := o.event.ID
 		if !o.inserted {
@@ -97,6 +101,7 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 			slog.Float64(logDurationMS, ms(took)))
 	case a.isVerificationFailure():
 		rc.tally.count(src.Name, rejected)
+		rc.watch.rejected(src.Name, a.reason, start)
 		rc.metrics.observe(src.Name, "", "rejected", a.reason, took)
 		rc.reject(r, src, a, o, start, took)
 	default:

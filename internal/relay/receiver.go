@@ -58,12 +58,15 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 		r.tally = receiver.NewTally(ops, names, r.logger)
 	}
 
+	r.signals = r.newIngestSignals()
 	return receiver.New(receiver.Options{
 		Sources:          sources,
 		Router:           router,
 		Committer:        r.committer,
 		Rejections:       r.rejections,
 		Tally:            r.tally,
+		Slots:            r.signals.slots,
+		Watch:            r.signals.watch,
 		Metrics:          metrics,
 		Logger:           r.logger,
 		MaxConcurrency:   cfg.Ingest.MaxConcurrency,

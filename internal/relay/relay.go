@@ -60,6 +60,7 @@ type Relay struct {
 	committer  *groupcommit.Committer
 	rejections *receiver.RejectionRecorder
 	tally      *receiver.Tally
+	signals    *ingestSignals
 	commits    commitHealth
 
 	public      *http.Server
@@ -250,6 +251,7 @@ func (r *Relay) shutdown(ctx context.Context) error {
 	if r.tally != nil {
 		r.tally.Close()
 	}
+	r.signals.close()
 	if r.stopDelivery != nil {
 		r.stopDelivery()
 	}

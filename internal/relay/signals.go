@@ -1,0 +1,65 @@
+package relay
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hookrelay/hookrelay/internal/delivery"
+	"github.com/hookrelay/hookrelay/internal/receiver"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// ingestSignals are the receiver's side of rotation status and alerting:
+// the secret-slot counter and the signature-failure alerts.
+type ingestSignals struct {
+	slots   *receiver.SlotCounter // nil when the store keeps no slot counts
+	watch   *receiver.RejectionWatch
+	alerter *delivery.Alerter
+}
+
+// newIngestSignals builds the slot counter and, when the config asks for
+// signature-failure alerts, the watch that raises them.
+func (r *Relay) newIngestSignals() *ingestSignals {
+	s := &ingestSignals{}
+	if sig, ok := r.store.(store.Signals); ok {
+		s.slots = receiver.NewSlotCounter(sig, r.logger)
+	}
+	outcomes := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hookrelay_signature_alerts_total",
+		Help: "Signature-failure alerts raised, by source and outcome (sent, failed, dropped).",
+	}, []string{"source", "outcome"})
+	r.registry.MustRegister(outcomes)
+	f := r.cfg.Alerts.SignatureFailures
+	if f.Threshold() <= 0 || r.cfg.Alerts.URL == "" {
+		return s
+	}
+	for _, src := range r.cfg.Sources {
+		for _, o := range []string{delivery.AlertSent, delivery.AlertFailed, delivery.AlertDropped} {
+			outcomes.WithLabelValues(src.Name, o)
+		}
+	}
+	s.alerter = delivery.StartAlerter(context.Background(), r.cfg.Alerts.URL, r.logger)
+	s.watch = receiver.NewRejectionWatch(f.Threshold(), time.Duration(f.Window), func(a receiver.SignatureAlert) {
+		r.logger.Warn("signature failures above the alert rate",
+			"source", a.Source, "rejections", a.Rejections, "window_seconds", a.WindowSeconds)
+		s.alerter.Post("signature-failure alert", a, func(outcome string) {
+			outcomes.WithLabelValues(a.Source, outcome).Inc()
+		}, "source", a.Source)
+	})
+	return s
+}
+
+// close writes the last slot counts and posts the alerts still queued.
+func (s *ingestSignals) close() {
+	if s == nil {
+		return
+	}
+	if s.slots != nil {
+		s.slots.Close()
+	}
+	if s.alerter != nil {
+		s.alerter.Stop()
+	}
+}
