@@ -1,0 +1,451 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/relay"
+	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+// Environment variables the browser tests read.
+const (
+	// requireBrowserEnv set to 1 makes a missing Chromium fail the browser
+	// tests instead of skipping them (CI sets it).
+	requireBrowserEnv = "HOOKRELAY_REQUIRE_BROWSER"
+	// screenshotsEnv names the directory the screenshots are written to;
+	// unset, they go under the system's temporary directory.
+	screenshotsEnv = "HOOKRELAY_SCREENSHOTS"
+)
+
+// browserWidths are the viewport widths every page is photographed at.
+var browserWidths = []int64{1280, 390}
+
+// TestBrowser drives the console in a real headless Chromium against a
+// whole relay delivering to a sink, on each driver.
+func TestBrowser(t *testing.T) {
+	t.Parallel()
+	exe := findChromium(t)
+	for _, d := range testdb.Drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			t.Parallel()
+			runBrowser(t, exe, d)
+		})
+	}
+}
+
+// findChromium returns the browser's path, or skips the test (fails it
+// under HOOKRELAY_REQUIRE_BROWSER=1) when there is none.
+func findChromium(t *testing.T) string {
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv(requireBrowserEnv) == "1" {
+		t.Fatalf("no Chromium found (/usr/bin/chromium) and %s=1: install it (apt-get install -y chromium)", requireBrowserEnv)
+	}
+	t.Skipf("browser tests skipped: no Chromium found (set %s=1 to fail instead)", requireBrowserEnv)
+	return ""
+}
+
+// sink is a destination that records what it receives.
+type sink struct {
+	mu       sync.Mutex
+	received []sinkDelivery // guarded by mu
+}
+
+type sinkDelivery struct {
+	webhookID, providerID, replay string
+}
+
+func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	s.mu.Lock()
+	s.received = append(s.received, sinkDelivery{
+		webhookID:  r.Header.Get("webhook-id"),
+		providerID: r.Header.Get("hookrelay-event-id"),
+		replay:     r.Header.Get("hookrelay-replay"),
+	})
+	s.mu.Unlock()
+}
+
+// of returns what the sink received for a provider event id.
+func (s *sink) of(providerID string) []sinkDelivery {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []sinkDelivery
+	for _, d := range s.received {
+		if d.providerID == providerID {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+const browserSecret = "whsec_YnJvd3Nlci10ZXN0LXNlY3JldC1zdHJpcGU="
+
+// browserRelay is a whole relay in-process, with a sink as its billing
+// destination.
+type browserRelay struct {
+	relay *relay.Relay
+	sink  *sink
+	admin string // base URL of the admin listener
+	logs  *relayproc.Buffer
+}
+
+func startBrowserRelay(t *testing.T, driver testdb.Driver) *browserRelay {
+	t.Helper()
+	sk := &sink{}
+	srv := httptest.NewServer(sk)
+	t.Cleanup(srv.Close)
+	yaml := `database: "` + driver.URL(t) + `"
+listen: 127.0.0.1:0
+admin_listen: 127.0.0.1:0
+tokens:
+  - {name: ops, role: admin, secret: "` + adminToken + `"}
+  - {name: dashboard, role: read, secret: "` + readToken + `"}
+sources:
+  - {name: stripe, verify: stripe, secrets: ["` + browserSecret + `"]}
+destinations:
+  - {name: billing, url: "` + srv.URL + `/hooks", secret: "` + browserSecret + `", sources: [stripe], types: ["invoice.*"], backoff: [1s]}
+`
+	cfg, err := config.Parse([]byte(yaml), t.TempDir(), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &relayproc.Buffer{}
+	r, err := relay.New(context.Background(), cfg, relay.RoleAll, slog.New(slog.NewJSONHandler(logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = r.Shutdown(ctx)
+		if t.Failed() {
+			t.Logf("relay logs:\n%s", logs.String())
+		}
+	})
+	return &browserRelay{relay: r, sink: sk, admin: "http://" + r.AdminAddr(), logs: logs}
+}
+
+// send posts a Stripe event to the public listener, signed with secret,
+// and returns the status code.
+func (br *browserRelay) send(t *testing.T, id, typ, secret string) int {
+	t.Helper()
+	body := fmt.Appendf(nil, `{"id":%q,"object":"event","type":%q,"created":%d,"data":{"object":{"id":"in_%s","amount_due":4200,"currency":"eur"}}}`,
+		id, typ, time.Now().Unix(), id)
+	h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: []string{secret}}, 0, signature.Message{Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+br.relay.PublicAddr()+"/webhooks/stripe", strings.NewReader(string(body)))
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// settled waits until billing has nothing pending, processing or failed,
+// and done deliveries.
+func (br *browserRelay) settled(t *testing.T, done int64) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("billing has %d done deliveries and no backlog", done), func() bool {
+		req, _ := http.NewRequest(http.MethodGet, br.admin+"/api/v1/stats", nil)
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var st struct {
+			Destinations map[string]map[string]float64 `json:"destinations"`
+		}
+		if json.NewDecoder(resp.Body).Decode(&st) != nil {
+			return false
+		}
+		b := st.Destinations["billing"]
+		return b["done"] == float64(done) && b["pending"]+b["processing"]+b["failed"] == 0
+	})
+}
+
+// eventually polls cond for up to 20 seconds.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// browser is one headless Chromium with a fresh profile.
+type browser struct {
+	t     *testing.T
+	ctx   context.Context
+	base  string
+	shots string
+}
+
+func newBrowser(t *testing.T, exe, base, shots string) *browser {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	// The first call starts the browser, whose life is its context's: it
+	// gets no timeout of its own (the later steps do).
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900)); err != nil {
+		t.Fatalf("start the browser: %v", err)
+	}
+	return &browser{t: t, ctx: ctx, base: base, shots: shots}
+}
+
+// run runs the steps, each bounded in time.
+func (b *browser) run(what string, steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// stepTimeout bounds one step of a browser test.
+const stepTimeout = 30 * time.Second
+
+// open navigates to path and waits for the selector.
+func (b *browser) open(path, waitFor string) {
+	b.t.Helper()
+	b.run("open "+path, chromedp.Navigate(b.base+path), chromedp.WaitVisible(chromedp.CSS(waitFor)))
+}
+
+// text returns the text of the first element sel selects.
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		b.t.Fatalf("read %s: %v", sel, err)
+	}
+	return s
+}
+
+// login fills the login form with token.
+func (b *browser) login(token string) {
+	b.t.Helper()
+	b.open("/", `input[name="token"]`)
+	b.run("log in",
+		chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), token),
+		chromedp.Submit(chromedp.CSS(`input[name="token"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`nav[aria-label="Main"]`)),
+	)
+}
+
+// shoot saves a full-page screenshot of the current page at each width.
+func (b *browser) shoot(name string) {
+	b.t.Helper()
+	for _, w := range browserWidths {
+		size := chromedp.EmulateViewport(w, 900)
+		if w < 600 {
+			size = chromedp.EmulateViewport(w, 844, chromedp.EmulateMobile, chromedp.EmulateScale(1))
+		}
+		b.run("size the viewport", size, chromedp.Sleep(100*time.Millisecond))
+		ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		cancel()
+		if err != nil {
+			b.t.Fatalf("screenshot %s: %v", name, err)
+		}
+		path := filepath.Join(b.shots, fmt.Sprintf("%s-%d.png", name, w))
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			b.t.Fatal(err)
+		}
+	}
+	b.run("reset the viewport", chromedp.EmulateViewport(1280, 900))
+}
+
+// mutatingButtons returns the texts of the page's buttons that start with
+// a mutating verb.
+func (b *browser) mutatingButtons() []string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	texts, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("button"))
+		.map(b => b.textContent.trim()).filter(t => /^(Replay|Backfill|Confirm)/.test(t))`))
+	if err != nil {
+		b.t.Fatalf("list buttons: %v", err)
+	}
+	return texts
+}
+
+// screenshotDir returns where this run's screenshots go.
+func screenshotDir(t *testing.T, driver string) string {
+	dir := os.Getenv(screenshotsEnv)
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "hookrelay-console-screenshots")
+	}
+	dir = filepath.Join(dir, driver)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots in %s", dir)
+	return dir
+}
+
+var countRE = regexp.MustCompile(`(\d[\d\x{a0}]*) would be re-armed`)
+var rearmedRE = regexp.MustCompile(`(\d[\d\x{a0}]*) re-armed`)
+
+func parseCount(t *testing.T, re *regexp.Regexp, s string) int {
+	t.Helper()
+	m := re.FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no count in %q", s)
+	}
+	n, err := strconv.Atoi(strings.ReplaceAll(m[1], "\u00a0", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
+	br := startBrowserRelay(t, driver)
+	for i := 1; i <= 3; i++ {
+		if status := br.send(t, fmt.Sprintf("evt_browser_%d", i), "invoice.paid", browserSecret); status != http.StatusOK {
+			t.Fatalf("ingest: %d", status)
+		}
+	}
+	if status := br.send(t, "evt_forged", "invoice.paid", "whsec_Zm9yZ2VkLXNlY3JldC1ub3QtY29uZmlndXJlZA=="); status != http.StatusUnauthorized {
+		t.Fatalf("forged ingest: %d, want 401", status)
+	}
+	br.settled(t, 3)
+	first := br.sink.of("evt_browser_2")
+	if len(first) != 1 {
+		t.Fatalf("the sink received evt_browser_2 %d times, want 1", len(first))
+	}
+
+	b := newBrowser(t, exe, br.admin, screenshotDir(t, driver.Name))
+	b.open("/", `input[name="token"]`)
+	b.shoot("login")
+	b.login(adminToken)
+	b.shoot("overview")
+
+	// Find an event by its provider id, open it, replay it, confirm.
+	b.open("/events", "#f-q")
+	b.shoot("events")
+	b.run("search the provider id",
+		chromedp.SendKeys(chromedp.CSS("#f-q"), "evt_browser_2"),
+		chromedp.Submit(chromedp.CSS("#f-q")),
+		// Only a filtered listing offers to clear its filters.
+		chromedp.WaitVisible(chromedp.CSS(`.filter-form a[href="/events"]`)),
+	)
+	if rows := b.text("#events tbody"); !strings.Contains(rows, "evt_browser_2") || strings.Contains(rows, "evt_browser_1") {
+		t.Fatalf("the search lists %q", rows)
+	}
+	b.run("open the event", chromedp.Click(chromedp.CSS(`#events tbody td.clip a`)), chromedp.WaitVisible(chromedp.CSS("#provider-id")))
+	if got := b.text("#provider-id"); !strings.Contains(got, "evt_browser_2") {
+		t.Fatalf("the event page shows provider id %q", got)
+	}
+	b.shoot("event")
+	b.run("press replay", chromedp.Click(chromedp.CSS("#replay-all")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	if got := b.text("#dry-run"); !strings.Contains(got, "1 delivery match: 1 would be re-armed") {
+		t.Fatalf("the event's dry run says %q", got)
+	}
+	b.run("confirm", chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS(".flash")))
+	if got := b.text(".flash"); !strings.Contains(got, "1 delivery re-armed") {
+		t.Fatalf("the replay says %q", got)
+	}
+	eventually(t, "the sink receives evt_browser_2 again", func() bool { return len(br.sink.of("evt_browser_2")) == 2 })
+	again := br.sink.of("evt_browser_2")[1]
+	if again.webhookID != first[0].webhookID || again.replay != "1" {
+		t.Fatalf("replayed delivery: webhook-id %q replay %q, want webhook-id %q replay 1", again.webhookID, again.replay, first[0].webhookID)
+	}
+	b.run("re-verify", chromedp.Click(chromedp.CSS("#reverify")), chromedp.WaitVisible(chromedp.CSS("#verification")))
+	if got := b.text("#verification"); !strings.Contains(got, "Valid") || !strings.Contains(got, "slot 0") {
+		t.Fatalf("re-verify says %q", got)
+	}
+	br.settled(t, 3)
+
+	// Replay a filtered set: the dry-run count is the number re-armed.
+	b.open("/replay?source=stripe&type=invoice.*&destination=billing", "#count")
+	b.shoot("replay")
+	b.run("count the set", chromedp.Click(chromedp.CSS("#count")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	dry := parseCount(t, countRE, b.text("#dry-run"))
+	b.shoot("replay-confirm")
+	b.run("confirm the set", chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS(".flash")))
+	b.shoot("replay-result")
+	rearmed := parseCount(t, rearmedRE, b.text(".flash"))
+	if dry != 3 || rearmed != dry {
+		t.Fatalf("dry run counted %d, the replay re-armed %d; want 3 and 3", dry, rearmed)
+	}
+	eventually(t, "the sink receives the set again", func() bool { return len(br.sink.of("evt_browser_1")) == 2 })
+
+	b.open("/destinations", "#dest-billing")
+	b.shoot("destinations")
+	eventually(t, "the forged request is recorded", func() bool {
+		b.open("/rejections", "table")
+		return strings.Contains(b.text("table tbody"), "stripe")
+	})
+	b.shoot("rejections")
+
+	// A read session sees no mutating button.
+	b.open("/logout", `input[name="token"]`)
+	b.login(readToken)
+	for _, path := range []string{"/", "/events", "/replay", "/destinations", "/rejections"} {
+		b.open(path, "main h1")
+		if got := b.mutatingButtons(); len(got) != 0 {
+			t.Errorf("%s: a read session sees %q", path, got)
+		}
+	}
+	b.open("/events?q=evt_browser_2", `#events tbody td.clip a`)
+	b.run("open the event", chromedp.Click(chromedp.CSS(`#events tbody td.clip a`)), chromedp.WaitVisible(chromedp.CSS("#provider-id")))
+	if got := b.mutatingButtons(); len(got) != 0 {
+		t.Errorf("event page: a read session sees %q", got)
+	}
+	b.shoot("event-read")
+}
