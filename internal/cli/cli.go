@@ -40,6 +40,7 @@ func commands() []command {
 		{"serve", "run the relay: ingest, admin listener, metrics", runServe},
 		{"migrate", "apply database migrations and exit", runMigrate},
 		{"check-config", "validate the config and print it with secrets masked", runCheckConfig},
+		{"doctor", "check config, database, migrations, clock and listeners, and say what to fix", runDoctor},
 		{"send", "sign a payload as its provider would and post it to the relay", runSend},
 		{"events", "list events, show one, or print its raw bytes (admin API)", runEvents},
 		{"replay", "re-deliver stored events chosen by id or filter (admin API)", runReplay},

@@ -54,3 +54,12 @@ type Signals interface {
 	// It reads at most limit rows whatever the source's scheme.
 	RecentEventTimes(ctx context.Context, source string, limit int) ([]EventTimes, error)
 }
+
+// MigrationStatus tells what `hookrelay doctor` needs to know of a
+// database's schema without changing it.
+type MigrationStatus interface {
+	// PendingMigrations returns the names of the embedded migrations the
+	// database has not applied, in order: all of them for an empty
+	// database, none once Migrate has run. It writes nothing.
+	PendingMigrations(ctx context.Context) ([]string, error)
+}

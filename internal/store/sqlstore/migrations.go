@@ -41,3 +41,15 @@ func ReadMigrations(fsys fs.FS, dir string) ([]Migration, error) {
 	}
 	return ms, nil
 }
+
+// Pending returns the names of the migrations of ms whose versions done
+// does not hold, in order; never nil.
+func Pending(ms []Migration, done map[int]bool) []string {
+	out := []string{}
+	for _, m := range ms {
+		if !done[m.Version] {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}

@@ -102,3 +102,15 @@ func testRecentEventTimes(t *testing.T, s store.Store) {
 		t.Errorf("RecentEventTimes of an unknown source = %v, %v; want an empty slice", got, err)
 	}
 }
+
+// testNoPendingMigrations finds nothing to apply on a migrated store.
+func testNoPendingMigrations(t *testing.T, s store.Store) {
+	ms, ok := s.(store.MigrationStatus)
+	if !ok {
+		t.Fatalf("%T does not implement store.MigrationStatus", s)
+	}
+	pending, err := ms.PendingMigrations(context.Background())
+	if err != nil || pending == nil || len(pending) != 0 {
+		t.Errorf("PendingMigrations of a migrated store = %v, %v; want none", pending, err)
+	}
+}

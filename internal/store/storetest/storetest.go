@@ -89,6 +89,7 @@ var tests = []conformanceTest{
 	{"CountIngestAdds", testCountIngest},
 	{"SlotUsage", testSlotUsage},
 	{"RecentEventTimes", testRecentEventTimes},
+	{"NoPendingMigrations", testNoPendingMigrations},
 	{"PruneRetention", testPruneRetention},
 	{"PruneBatches", testPruneBatches},
 	{"PruneOneRuleOnly", testPruneOneRuleOnly},
