@@ -44,6 +44,8 @@ type Options struct {
 	// SchemeOptions maps a source to its signature scheme's options, as the
 	// receiver builds them; verify needs it (relay.SchemeOptions).
 	SchemeOptions func(config.Source) signature.Options
+	// Reload, when set, serves POST /api/v1/reload.
+	Reload ReloadFunc
 }
 
 // handler serves the admin API over its Service.
@@ -76,6 +78,7 @@ func (s *Service) Handler() http.Handler {
 	h.handleAudited("POST /api/v1/deliveries/{id}/ack", allowConsume, h.ack)
 	h.handle("GET /api/v1/stats", allowRead, h.stats)
 	h.handle("GET /api/v1/secrets", allowRead, h.secrets)
+	h.handleAudited("POST /api/v1/reload", allowAdmin, h.reload)
 	return h
 }
 

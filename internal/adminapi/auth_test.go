@@ -53,6 +53,7 @@ func TestEveryRouteEveryRole(t *testing.T) {
 			{"POST", bobAck, bobBody, 200, 403, 403, 200},
 			{"GET", "/api/v1/stats", nil, 200, 200, 403, 403},
 			{"GET", "/api/v1/secrets", nil, 200, 200, 403, 403},
+			{"POST", "/api/v1/reload", nil, 501, 403, 403, 403},
 		}
 		tokens := []struct{ name, secret string }{{"admin", adminToken}, {"read", readToken}, {"alice", aliceToken}, {"bob", bobToken}}
 		for _, r := range routes {

@@ -27,6 +27,8 @@ type Service struct {
 	schemes func(config.Source) signature.Options
 	tokens  tokenSet
 	pulls   *signals
+	// reloadFn serves POST /api/v1/reload; nil when the relay cannot.
+	reloadFn ReloadFunc
 }
 
 // NewService returns the service over o's store and config.
@@ -49,6 +51,8 @@ func NewService(o Options) *Service {
 		schemes: o.SchemeOptions,
 		tokens:  newTokenSet(o.Config.Tokens),
 		pulls:   newSignals(),
+
+		reloadFn: o.Reload,
 	}
 	s.queue, _ = o.Store.(store.Queue)
 	s.ops, _ = o.Store.(store.Operations)

@@ -112,7 +112,7 @@ func rotationAdvice(src adminapi.SourceSecrets, now time.Time, keptDays int) []s
 			if sl.LastVerifiedAt == nil {
 				when = "unused for " + strconv.Itoa(keptDays) + " days"
 			}
-			out = append(out, fmt.Sprintf("slot %d %s: rotation may finish (remove it from the source's secrets)", sl.Slot, when))
+			out = append(out, fmt.Sprintf("slot %d %s: rotation may finish (remove it from the source's secrets, then reload)", sl.Slot, when))
 		}
 	}
 	return out

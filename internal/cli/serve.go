@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/relay"
 )
 
@@ -37,5 +38,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
+	r.SetConfigLoader(func() (*config.Config, error) { return loadConfig(env, *path) })
+	reloadOnHangup(ctx, r)
 	return r.Run(ctx)
 }

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -52,10 +53,20 @@ func newMetrics(reg prometheus.Registerer, destinations []string) (*metrics, err
 		}, []string{"outcome"}),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.deliveries, m.duration, m.dead, m.alerts} {
-			if err := reg.Register(c); err != nil {
-				return nil, fmt.Errorf("register delivery metrics: %w", err)
-			}
+		// A reloaded engine registers again: it adopts the collectors of
+		// the engine it replaces, so the counts carry on.
+		var err error
+		if m.deliveries, err = adopt(reg, m.deliveries); err != nil {
+			return nil, err
+		}
+		if m.duration, err = adopt(reg, m.duration); err != nil {
+			return nil, err
+		}
+		if m.dead, err = adopt(reg, m.dead); err != nil {
+			return nil, err
+		}
+		if m.alerts, err = adopt(reg, m.alerts); err != nil {
+			return nil, err
 		}
 	}
 	for _, d := range destinations {
@@ -69,6 +80,22 @@ func newMetrics(reg prometheus.Registerer, destinations []string) (*metrics, err
 		m.alerts.WithLabelValues(o)
 	}
 	return m, nil
+}
+
+// adopt registers c with reg, or returns the collector registered before
+// under the same description.
+func adopt[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	if err == nil {
+		return c, nil
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, fmt.Errorf("register delivery metrics: %w", err)
 }
 
 // attempted records how long one attempt took, whether or not its outcome

@@ -14,5 +14,6 @@ func (r *Relay) adminService() *adminapi.Service {
 		Logger:        r.logger,
 		Wake:          r.wake,
 		SchemeOptions: SchemeOptions,
+		Reload:        r.Reload,
 	})
 }

@@ -12,15 +12,41 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// buildReceiver wires the ingest handler: one verifier per source, the
-// router, the group committer and the rejection record.
+// buildReceiver wires the ingest handler: the parts every reload shares
+// (the metrics, the group committer, the rejection record, the signals),
+// then the receiver of the config's sources and destinations.
 func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 	cfg := r.cfg
+	metrics := receiver.NewMetrics(r.registry)
+	r.ingestMetrics = metrics
+	opts := commitOptions(cfg.Database)
+	opts.Observe = func(size int, took time.Duration, err error) {
+		metrics.ObserveCommit(size, took, err)
+		r.commits.observe(err, time.Now())
+	}
+	r.committer = groupcommit.New(r.store, opts, r.logger)
+	r.rejections = receiver.NewRejectionRecorder(r.store, receiver.RejectionOptions{
+		Keep:      cfg.Ingest.RejectionsKeep,
+		PerSecond: float64(cfg.Ingest.RejectionsPerSecond),
+	}, metrics, r.logger)
+	r.signals = r.newIngestSignals()
+	rc, tally, err := r.newReceiver(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.tally = tally
+	return rc, nil
+}
+
+// newReceiver builds the ingest handler of cfg's sources and destinations
+// over the shared parts, with a tally of its own sources (nil when the
+// store counts nothing).
+func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.Tally, error) {
 	sources := make([]receiver.Source, 0, len(cfg.Sources))
 	for i, s := range cfg.Sources {
 		scheme, err := signature.New(SchemeOptions(s))
 		if err != nil {
-			return nil, fmt.Errorf("sources[%d] (%s): %w", i, s.Name, err)
+			return nil, nil, fmt.Errorf("sources[%d] (%s): %w", i, s.Name, err)
 		}
 		if s.Verify == "none" {
 			r.logger.Warn("SOURCE VERIFIES NOTHING: anyone who can reach it can inject events; use only for local development",
@@ -35,44 +61,32 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 	}
 	router, err := route.New(dests)
 	if err != nil {
-		return nil, fmt.Errorf("build router: %w", err)
+		return nil, nil, fmt.Errorf("build router: %w", err)
 	}
 
-	metrics := receiver.NewMetrics(r.registry)
-	opts := commitOptions(cfg.Database)
-	opts.Observe = func(size int, took time.Duration, err error) {
-		metrics.ObserveCommit(size, took, err)
-		r.commits.observe(err, time.Now())
-	}
-	r.committer = groupcommit.New(r.store, opts, r.logger)
-	r.rejections = receiver.NewRejectionRecorder(r.store, receiver.RejectionOptions{
-		Keep:      cfg.Ingest.RejectionsKeep,
-		PerSecond: float64(cfg.Ingest.RejectionsPerSecond),
-	}, metrics, r.logger)
-
+	var tally *receiver.Tally
 	if ops, ok := r.store.(store.Operations); ok {
 		names := make([]string, 0, len(cfg.Sources))
 		for _, s := range cfg.Sources {
 			names = append(names, s.Name)
 		}
-		r.tally = receiver.NewTally(ops, names, r.logger)
+		tally = receiver.NewTally(ops, names, r.logger)
 	}
 
-	r.signals = r.newIngestSignals()
 	return receiver.New(receiver.Options{
 		Sources:          sources,
 		Router:           router,
 		Committer:        r.committer,
 		Rejections:       r.rejections,
-		Tally:            r.tally,
+		Tally:            tally,
 		Slots:            r.signals.slots,
 		Watch:            r.signals.watch,
-		Metrics:          metrics,
+		Metrics:          r.ingestMetrics,
 		Logger:           r.logger,
 		MaxConcurrency:   cfg.Ingest.MaxConcurrency,
 		MaxInflightBytes: int64(cfg.Ingest.MaxInflightBytes),
 		Wake:             r.wake,
-	}), nil
+	}), tally, nil
 }
 
 var _ receiver.Committer = (*groupcommit.Committer)(nil)

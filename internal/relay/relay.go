@@ -61,7 +61,11 @@ type Relay struct {
 	rejections *receiver.RejectionRecorder
 	tally      *receiver.Tally
 	signals    *ingestSignals
-	commits    commitHealth
+	// ingestMetrics are shared by the receivers of every reload.
+	ingestMetrics *receiver.Metrics
+	// reload holds what live reload swaps; see reload.go.
+	reload  *reloadState
+	commits commitHealth
 
 	public      *http.Server
 	publicLn    net.Listener
@@ -95,15 +99,10 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 		store:     st,
 		registry:  prometheus.NewRegistry(),
 		serveErrs: make(chan error, 2),
+		reload:    newReloadState(),
 	}
 	r.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	if ops, ok := st.(store.Operations); ok && len(cfg.Destinations) > 0 {
-		names := make([]string, 0, len(cfg.Destinations))
-		for _, d := range cfg.Destinations {
-			names = append(names, d.Name)
-		}
-		r.registry.MustRegister(newBacklogCollector(ops, names, logger))
-	}
+	r.registerBacklog(cfg)
 
 	if role.receives() {
 		h, err := r.buildReceiver()
@@ -112,7 +111,7 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 			return nil, err
 		}
 		mux := http.NewServeMux()
-		mux.Handle("POST /webhooks/{source}", h)
+		mux.Handle("POST /webhooks/{source}", r.reload.ingest.set(h))
 		ing := cfg.Ingest
 		r.public = &http.Server{
 			Handler:           mux,
@@ -125,7 +124,7 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 		}
 	}
 	r.admin = &http.Server{
-		Handler:           r.adminMux(),
+		Handler:           r.reload.admin.set(r.adminMux()),
 		ReadHeaderTimeout: 5 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
@@ -155,6 +154,9 @@ func (r *Relay) wake(destination string) {
 // Start starts the delivery engine when this role delivers, binds the
 // listeners and serves in the background.
 func (r *Relay) Start(ctx context.Context) error {
+	r.reload.mu.Lock()
+	defer r.reload.mu.Unlock()
+	r.reload.started = true
 	if r.role.delivers() && r.hasPushDestinations() {
 		wake, stop, err := r.startDelivery(context.WithoutCancel(ctx))
 		if err != nil {
@@ -255,6 +257,7 @@ func (r *Relay) shutdown(ctx context.Context) error {
 	if r.stopDelivery != nil {
 		r.stopDelivery()
 	}
+	r.reload.finishRetired()
 	if r.stopRetention != nil {
 		r.stopRetention()
 	}

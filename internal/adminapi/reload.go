@@ -1,0 +1,34 @@
+package adminapi
+
+import (
+	"context"
+	"net/http"
+)
+
+// ReloadSummary is the answer of POST /api/v1/reload: what the running
+// config holds now, and the changed keys that only a restart applies.
+type ReloadSummary struct {
+	Sources         int      `json:"sources"`
+	Destinations    int      `json:"destinations"`
+	Tokens          int      `json:"tokens"`
+	RestartRequired []string `json:"restart_required"`
+}
+
+// ReloadFunc reads the config again and applies it, or refuses it with its
+// problems and keeps the running one.
+type ReloadFunc func(ctx context.Context) (ReloadSummary, error)
+
+// reload answers POST /api/v1/reload. A refused config is a 400 whose
+// message lists its problems, one a line.
+func (h *handler) reload(w http.ResponseWriter, r *http.Request) {
+	if h.reloadFn == nil {
+		h.fail(w, r, &requestError{http.StatusNotImplemented, "this relay was not started from a config file it can read again"})
+		return
+	}
+	sum, err := h.reloadFn(r.Context())
+	if err != nil {
+		h.fail(w, r, badRequest("config refused; the running config stays:\n%v", err))
+		return
+	}
+	writeJSON(w, http.StatusOK, sum)
+}
