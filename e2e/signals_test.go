@@ -50,20 +50,28 @@ func (s *alertSink) posted() [][]byte {
 func postStripeAs(t *testing.T, p *relayProc, secrets []string, slot int, id string, lag time.Duration) int {
 	t.Helper()
 	body := fmt.Appendf(nil, `{"id":%q,"type":"invoice.paid","created":%d,"marker":"PAYLOAD-MARKER"}`, id, time.Now().Add(-lag).Unix())
-	h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: secrets}, slot, signature.Message{Body: body})
+	return signedStatus(http.DefaultClient, p, "stripe", signature.Options{Scheme: "stripe", Secrets: secrets}, slot, signature.Message{Body: body})
+}
+
+// signedStatus signs msg with opts' slot as the source's provider would,
+// posts it to the source, and returns the status code, or 0 when the
+// request could not be made. It never stops the test, so senders running
+// beside it can call it.
+func signedStatus(client *http.Client, p *relayProc, source string, opts signature.Options, slot int, msg signature.Message) int {
+	h, err := signature.Sign(opts, slot, msg)
 	if err != nil {
-		t.Fatal(err)
+		return 0
 	}
-	req, err := http.NewRequest(http.MethodPost, "http://"+p.public+"/webhooks/stripe", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, "http://"+p.public+"/webhooks/"+source, bytes.NewReader(msg.Body))
 	if err != nil {
-		t.Fatal(err)
+		return 0
 	}
 	for k, v := range h {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
