@@ -84,6 +84,14 @@ type Queue interface {
 	// ErrLeaseLost and records nothing.
 	CompleteDelivery(ctx context.Context, c Completion) error
 
+	// CompleteDeliveries records many outcomes in one transaction, each as
+	// CompleteDelivery would alone. It returns, for each completion in
+	// order, true when it was recorded and false when its lease was lost;
+	// a delivery listed twice is recorded at most once, the first time.
+	// A completion whose status is not an outcome fails the whole call,
+	// and on error nothing of the batch is committed.
+	CompleteDeliveries(ctx context.Context, cs []Completion) ([]bool, error)
+
 	// ReleaseDeliveries returns held deliveries to their queue, due now,
 	// without counting the attempt. Rows whose lease token no longer
 	// matches are left alone.

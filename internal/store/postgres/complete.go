@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -21,55 +20,94 @@ import (
 // The attempt's snippet is cut to 1 KiB and its duration to whole
 // milliseconds; a zero AttemptedAt is c.Now.
 func (s *Store) CompleteDelivery(ctx context.Context, c store.Completion) error {
-	now := c.Now
-	if now.IsZero() {
-		now = time.Now()
+	recorded, err := s.CompleteDeliveries(ctx, []store.Completion{c})
+	switch {
+	case err != nil:
+		return err
+	case !recorded[0]:
+		return fmt.Errorf("complete delivery %d: %w", c.DeliveryID, store.ErrLeaseLost)
 	}
-	var next, finished any
-	switch c.Status {
-	case store.StatusFailed:
-		next = now
-		if !c.NextAttemptAt.IsZero() {
-			next = c.NextAttemptAt
-		}
-	case store.StatusDone, store.StatusSkipped, store.StatusDead:
-		finished = now
-	default:
-		return fmt.Errorf("complete delivery %d: status %q is not an outcome", c.DeliveryID, c.Status)
-	}
-	a := c.Attempt
-	if a.AttemptedAt.IsZero() {
-		a.AttemptedAt = now
-	}
-	snippet := sqlstore.Snippet(a.ResponseSnippet)
+	return nil
+}
 
-	// The outcome commits without waiting for the WAL flush: losing it in
-	// a server crash only hands the delivery out again when its lease
-	// runs out, which at-least-once delivery allows, while waiting for the
+// CompleteDeliveries records the outcomes of cs, each as CompleteDelivery
+// would, in one statement, and reports which were recorded: those still
+// processing under their lease token, the first time the batch names
+// them.
+func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) ([]bool, error) {
+	recorded := make([]bool, len(cs))
+	if len(cs) == 0 {
+		return recorded, nil
+	}
+	rows, err := sqlstore.CompletionRows(cs, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	var a completionArrays
+	for _, r := range rows {
+		if !r.Repeat {
+			a.add(r)
+		}
+	}
+
+	// Outcomes commit without waiting for the WAL flush: losing one in a
+	// server crash only hands the delivery out again when its lease runs
+	// out, which at-least-once delivery allows, while waiting for the
 	// flush made outcomes the limit of a drain. Both statements run as one
 	// implicit transaction, to which the setting is local.
 	b := &pgx.Batch{}
 	b.Queue(asyncCommit)
-	b.Queue(completeDelivery,
-		c.DeliveryID, c.LeaseToken, string(c.Status), next, a.Error, a.StatusCode, finished, now,
-		a.AttemptedAt, a.Duration.Milliseconds(), snippet,
-	)
+	b.Queue(completeDeliveries, a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished, a.nows,
+		a.attemptedAt, a.durations, a.snippets)
 	br := s.other.SendBatch(ctx, b)
-	var attemptID int64
-	_, err := br.Exec()
+	done := make(map[int64]bool, len(rows))
+	_, err = br.Exec()
 	if err == nil {
-		err = br.QueryRow().Scan(&attemptID)
+		var ids pgx.Rows
+		ids, err = br.Query()
+		if err == nil {
+			var got []int64
+			got, err = pgx.CollectRows(ids, pgx.RowTo[int64])
+			for _, id := range got {
+				done[id] = true
+			}
+		}
 	}
 	if cerr := br.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return fmt.Errorf("complete delivery %d: %w", c.DeliveryID, store.ErrLeaseLost)
-	case err != nil:
-		return fmt.Errorf("complete delivery %d: %w", c.DeliveryID, s.mapErr(ctx, err))
+	if err != nil {
+		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), s.mapErr(ctx, err))
 	}
-	return nil
+	for i, r := range rows {
+		recorded[i] = !r.Repeat && done[r.DeliveryID]
+	}
+	return recorded, nil
+}
+
+// completionArrays are the parallel arrays completeDeliveries takes.
+type completionArrays struct {
+	ids                      []int64
+	tokens, statuses, errors []string
+	codes                    []int32
+	nexts, finished          []*time.Time
+	nows, attemptedAt        []time.Time
+	durations                []int64
+	snippets                 [][]byte
+}
+
+func (a *completionArrays) add(r sqlstore.CompletionRow) {
+	a.ids = append(a.ids, r.DeliveryID)
+	a.tokens = append(a.tokens, r.LeaseToken)
+	a.statuses = append(a.statuses, string(r.Status))
+	a.nexts = append(a.nexts, r.Next)
+	a.errors = append(a.errors, r.Attempt.Error)
+	a.codes = append(a.codes, int32(r.Attempt.StatusCode))
+	a.finished = append(a.finished, r.Finished)
+	a.nows = append(a.nows, r.Now)
+	a.attemptedAt = append(a.attemptedAt, r.Attempt.AttemptedAt)
+	a.durations = append(a.durations, r.Attempt.Duration.Milliseconds())
+	a.snippets = append(a.snippets, r.Snippet)
 }
 
 // ReleaseDeliveries hands back the deliveries of rs still held under

@@ -189,21 +189,34 @@ RETURNING
 	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
 	e.headers, e.signature_slot, e.occurred_at, e.received_at`
 
-	// completeDelivery sets the outcome of delivery $1, provided it is
-	// still processing under lease token $2, and records its attempt; it
-	// returns the attempt's id, or no row when the lease was lost. A NULL
-	// $4 keeps next_attempt_at.
-	completeDelivery = `WITH d AS (
+	// completeDeliveries sets the outcomes of the deliveries $1, given as
+	// parallel arrays, of those still processing under the lease tokens
+	// $2, records their attempts in the order of the arrays, and returns
+	// the ids it recorded. A NULL next attempt keeps next_attempt_at. Each
+	// id is listed once.
+	completeDeliveries = `WITH input AS (
+	SELECT * FROM unnest(
+		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
+		$7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::bigint[], $11::bytea[]
+	) WITH ORDINALITY AS i(
+		id, token, status, next_attempt_at, error, status_code,
+		finished_at, now, attempted_at, duration_ms, snippet, n
+	)
+), d AS (
 	UPDATE deliveries SET
-		status = $3, next_attempt_at = coalesce($4::timestamptz, next_attempt_at),
-		last_error = $5, last_status_code = $6, finished_at = $7,
-		lease_until = NULL, lease_token = NULL, updated_at = $8
-	WHERE id = $1 AND status = 'processing' AND lease_token = $2
-	RETURNING id
+		status = i.status, next_attempt_at = coalesce(i.next_attempt_at, deliveries.next_attempt_at),
+		last_error = i.error, last_status_code = i.status_code, finished_at = i.finished_at,
+		lease_until = NULL, lease_token = NULL, updated_at = i.now
+	FROM input i
+	WHERE deliveries.id = i.id AND deliveries.status = 'processing' AND deliveries.lease_token = i.token
+	RETURNING deliveries.id
+), a AS (
+	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet)
+	SELECT i.id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet
+	FROM input i JOIN d ON d.id = i.id
+	ORDER BY i.n
 )
-INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet)
-SELECT d.id, $9, $10, $6, $5, $11 FROM d
-RETURNING id`
+SELECT id FROM d`
 
 	// releaseDeliveries hands back the deliveries $1 still held under the
 	// lease tokens $2, due by $3 at the latest, without the attempt their

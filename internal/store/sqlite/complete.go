@@ -18,32 +18,42 @@ import (
 // The attempt's snippet is cut to 1 KiB and its duration to whole
 // milliseconds; a zero AttemptedAt is c.Now.
 func (s *Store) CompleteDelivery(ctx context.Context, c store.Completion) error {
-	if err := s.enter(); err != nil {
-		return fmt.Errorf("complete delivery %d: %w", c.DeliveryID, err)
-	}
-	defer s.mu.RUnlock()
-	if c.Now.IsZero() {
-		c.Now = time.Now()
-	}
-	var next, finished any
-	switch c.Status {
-	case store.StatusFailed:
-		next = micros(c.Now)
-		if !c.NextAttemptAt.IsZero() {
-			next = micros(c.NextAttemptAt)
-		}
-	case store.StatusDone, store.StatusSkipped, store.StatusDead:
-		finished = micros(c.Now)
-	default:
-		return fmt.Errorf("complete delivery %d: status %q is not an outcome", c.DeliveryID, c.Status)
-	}
-	if err := s.complete(ctx, c, next, finished); err != nil {
-		return fmt.Errorf("complete delivery %d: %w", c.DeliveryID, mapErr(ctx, err))
+	recorded, err := s.CompleteDeliveries(ctx, []store.Completion{c})
+	switch {
+	case err != nil:
+		return err
+	case !recorded[0]:
+		return fmt.Errorf("complete delivery %d: %w", c.DeliveryID, store.ErrLeaseLost)
 	}
 	return nil
 }
 
-func (s *Store) complete(ctx context.Context, c store.Completion, next, finished any) error {
+// CompleteDeliveries records the outcomes of cs, each as CompleteDelivery
+// would, in one transaction on the writer, and reports which were
+// recorded: those still processing under their lease token, the first
+// time the batch names them.
+func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) ([]bool, error) {
+	if err := s.enter(); err != nil {
+		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), err)
+	}
+	defer s.mu.RUnlock()
+	recorded := make([]bool, len(cs))
+	if len(cs) == 0 {
+		return recorded, nil
+	}
+	rows, err := sqlstore.CompletionRows(cs, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.complete(ctx, rows, recorded); err != nil {
+		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), mapErr(ctx, err))
+	}
+	return recorded, nil
+}
+
+// complete writes rows in one transaction and marks in recorded those
+// whose lease held.
+func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, recorded []bool) error {
 	st, err := s.prepared(ctx)
 	if err != nil {
 		return err
@@ -53,25 +63,29 @@ func (s *Store) complete(ctx context.Context, c store.Completion, next, finished
 		return err
 	}
 	defer tx.Rollback()
-	a := c.Attempt
-	res, err := tx.StmtContext(ctx, st.completeDelivery).ExecContext(ctx,
-		c.DeliveryID, c.LeaseToken, string(c.Status), next, a.Error, a.StatusCode, finished, micros(c.Now))
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		if err == nil {
-			err = store.ErrLeaseLost
+	update, insert := tx.StmtContext(ctx, st.completeDelivery), tx.StmtContext(ctx, st.insertAttempt)
+	for i, r := range rows {
+		if r.Repeat {
+			continue
 		}
-		return err
-	}
-	if a.AttemptedAt.IsZero() {
-		a.AttemptedAt = c.Now
-	}
-	snippet := sqlstore.Snippet(a.ResponseSnippet)
-	if _, err := tx.StmtContext(ctx, st.insertAttempt).ExecContext(ctx,
-		c.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error, snippet); err != nil {
-		return fmt.Errorf("insert attempt: %w", err)
+		a := r.Attempt
+		res, err := update.ExecContext(ctx,
+			r.DeliveryID, r.LeaseToken, string(r.Status), optMicros(r.Next), a.Error, a.StatusCode, optMicros(r.Finished), micros(r.Now))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			continue
+		}
+		if _, err := insert.ExecContext(ctx,
+			r.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error, r.Snippet); err != nil {
+			return fmt.Errorf("insert attempt: %w", err)
+		}
+		recorded[i] = true
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)

@@ -26,3 +26,11 @@ func fromNullMicros(us sql.NullInt64) time.Time {
 	}
 	return fromMicros(us.Int64)
 }
+
+// optMicros stores a nil time as NULL.
+func optMicros(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMicro()
+}

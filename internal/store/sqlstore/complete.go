@@ -1,0 +1,57 @@
+package sqlstore
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// CompletionRow is one completion as both drivers write it: Now and the
+// attempt's AttemptedAt filled in, the snippet cut, and the columns an
+// outcome sets.
+type CompletionRow struct {
+	store.Completion
+	// Next is the delivery's new next_attempt_at; nil keeps it.
+	Next *time.Time
+	// Finished is the delivery's finished_at; nil leaves it unset.
+	Finished *time.Time
+	// Snippet is the attempt's response snippet, cut to 1 KiB.
+	Snippet []byte
+	// Repeat is set when an earlier completion of the batch names the
+	// same delivery: it is not recorded, as its lease is then gone.
+	Repeat bool
+}
+
+// CompletionRows checks that every completion of cs sets an outcome and
+// returns their rows, zero times taken as now. A failed delivery becomes
+// due at its NextAttemptAt (Now when zero); a done, skipped or dead one is
+// finished at Now.
+func CompletionRows(cs []store.Completion, now time.Time) ([]CompletionRow, error) {
+	rows := make([]CompletionRow, len(cs))
+	seen := make(map[int64]bool, len(cs))
+	for i, c := range cs {
+		if c.Now.IsZero() {
+			c.Now = now
+		}
+		if c.Attempt.AttemptedAt.IsZero() {
+			c.Attempt.AttemptedAt = c.Now
+		}
+		r := CompletionRow{Completion: c, Snippet: Snippet(c.Attempt.ResponseSnippet), Repeat: seen[c.DeliveryID]}
+		switch c.Status {
+		case store.StatusFailed:
+			next := c.Now
+			if !c.NextAttemptAt.IsZero() {
+				next = c.NextAttemptAt
+			}
+			r.Next = &next
+		case store.StatusDone, store.StatusSkipped, store.StatusDead:
+			r.Finished = &c.Now
+		default:
+			return nil, fmt.Errorf("complete delivery %d: status %q is not an outcome", c.DeliveryID, c.Status)
+		}
+		seen[c.DeliveryID] = true
+		rows[i] = r
+	}
+	return rows, nil
+}
