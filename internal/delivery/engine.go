@@ -1,9 +1,11 @@
 // Package delivery turns stored events into deliveries: per push
-// destination, a loop claims due deliveries from the store's queue under a
-// lease, POSTs each event's raw bytes signed with the destination's secret,
-// and records the outcome — done, skipped, failed with its next attempt, or
-// dead. Destinations never share a loop, a connection pool or a rate
-// limiter, so a slow or broken one never delays another.
+// destination, claimers lease due deliveries from the store's queue in
+// batches, senders POST each event's raw bytes signed with the
+// destination's secret, and a group committer shared by all destinations
+// records the outcomes — done, skipped, failed with its next attempt, or
+// dead — many to a transaction. Destinations never share a claimer, a
+// sender, a connection pool or a rate limiter, so a slow or broken one
+// never delays another.
 package delivery
 
 import (
@@ -17,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -59,17 +62,32 @@ type Options struct {
 	// PollInterval bounds how long an idle destination sleeps between
 	// looks at the queue; 0 means DefaultPollInterval.
 	PollInterval time.Duration
+	// Claimers is how many claims of one destination may be in flight at
+	// once; 0 means DefaultClaimers.
+	Claimers int
+	// Outcomes tunes the committer that records outcomes in batches;
+	// MaxBatch defaults to DefaultOutcomeBatch and CommitTimeout to 20s.
+	Outcomes groupcommit.Options
 }
+
+// DefaultClaimers is how many claims of one destination may be in flight
+// at once: while one waits for the store, another's deliveries are sent.
+const DefaultClaimers = 2
+
+// DefaultOutcomeBatch is the most outcomes recorded in one transaction.
+const DefaultOutcomeBatch = 64
 
 // Engine delivers every push destination's due deliveries.
 type Engine struct {
-	workers map[string]*worker
-	order   []*worker
-	alerts  *alerter // nil without an alert URL
-	metrics *metrics
-	logger  *slog.Logger
-	now     func() time.Time
-	poll    time.Duration
+	workers  map[string]*worker
+	order    []*worker
+	outcomes *groupcommit.Outcomes
+	alerts   *alerter // nil without an alert URL
+	metrics  *metrics
+	logger   *slog.Logger
+	now      func() time.Time
+	poll     time.Duration
+	claimers int
 }
 
 // New returns an Engine for the push destinations of o. It returns an error
@@ -87,11 +105,21 @@ func New(o Options) (*Engine, error) {
 	if o.PollInterval <= 0 {
 		o.PollInterval = DefaultPollInterval
 	}
+	if o.Claimers <= 0 {
+		o.Claimers = DefaultClaimers
+	}
+	if o.Outcomes.MaxBatch <= 0 {
+		o.Outcomes.MaxBatch = DefaultOutcomeBatch
+	}
+	if o.Outcomes.CommitTimeout <= 0 {
+		o.Outcomes.CommitTimeout = completeTimeout
+	}
 	e := &Engine{
-		workers: map[string]*worker{},
-		logger:  o.Logger.With("component", "delivery"),
-		now:     o.Now,
-		poll:    o.PollInterval,
+		workers:  map[string]*worker{},
+		logger:   o.Logger.With("component", "delivery"),
+		now:      o.Now,
+		poll:     o.PollInterval,
+		claimers: o.Claimers,
 	}
 	var names []string
 	for _, d := range o.Destinations {
@@ -120,11 +148,13 @@ func New(o Options) (*Engine, error) {
 		}
 		e.alerts = newAlerter(o.AlertURL, e.logger, m)
 	}
+	e.outcomes = groupcommit.NewOutcomes(o.Queue, o.Outcomes, e.logger)
 	return e, nil
 }
 
-// Run delivers until ctx is done. It then stops claiming, lets the attempts
-// in flight finish (each within its destination's timeout) and record their
+// Run delivers until ctx is done. It then stops claiming, hands back the
+// claimed deliveries no attempt has started, lets the attempts in flight
+// finish (each within its destination's timeout) and record their
 // outcomes, posts the dead-letter alerts still queued (for a few seconds at
 // most), and returns. Run may be called once.
 func (e *Engine) Run(ctx context.Context) error {
@@ -135,11 +165,12 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	var wg sync.WaitGroup
 	for _, w := range e.order {
-		wg.Go(func() { w.run(ctx) })
+		wg.Go(func() { w.run(ctx, e.claimers) })
 	}
 	e.logger.Info("delivery started", "destinations", len(e.order))
 	<-ctx.Done()
 	wg.Wait()
+	e.outcomes.Close()
 	if e.alerts != nil {
 		e.alerts.stop(cancelAlerts)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -16,15 +17,25 @@ import (
 // Bounds on the store calls a worker makes.
 const (
 	// claimTimeout bounds one claim. A claim is not cut short by shutdown:
-	// whatever it leased is then attempted rather than left to its lease.
+	// whatever it leased is then released rather than left to its lease.
 	claimTimeout = 10 * time.Second
-	// completeTimeout bounds recording one outcome, retries included; it
-	// stays inside LeaseMargin.
+	// completeTimeout bounds recording one batch of outcomes, retries
+	// included; it stays inside LeaseMargin.
 	completeTimeout = 20 * time.Second
+	// releaseTimeout bounds handing back what a stopping worker holds.
+	releaseTimeout = 5 * time.Second
 )
 
-// worker delivers one push destination: one claim loop, its own sender and
-// rate limiter. The loop goroutine alone touches inFlight and failing.
+// worker delivers one push destination. Its claimers lease due deliveries
+// in batches and queue them for its senders, concurrency goroutines that
+// each push one delivery at a time and hand its outcome to the engine's
+// outcome committer.
+//
+// A worker never holds more than concurrency deliveries — claimed and not
+// yet recorded or released — so every queued delivery has a sender free
+// to take it at once, and a lease only ever waits for the rate limiter
+// (checked before each send). That also bounds what a worker that dies
+// leaves to run out its lease.
 type worker struct {
 	engine      *Engine
 	queue       store.Queue
@@ -33,14 +44,17 @@ type worker struct {
 	policy      Policy
 	limiter     *rate.Limiter // nil when the destination has no rate
 	concurrency int
+	claimSize   int // deliveries a claim asks for when the worker has room
 	lease       time.Duration
 
-	wake     chan struct{} // Wake and nothing else; capacity 1
-	finished chan struct{} // one send per finished attempt; capacity concurrency
-	attempts sync.WaitGroup
+	wake  chan struct{}    // Wake, full claims and outcomes that free a key; capacity 1
+	ready chan store.Claim // claimed deliveries waiting for a sender; capacity concurrency
 
-	inFlight int  // attempts started and not yet reaped
-	failing  bool // the last claim failed; logged once until it recovers
+	mu    sync.Mutex
+	free  int           // deliveries the worker may still claim
+	freed chan struct{} // signalled when free grows; capacity 1
+
+	failing atomic.Bool // the last claim failed; logged once until it recovers
 }
 
 func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) {
@@ -63,9 +77,12 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 		sender:      NewSender(Target{URL: d.URL, Secret: d.Secret, ForwardHeaders: d.ForwardHeaders}, timeout, concurrency, e.now),
 		policy:      PolicyFor(d),
 		concurrency: concurrency,
+		claimSize:   max(1, concurrency/claimsPerWindow),
 		lease:       timeout + LeaseMargin,
 		wake:        make(chan struct{}, 1),
-		finished:    make(chan struct{}, concurrency),
+		ready:       make(chan store.Claim, concurrency),
+		free:        concurrency,
+		freed:       make(chan struct{}, 1),
 	}
 	if limit := d.Rate.Limit(); limit != rate.Inf {
 		if limit <= 0 {
@@ -79,6 +96,11 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 	return w, nil
 }
 
+// claimsPerWindow is how many claims fill a worker's window of
+// concurrency deliveries: smaller claims keep senders fed sooner, larger
+// ones cost the store less per delivery.
+const claimsPerWindow = 4
+
 func (w *worker) wakeUp() {
 	select {
 	case w.wake <- struct{}{}:
@@ -86,41 +108,100 @@ func (w *worker) wakeUp() {
 	}
 }
 
-// run claims and attempts due deliveries until ctx is done, then waits for
-// the attempts in flight.
-func (w *worker) run(ctx context.Context) {
-	defer w.attempts.Wait()
+// run claims and pushes due deliveries until ctx is done. It then lets
+// the attempts in flight finish and hand over their outcomes, releases
+// the deliveries still waiting for a sender, and returns.
+func (w *worker) run(ctx context.Context, claimers int) {
+	var loops sync.WaitGroup
+	for range claimers {
+		loops.Go(func() { w.claimLoop(ctx) })
+	}
+	for range w.concurrency {
+		loops.Go(func() { w.sendLoop(ctx) })
+	}
+	loops.Wait()
+	w.releaseReady()
+}
+
+// claimLoop claims due deliveries for the senders while the worker has
+// room for them, until ctx is done.
+func (w *worker) claimLoop(ctx context.Context) {
 	for ctx.Err() == nil {
-		w.reap()
-		free := w.concurrency - w.inFlight
-		if free == 0 {
-			w.waitForSlot(ctx)
-			continue
+		n := w.reserve(ctx)
+		if n == 0 {
+			return
 		}
-		n := free
 		if w.limiter != nil {
-			tokens := w.limiter.Tokens()
-			if tokens < 1 {
-				w.sleep(ctx, time.Duration((1-tokens)/float64(w.limiter.Limit())*float64(time.Second)))
+			// Claim no more than the limiter lets start soon: tokens are
+			// taken as sends start, by the deliveries already queued.
+			avail := int(w.limiter.Tokens()) - len(w.ready)
+			if avail < 1 {
+				w.giveBack(n)
+				w.sleep(ctx, max(time.Millisecond, time.Duration(float64(time.Second)/float64(w.limiter.Limit()))))
 				continue
 			}
-			n = min(n, int(tokens))
+			if avail < n {
+				w.giveBack(n - avail)
+				n = avail
+			}
 		}
 		claimedAt := w.engine.now()
 		claims, err := w.claim(ctx, n, claimedAt)
-		if err != nil {
-			w.sleep(ctx, w.engine.poll)
-			continue
-		}
-		if w.limiter != nil && len(claims) > 0 {
-			w.limiter.AllowN(time.Now(), len(claims))
+		if len(claims) < n {
+			w.giveBack(n - len(claims))
 		}
 		for _, c := range claims {
-			w.start(c)
+			w.ready <- c // never blocks: the room was reserved
 		}
-		if len(claims) < n {
+		switch {
+		case err != nil:
+			w.sleep(ctx, w.engine.poll)
+		case len(claims) == n:
+			w.wakeUp() // more may be due: let another claimer look too
+		default:
 			w.sleep(ctx, w.idleWait(ctx, claimedAt))
 		}
+	}
+}
+
+// reserve takes room for one claim: claimSize deliveries, or whatever
+// room there is while the senders have nothing queued. It waits for room,
+// and returns 0 once ctx is done.
+func (w *worker) reserve(ctx context.Context) int {
+	for {
+		w.mu.Lock()
+		free := w.free
+		if free >= w.claimSize || free > 0 && len(w.ready) == 0 {
+			n := min(free, w.claimSize)
+			w.free -= n
+			w.mu.Unlock()
+			if free > n {
+				w.signalFreed() // room for another claimer
+			}
+			return n
+		}
+		w.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return 0
+		case <-w.freed:
+		}
+	}
+}
+
+// giveBack returns room for n deliveries: claimed ones whose outcome is
+// recorded or which were released, or room a claim did not fill.
+func (w *worker) giveBack(n int) {
+	w.mu.Lock()
+	w.free += n
+	w.mu.Unlock()
+	w.signalFreed()
+}
+
+func (w *worker) signalFreed() {
+	select {
+	case w.freed <- struct{}{}:
+	default:
 	}
 }
 
@@ -131,11 +212,9 @@ func (w *worker) claim(ctx context.Context, n int, now time.Time) ([]store.Claim
 	defer cancel()
 	claims, err := w.queue.ClaimDeliveries(cctx, store.ClaimRequest{Destination: w.name, Max: n, Lease: w.lease, Now: now})
 	switch {
-	case err != nil && !w.failing:
-		w.failing = true
+	case err != nil && !w.failing.Swap(true):
 		w.engine.logger.Warn("claim deliveries failed; retrying at every poll", keyDestination, w.name, keyError, err)
-	case err == nil && w.failing:
-		w.failing = false
+	case err == nil && w.failing.Swap(false):
 		w.engine.logger.Info("claim deliveries recovered", keyDestination, w.name)
 	}
 	return claims, err
@@ -144,8 +223,9 @@ func (w *worker) claim(ctx context.Context, n int, now time.Time) ([]store.Claim
 // idleWait returns how long to sleep after a claim at claimedAt found fewer
 // deliveries than it asked for: until the next one is due, at most the poll
 // interval. A delivery that was already due at the claim yet was not claimed
-// waits behind its ordering key or another worker's lease; finished attempts
-// and Wake end the sleep sooner, so it is not polled for in a busy loop.
+// waits behind its ordering key or another worker's lease; recorded outcomes
+// that may free a key and Wake end the sleep sooner, so it is not polled
+// for in a busy loop.
 func (w *worker) idleWait(ctx context.Context, claimedAt time.Time) time.Duration {
 	at, ok, err := w.queue.NextDue(ctx, w.name)
 	if err != nil || !ok || !at.After(claimedAt) {
@@ -154,7 +234,7 @@ func (w *worker) idleWait(ctx context.Context, claimedAt time.Time) time.Duratio
 	return min(w.engine.poll, at.Sub(w.engine.now()))
 }
 
-// sleep waits for d, a finished attempt, Wake or ctx, whichever comes first.
+// sleep waits for d, Wake or ctx, whichever comes first.
 func (w *worker) sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
@@ -164,104 +244,67 @@ func (w *worker) sleep(ctx context.Context, d time.Duration) {
 	select {
 	case <-ctx.Done():
 	case <-w.wake:
-	case <-w.finished:
-		w.inFlight--
 	case <-t.C:
 	}
 }
 
-// waitForSlot waits for an attempt to finish, or for ctx.
-func (w *worker) waitForSlot(ctx context.Context) {
-	select {
-	case <-ctx.Done():
-	case <-w.finished:
-		w.inFlight--
+// sendLoop pushes queued deliveries one at a time until ctx is done. A
+// push, once started, runs to its timeout even while the engine stops.
+func (w *worker) sendLoop(ctx context.Context) {
+	for ctx.Err() == nil {
+		var c store.Claim
+		select {
+		case <-ctx.Done():
+			return
+		case c = <-w.ready:
+		}
+		if w.limiter != nil {
+			if err := w.limiter.Wait(ctx); err != nil {
+				w.release(c)
+				return
+			}
+		}
+		// The lease must outlast the attempt and the recording of its
+		// outcome; only a long wait for the rate limiter can shorten it
+		// that far, and then the delivery goes back to the queue.
+		if c.Delivery.LeaseUntil.Sub(w.engine.now()) < w.sender.timeout+LeaseMargin/2 {
+			w.engine.logger.Warn("delivery released: its lease ran short while it waited", keyDestination, w.name, keyDeliveryID, c.Delivery.ID)
+			w.release(c)
+			continue
+		}
+		w.deliver(c, nil)
 	}
 }
 
-// reap counts the attempts that finished since the last look.
-func (w *worker) reap() {
+// releaseReady hands back the deliveries no sender took.
+func (w *worker) releaseReady() {
+	var cs []store.Claim
 	for {
 		select {
-		case <-w.finished:
-			w.inFlight--
+		case c := <-w.ready:
+			cs = append(cs, c)
 		default:
+			w.release(cs...)
 			return
 		}
 	}
 }
 
-// start runs one claimed attempt in its own goroutine.
-func (w *worker) start(c store.Claim) {
-	w.inFlight++
-	w.attempts.Add(1)
-	go func() {
-		defer w.attempts.Done()
-		w.attempt(c)
-		w.finished <- struct{}{}
-	}()
-}
-
-// attempt makes one push and records its outcome. It is not tied to the
-// engine's context: once started, an attempt runs to its timeout and its
-// outcome is recorded even while the engine stops.
-func (w *worker) attempt(c store.Claim) {
-	d := c.Delivery
-	res := w.sender.Send(context.Background(), c.Event, d)
-	w.engine.metrics.attempted(w.name, res.Duration)
-
-	now := w.engine.now()
-	comp := store.Completion{
-		DeliveryID: d.ID,
-		LeaseToken: c.LeaseToken,
-		Status:     res.Outcome,
-		Attempt:    res.Attempt(d.ID),
-		Now:        now,
-	}
-	if res.Outcome == store.StatusFailed {
-		comp.Status, comp.NextAttemptAt = w.policy.Decide(d.Attempts, res.RetryAfter, now)
-	}
-	log := w.engine.logger.With(keyDestination, w.name, keyDeliveryID, d.ID, keyEventID, d.EventID, keyAttempts, d.Attempts)
-	err := w.complete(comp)
-	switch {
-	case errors.Is(err, store.ErrLeaseLost):
-		log.Warn("delivery outcome dropped: lease lost", keyStatus, comp.Status)
-		return
-	case err != nil:
-		log.Error("record delivery outcome failed; the delivery is tried again when its lease runs out",
-			keyStatus, comp.Status, keyError, err)
+// release hands claimed deliveries back to the queue unattempted; one it
+// cannot hand back is claimed again when its lease runs out.
+func (w *worker) release(cs ...store.Claim) {
+	if len(cs) == 0 {
 		return
 	}
-	w.engine.metrics.recorded(w.name, comp.Status)
-	switch comp.Status {
-	case store.StatusDead:
-		w.engine.deadLetter(c, res)
-	case store.StatusFailed:
-		log.Info("delivery attempt failed", keyStatusCode, res.StatusCode, keyError, res.Error,
-			"next_attempt_at", comp.NextAttemptAt)
-	default:
-		log.Debug("delivered", keyStatus, comp.Status, keyStatusCode, res.StatusCode, keyDurationMS, float64(res.Duration.Microseconds())/1000)
+	rs := make([]store.Release, len(cs))
+	for i, c := range cs {
+		rs[i] = store.Release{DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken}
 	}
-}
-
-// complete records an outcome, trying again while the store is
-// unavailable, for at most completeTimeout.
-func (w *worker) complete(c store.Completion) error {
-	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	delay := 50 * time.Millisecond
-	for {
-		err := w.queue.CompleteDelivery(ctx, c)
-		if err == nil || !errors.Is(err, store.ErrUnavailable) {
-			return err
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		case <-t.C:
-		}
-		delay = min(2*delay, 2*time.Second)
+	if err := w.queue.ReleaseDeliveries(ctx, rs); err != nil {
+		w.engine.logger.Warn("release deliveries failed; they are claimed again when their lease runs out",
+			keyDestination, w.name, "count", len(rs), keyError, err)
 	}
+	w.giveBack(len(cs))
 }

@@ -44,3 +44,16 @@ func commitOptions(url string) groupcommit.Options {
 	}
 	return groupcommit.Options{Committers: 4, MaxBatchBytes: 4 << 20}
 }
+
+// deliveryOptions fits the delivery engine's store calls to the driver.
+// SQLite serializes claims and outcomes on its one writer, so a second
+// claim in flight only keeps the writer busy while the first's deliveries
+// are handed out. A PostgreSQL claim takes a few round trips and a
+// synchronous commit, so three in flight keep the senders fed, and two
+// outcome batches can commit at once.
+func deliveryOptions(url string) (claimers int, outcomes groupcommit.Options) {
+	if strings.HasPrefix(url, "sqlite:") {
+		return 2, groupcommit.Options{Committers: 1}
+	}
+	return 3, groupcommit.Options{Committers: 2}
+}

@@ -25,12 +25,15 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 			push = append(push, d)
 		}
 	}
+	claimers, outcomes := deliveryOptions(r.cfg.Database)
 	eng, err := delivery.New(delivery.Options{
 		Queue:        q,
 		Destinations: push,
 		AlertURL:     r.cfg.Alerts.URL,
 		Logger:       r.logger,
 		Registerer:   r.registry,
+		Claimers:     claimers,
+		Outcomes:     outcomes,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("start delivery: %w", err)
