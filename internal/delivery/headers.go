@@ -55,6 +55,11 @@ func (t Target) Headers(ev store.Event, d store.Delivery, now time.Time) (http.H
 	if err != nil {
 		return nil, fmt.Errorf("sign delivery: %w", err)
 	}
+	return t.signedHeaders(ev, d, now, sig), nil
+}
+
+// signedHeaders returns Headers with the signature sig of (ev, now).
+func (t Target) signedHeaders(ev store.Event, d store.Delivery, now time.Time, sig string) http.Header {
 	h := make(http.Header, 12+len(ev.Headers))
 	if t.ForwardHeaders {
 		forwardHeaders(h, ev.Headers)
@@ -74,7 +79,7 @@ func (t Target) Headers(ev store.Event, d store.Delivery, now time.Time) (http.H
 	if h.Get("User-Agent") == "" {
 		h.Set("User-Agent", "hookrelay")
 	}
-	return h, nil
+	return h
 }
 
 // BuildRequest returns the POST of delivery d of ev to the target's URL:
@@ -84,6 +89,12 @@ func (t Target) BuildRequest(ctx context.Context, ev store.Event, d store.Delive
 	if err != nil {
 		return nil, err
 	}
+	return t.request(ctx, ev, h)
+}
+
+// request returns the POST of ev's raw body to the target's URL with
+// headers h.
+func (t Target) request(ctx context.Context, ev store.Event, h http.Header) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(ev.Body))
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,8 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -60,6 +63,8 @@ func (r Result) Attempt(deliveryID int64) store.Attempt {
 // is safe for concurrent use.
 type Sender struct {
 	target  Target
+	signer  *signature.StandardSigner // nil when the secret does not decode
+	badKey  error                     // why signer is nil
 	timeout time.Duration
 	client  *http.Client
 	now     func() time.Time
@@ -72,10 +77,19 @@ func NewSender(t Target, timeout time.Duration, conns int, now func() time.Time)
 	if now == nil {
 		now = time.Now
 	}
+	// Every sender of a destination keeps its connection between
+	// attempts: as many idle connections as it has senders.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = max(conns, 2)
 	tr.MaxIdleConnsPerHost = max(conns, 2)
+	signer, err := signature.NewStandardSigner(t.Secret)
+	if err != nil {
+		err = fmt.Errorf("sign delivery: %w", err)
+	}
 	return &Sender{
 		target:  t,
+		signer:  signer,
+		badKey:  err,
 		timeout: timeout,
 		now:     now,
 		client: &http.Client{
@@ -101,7 +115,7 @@ func (s *Sender) Send(ctx context.Context, ev store.Event, d store.Delivery) Res
 
 func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, start time.Time) Result {
 	res := Result{Outcome: store.StatusFailed}
-	req, err := s.target.BuildRequest(ctx, ev, d, start)
+	req, err := s.request(ctx, ev, d, start)
 	if err != nil {
 		res.Error = ShortError(err.Error())
 		return res
@@ -114,7 +128,7 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 	// The status decides the outcome; a body cut short by the timeout
 	// only shortens the snippet.
 	res.StatusCode = resp.StatusCode
-	res.Snippet, _ = io.ReadAll(io.LimitReader(resp.Body, SnippetLimit))
+	res.Snippet = readSnippet(resp.Body)
 	_, _ = io.CopyN(io.Discard, resp.Body, drainLimit)
 	_ = resp.Body.Close()
 
@@ -131,6 +145,35 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 		res.RetryAfter = ParseRetryAfter(resp.Header.Get("Retry-After"), s.now())
 	}
 	return res
+}
+
+// request returns the signed POST of delivery d of ev at now, signed with
+// the secret decoded once.
+func (s *Sender) request(ctx context.Context, ev store.Event, d store.Delivery, now time.Time) (*http.Request, error) {
+	if s.signer == nil {
+		return nil, s.badKey
+	}
+	sig, err := s.signer.Sign(ev.ID, now, ev.Body)
+	if err != nil {
+		return nil, fmt.Errorf("sign delivery: %w", err)
+	}
+	return s.target.request(ctx, ev, s.target.signedHeaders(ev, d, now, sig))
+}
+
+// snippetBufs are the buffers response snippets are read into.
+var snippetBufs = sync.Pool{New: func() any { return new([SnippetLimit]byte) }}
+
+// readSnippet returns the first SnippetLimit bytes of a response body, in
+// a slice of their length: nothing is allocated for an empty body. A read
+// error only shortens the snippet.
+func readSnippet(body io.Reader) []byte {
+	buf := snippetBufs.Get().(*[SnippetLimit]byte)
+	defer snippetBufs.Put(buf)
+	n, _ := io.ReadFull(body, buf[:])
+	if n == 0 {
+		return nil
+	}
+	return bytes.Clone(buf[:n])
 }
 
 // noRedirects is the CheckRedirect of hookrelay's clients: a redirect is the

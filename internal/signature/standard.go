@@ -146,13 +146,9 @@ func (s *standard) sign(slot int, msg Message) (http.Header, error) {
 // (id, ts, body) with a whsec_ secret, as a destination receives it in
 // webhook-signature.
 func SignStandard(secret, id string, ts time.Time, body []byte) (string, error) {
-	s, err := newStandard(Options{Secrets: []string{secret}}, common{})
+	s, err := NewStandardSigner(secret)
 	if err != nil {
 		return "", err
 	}
-	h, err := s.(*standard).sign(0, Message{ID: id, Body: body, Now: ts})
-	if err != nil {
-		return "", err
-	}
-	return h.Get(webhookHeaders.signature), nil
+	return s.Sign(id, ts, body)
 }
