@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -161,7 +162,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 
 	fmt.Fprintf(stderr, "%s: relay drains them\n", driver)
 	dest.reset()
-	token, extra, err := deliverConfig(dir, dest.url+hooksPath, f.concurrency)
+	token, extra, err := deliverConfig(dir, []string{dest.url + hooksPath}, f.concurrency)
 	if err != nil {
 		return row, nil, err
 	}
@@ -230,11 +231,12 @@ func prepareDeliveries(ctx context.Context, url string, feed *bodyFeed, n int) e
 	return nil
 }
 
-// deliverConfig writes an admin token and the destination's signing secret
+// deliverConfig writes an admin token and the destinations' signing secret
 // into files in dir, and returns the token and the YAML of the token and
-// of the push destination "noop" at url: the given concurrency, a rate far
-// above what the machine can deliver, and the default timeout.
-func deliverConfig(dir, url string, concurrency int) (token, yaml string, err error) {
+// of one push destination per URL — "noop" at the first, "noop2" at the
+// second, and so on — each with the given concurrency, a rate far above
+// what the machine can deliver, and the default timeout.
+func deliverConfig(dir string, urls []string, concurrency int) (token, yaml string, err error) {
 	token = randomSecret()
 	tokenPath, secretPath := filepath.Join(dir, "admin-token"), filepath.Join(dir, "noop-secret")
 	if err := os.WriteFile(tokenPath, []byte(token), 0o600); err != nil {
@@ -243,17 +245,26 @@ func deliverConfig(dir, url string, concurrency int) (token, yaml string, err er
 	if err := os.WriteFile(secretPath, []byte("whsec_"+"YmVuY2gtbm9vcC1zaWduaW5nLXNlY3JldA=="), 0o600); err != nil {
 		return "", "", fmt.Errorf("write secret file: %w", err)
 	}
-	yaml = fmt.Sprintf(`tokens:
-  - {name: bench, role: admin, secret: "file:%s"}
-destinations:
-  - name: noop
+	var b strings.Builder
+	fmt.Fprintf(&b, "tokens:\n  - {name: bench, role: admin, secret: \"file:%s\"}\ndestinations:\n", tokenPath)
+	for i, url := range urls {
+		fmt.Fprintf(&b, `  - name: %s
     url: %q
     secret: "file:%s"
     sources: [stripe]
     concurrency: %d
     rate: 1000000/s
-`, tokenPath, url, secretPath, concurrency)
-	return token, yaml, nil
+`, destinationName(i), url, secretPath, concurrency)
+	}
+	return token, b.String(), nil
+}
+
+// destinationName is the name deliverConfig gives its i-th destination.
+func destinationName(i int) string {
+	if i == 0 {
+		return "noop"
+	}
+	return fmt.Sprintf("noop%d", i+1)
 }
 
 // timeDrain waits until the destination has received every prepared
@@ -307,8 +318,8 @@ func pause(ctx context.Context, p *relayProc, deadline time.Time, d time.Duratio
 	}
 }
 
-// doneDeliveries reads the destination "noop"'s done count from the
-// relay's GET /api/v1/stats.
+// doneDeliveries reads the done deliveries of every destination, summed,
+// from the relay's GET /api/v1/stats.
 func doneDeliveries(ctx context.Context, admin, token string) (int64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin+"/api/v1/stats", nil)
 	if err != nil {
@@ -329,9 +340,16 @@ func doneDeliveries(ctx context.Context, admin, token string) (int64, error) {
 	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
 		return 0, fmt.Errorf("decode stats: %w", err)
 	}
-	n, err := s.Destinations["noop"]["done"].Int64()
-	if err != nil {
-		return 0, fmt.Errorf("stats: no done count for noop: %w", err)
+	if len(s.Destinations) == 0 {
+		return 0, fmt.Errorf("stats: no destinations")
 	}
-	return n, nil
+	var total int64
+	for name, counts := range s.Destinations {
+		n, err := counts["done"].Int64()
+		if err != nil {
+			return 0, fmt.Errorf("stats: no done count for %s: %w", name, err)
+		}
+		total += n
+	}
+	return total, nil
 }

@@ -15,8 +15,9 @@ import (
 )
 
 // Paths of the deliver benchmark's no-op destination: the relay pushes to
-// hooksPath, the plain client posts to plainPath. Both do the same work;
-// only the first is counted.
+// hooksPath (and, with several destinations, paths under it), the plain
+// client posts to plainPath. Both do the same work; only the first is
+// counted.
 const (
 	hooksPath = "/hooks"
 	plainPath = "/plain"
@@ -56,7 +57,7 @@ func (d *noopDestination) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	if r.URL.Path == hooksPath {
+	if r.URL.Path == hooksPath || strings.HasPrefix(r.URL.Path, hooksPath+"/") {
 		d.received.Add(1)
 		d.first.CompareAndSwap(0, at.UnixNano())
 		if d.recording.Load() {

@@ -13,7 +13,7 @@ import (
 // Targets the deliver benchmark checks, on a 2-core machine.
 const (
 	minDeliverRatio = 0.35
-	maxLatencyP50   = 50 * time.Millisecond
+	maxLatencyP50   = 5 * time.Millisecond
 	maxClaimGrowth  = 1.5
 )
 

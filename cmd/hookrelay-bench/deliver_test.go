@@ -119,7 +119,7 @@ func TestNoopDestinationCounts(t *testing.T) {
 func TestDeliverConfigLoads(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	token, extra, err := deliverConfig(dir, "http://127.0.0.1:9/hooks", 32)
+	token, extra, err := deliverConfig(dir, []string{"http://127.0.0.1:9/hooks", "http://127.0.0.1:9/hooks/2"}, 32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestDeliverConfigLoads(t *testing.T) {
 	if len(cfg.Tokens) != 1 || cfg.Tokens[0].Secret != token {
 		t.Errorf("tokens %+v, want the admin token from its file", cfg.Tokens)
 	}
-	if len(cfg.Destinations) != 1 || cfg.Destinations[0].Concurrency != 32 || cfg.Destinations[0].URL != "http://127.0.0.1:9/hooks" {
+	if len(cfg.Destinations) != 2 || cfg.Destinations[0].Concurrency != 32 || cfg.Destinations[0].URL != "http://127.0.0.1:9/hooks" || cfg.Destinations[1].Name != "noop2" {
 		t.Errorf("destinations %+v", cfg.Destinations)
 	}
 }

@@ -28,6 +28,13 @@
 //	# 10 000 and 5 000 000 done deliveries behind it
 //	go run ./cmd/hookrelay-bench deliver --driver both --deliveries 100000 --concurrency 32
 //
+//	# the drain and latency of deliver (no claim check), then, with 1 and
+//	# with 4 push destinations, each rate offered for 60s in turn until
+//	# one is not kept up with: backlog sampled every second, kept up when
+//	# every event is acknowledged, the backlog flat and every delivery
+//	# done soon after; prints the highest rate kept up with
+//	go run ./cmd/hookrelay-bench sustained --driver both --destinations 1,4 --rates 1000,2000,3000,4000 --duration 60s
+//
 //	# the no-op target on its own: prints its address, answers 200 to
 //	# anything after reading the body, stops on SIGTERM
 //	go run ./cmd/hookrelay-bench noop --listen 127.0.0.1:0
@@ -63,6 +70,7 @@ func commands() []command {
 		{"ingest", "req/s and ack latency of the relay against a no-op handler", runIngest},
 		{"memory", "peak RSS of the relay under concurrent large bodies", runMemory},
 		{"deliver", "deliveries/s against a plain client, delivery latency, claim cost", runDeliver},
+		{"sustained", "highest ingest rate whose deliveries keep up, with the drain ratio", runSustained},
 		{"noop", "serve the no-op target (used by ingest)", runNoop},
 	}
 }

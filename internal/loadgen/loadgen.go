@@ -37,6 +37,13 @@ type Options struct {
 	Feed Feed
 	// Client sends the requests; default NewClient(Senders).
 	Client *http.Client
+	// Rate, when positive, paces the run at a fixed offered rate: request
+	// i is sent no sooner than i/Rate seconds after the start, by
+	// whichever sender is free. Senders then bound the requests in flight.
+	Rate float64
+	// Acked, when set, counts the 200s as they come, for a caller that
+	// watches the run.
+	Acked *atomic.Int64
 }
 
 // Result is what Run measured.
@@ -131,9 +138,18 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 				if opts.MaxRequests > 0 && i >= opts.MaxRequests {
 					return
 				}
+				if opts.Rate > 0 {
+					at := start.Add(time.Duration(float64(i) / opts.Rate * float64(time.Second)))
+					if !at.Before(until) || !sleepUntil(ctx, at) {
+						return
+					}
+				}
 				code, took, err := send(ctx, client, opts.URL, stream.Request(i))
 				done := time.Now()
 				t.record(code, err)
+				if code == http.StatusOK && opts.Acked != nil {
+					opts.Acked.Add(1)
+				}
 				if !done.Before(from) && done.Before(until) {
 					t.measured++
 					if code == http.StatusOK {
@@ -168,6 +184,22 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	res.Latency = Summarize(lat)
 	return res, nil
+}
+
+// sleepUntil waits until at; it reports false when ctx ended first.
+func sleepUntil(ctx context.Context, at time.Time) bool {
+	d := time.Until(at)
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 func (t *senderTally) record(code int, err error) {

@@ -281,3 +281,29 @@ func TestBurstStopsAtDeadline(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 }
+
+// TestRunPaced checks that a paced run never sends ahead of its rate and
+// counts its 200s as they come.
+func TestRunPaced(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, nil)
+	feed, err := NewStripeFeed(testSecret, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acked atomic.Int64
+	res, err := Run(context.Background(), Options{
+		URL: srv.URL, Senders: 8, Duration: 300 * time.Millisecond, Feed: feed, Rate: 50, Acked: &acked,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Request i goes out at i/50 s, and none at or after 300 ms: at most
+	// requests 0 to 14.
+	if res.Sent > 15 || res.Sent == 0 {
+		t.Errorf("sent %d requests in 300ms at 50/s, want 1 to 15", res.Sent)
+	}
+	if acked.Load() != res.Acked || res.Acked != res.Sent {
+		t.Errorf("counted %d 200s as they came, %d at the end, of %d sent", acked.Load(), res.Acked, res.Sent)
+	}
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/loadgen"
+)
+
+// sustainedFlags are the options of the sustained command.
+type sustainedFlags struct {
+	deliver      deliverFlags // the drain and latency measured first; drivers, body, binary, database
+	destinations []int
+	rates        []float64
+	duration     time.Duration
+	senders      int
+	settle       time.Duration
+}
+
+func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error) {
+	var f sustainedFlags
+	fs := newFlagSet("sustained", stderr)
+	driver := fs.String("driver", "both", "sqlite, postgres or both")
+	dests := fs.String("destinations", "1,4", "comma-separated counts of push destinations every event fans out to, each run in turn")
+	rates := fs.String("rates", "1000,2000,3000,4000", "comma-separated offered ingest rates in events/s, tried in increasing order until one is not kept up with")
+	fs.DurationVar(&f.duration, "duration", 60*time.Second, "how long each rate is offered")
+	fs.IntVar(&f.senders, "senders", 64, "most ingest requests in flight")
+	fs.DurationVar(&f.settle, "settle", 2*time.Minute, "longest wait, after the load stops, for every delivery to be done")
+	fs.IntVar(&f.deliver.deliveries, "deliveries", 50_000, "deliveries drained for the drain ratio; 0 skips the drain and latency")
+	fs.IntVar(&f.deliver.concurrency, "concurrency", 32, "every destination's concurrency, and the plain client's senders")
+	fs.IntVar(&f.deliver.body, "body", 2048, "body size in bytes")
+	fs.StringVar(&f.deliver.logLevel, "log-level", "warn", "the relay's log level")
+	fs.IntVar(&f.deliver.latencyEvents, "latency-events", 200, "events posted one at a time to the idle relay after the drain to measure ingest-to-delivery latency; 0 skips")
+	fs.DurationVar(&f.deliver.latencyGap, "latency-gap", 20*time.Millisecond, "time between the starts of two latency posts")
+	fs.DurationVar(&f.deliver.timeout, "timeout", 10*time.Minute, "longest the drain may take")
+	fs.StringVar(&f.deliver.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch databases are created and dropped")
+	fs.StringVar(&f.deliver.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	switch *driver {
+	case "sqlite", "postgres":
+		f.deliver.drivers = []string{*driver}
+	case "both":
+		f.deliver.drivers = []string{"sqlite", "postgres"}
+	default:
+		return f, fmt.Errorf("%w: --driver must be sqlite, postgres or both", errUsage)
+	}
+	var err error
+	if f.destinations, err = parseList(*dests, strconv.Atoi); err != nil {
+		return f, fmt.Errorf("%w: --destinations: %w", errUsage, err)
+	}
+	if f.rates, err = parseList(*rates, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
+		return f, fmt.Errorf("%w: --rates: %w", errUsage, err)
+	}
+	for i := 1; i < len(f.rates); i++ {
+		if f.rates[i] <= f.rates[i-1] {
+			return f, fmt.Errorf("%w: --rates must increase", errUsage)
+		}
+	}
+	if f.duration <= 0 || f.senders <= 0 || f.settle <= 0 || f.deliver.deliveries < 0 || f.deliver.concurrency <= 0 ||
+		f.deliver.body <= 0 || f.deliver.latencyEvents < 0 || f.deliver.timeout <= 0 {
+		return f, fmt.Errorf("%w: counts and durations must be positive", errUsage)
+	}
+	return f, nil
+}
+
+// parseList parses a comma-separated list of positive numbers.
+func parseList[T int | float64](s string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for part := range strings.SplitSeq(s, ",") {
+		v, err := parse(strings.TrimSpace(part))
+		if err != nil {
+			return nil, err
+		}
+		if v <= 0 {
+			return nil, fmt.Errorf("%v is not positive", v)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty list")
+	}
+	return out, nil
+}
+
+// runSustained measures, per driver: the drain of prepared deliveries
+// against a plain client and the idle relay's latency, as deliver does;
+// then, for each count of destinations, the highest offered ingest rate
+// whose deliveries keep up — the backlog flat over the run and every
+// delivery done soon after the load stops.
+func runSustained(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	f, err := parseSustainedFlags(stderr, args)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "hookrelay-bench-")
+	if err != nil {
+		return fmt.Errorf("make scratch directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	binary, err := relayBinary(ctx, stderr, dir, f.deliver.binary)
+	if err != nil {
+		return err
+	}
+	dest, err := startNoopDestination()
+	if err != nil {
+		return err
+	}
+	defer dest.close()
+
+	rep := &sustainedReport{flags: f}
+	rep.Deliver = deliverReport{Deliveries: f.deliver.deliveries, Concurrency: f.deliver.concurrency, Body: f.deliver.body}
+	for _, driver := range f.deliver.drivers {
+		if f.deliver.deliveries > 0 {
+			row, lat, err := runDeliverDriver(ctx, stderr, f.deliver, binary, dir, driver, dest)
+			if err != nil {
+				return err
+			}
+			rep.Deliver.Drains = append(rep.Deliver.Drains, row)
+			if lat != nil {
+				rep.Deliver.Latencies = append(rep.Deliver.Latencies, *lat)
+			}
+		}
+		for _, n := range f.destinations {
+			for _, rate := range f.rates {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				row, err := runSustainedRate(ctx, stderr, f, binary, dir, driver, dest, n, rate)
+				if err != nil {
+					return err
+				}
+				rep.Runs = append(rep.Runs, row)
+				if !row.KeptUp() {
+					break // higher rates will not keep up either
+				}
+			}
+		}
+	}
+	rep.print(stdout)
+	if rep.failed() {
+		return errFailed
+	}
+	return nil
+}
+
+// runSustainedRate offers rate events/s for f.duration to a fresh relay
+// with n push destinations, samples the backlog every second, then waits
+// for every delivery to be done.
+func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, binary, dir, driver string, dest *noopDestination, n int, rate float64) (sustainedRow, error) {
+	row := sustainedRow{Driver: driver, Destinations: n, Offered: rate, Duration: f.duration, Load: loadAverage()}
+	name := fmt.Sprintf("sustained-%s-%d-%.0f", driver, n, rate)
+	db, err := newBenchDB(ctx, driver, dir, name, f.deliver.postgresURL)
+	if err != nil {
+		return row, err
+	}
+	defer func() {
+		if err := db.Drop(context.WithoutCancel(ctx)); err != nil {
+			fmt.Fprintln(stderr, err)
+		}
+	}()
+	dest.reset()
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("%s%s/%d", dest.url, hooksPath, i+1)
+	}
+	token, extra, err := deliverConfig(dir, urls, f.deliver.concurrency)
+	if err != nil {
+		return row, err
+	}
+	secret := randomSecret()
+	p, err := startRelay(ctx, binary, dir, name, relayConfig{Database: db.URL(), LogLevel: f.deliver.logLevel, Extra: extra}, secret)
+	if err != nil {
+		return row, err
+	}
+	defer func() {
+		if err := p.stop(40 * time.Second); err != nil {
+			fmt.Fprintf(stderr, "%s: relay did not exit 0: %v\n", name, err)
+			row.Problems = append(row.Problems, "relay did not exit 0")
+		}
+	}()
+	feed, err := loadgen.NewStripeFeed(secret, f.deliver.body)
+	if err != nil {
+		return row, err
+	}
+
+	fmt.Fprintf(stderr, "%s: %d destinations, %.0f events/s offered for %v\n", driver, n, rate, f.duration)
+	var acked atomic.Int64
+	backlog := func() int64 { return acked.Load()*int64(n) - dest.received.Load() }
+	sampler := startBacklogSampler(time.Second, backlog)
+	res, err := loadgen.Run(ctx, loadgen.Options{
+		URL: p.ingestURL(), Senders: f.senders, Duration: f.duration, Feed: feed, Rate: rate, Acked: &acked,
+	})
+	row.Samples = sampler.stop()
+	if err != nil {
+		return row, err
+	}
+	row.Sent, row.Acked = res.Sent, res.Acked
+	row.Achieved = float64(res.Acked) / f.duration.Seconds()
+	row.IngestP99 = res.Latency.P99
+	if res.Failed() > 0 {
+		row.Problems = append(row.Problems, fmt.Sprintf("%d events not acknowledged: %s", res.Failed(), errorSummary(res.Statuses, res.Errors)))
+	}
+
+	want := res.Acked * int64(n)
+	stopped := time.Now()
+	deadline := stopped.Add(f.settle)
+	var done int64
+	for {
+		if dest.received.Load() >= want {
+			if done, err = doneDeliveries(ctx, p.cfg.AdminListen, token); err != nil {
+				return row, err
+			}
+			if done >= want {
+				break
+			}
+		}
+		if err := pause(ctx, p, deadline, 50*time.Millisecond); err != nil {
+			row.Problems = append(row.Problems, fmt.Sprintf("%d of %d deliveries received, %d done %v after the load stopped",
+				dest.received.Load(), want, done, f.settle))
+			break
+		}
+	}
+	row.Settled = time.Since(stopped)
+	row.Done = done
+	row.Wanted = want
+	row.Received = dest.received.Load()
+	fmt.Fprintf(stderr, "%s: %s\n", name, row.summary())
+	return row, nil
+}
+
+// backlogSampler records a backlog at a fixed interval until stopped.
+type backlogSampler struct {
+	done    chan struct{}
+	samples chan []int64
+}
+
+func startBacklogSampler(every time.Duration, backlog func() int64) *backlogSampler {
+	s := &backlogSampler{done: make(chan struct{}), samples: make(chan []int64, 1)}
+	go func() {
+		var out []int64
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.done:
+				s.samples <- out
+				return
+			case <-t.C:
+				out = append(out, backlog())
+			}
+		}
+	}()
+	return s
+}
+
+// stop ends sampling and returns the samples, one per interval.
+func (s *backlogSampler) stop() []int64 {
+	close(s.done)
+	return <-s.samples
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+)
+
+// Targets the sustained benchmark checks, on a 2-core machine: the rate
+// offered with targetDestinations destinations that must be kept up with.
+const (
+	targetRate         = 2000
+	targetDestinations = 4
+	// maxBacklogGrowth is the most the backlog may grow per second, as a
+	// share of the deliveries offered per second, for it to count as flat.
+	maxBacklogGrowth = 0.01
+	// minAchieved is the least share of the offered rate the relay must
+	// have acknowledged: a relay that slows ingest down is not keeping up.
+	minAchieved = 0.98
+)
+
+// sustainedRow is one offered rate to one relay with some destinations.
+type sustainedRow struct {
+	Driver       string
+	Destinations int
+	Offered      float64 // events/s offered
+	Duration     time.Duration
+	// Sent and Acked count the ingest requests; Achieved is Acked per
+	// second of the run.
+	Sent, Acked int64
+	Achieved    float64
+	IngestP99   time.Duration
+	// Samples is the backlog — deliveries acknowledged and not yet
+	// received by their destination — once a second.
+	Samples []int64
+	// Wanted is every acknowledged event times the destinations; Received
+	// and Done what the destination got and the stats count done when
+	// the wait after the load ended; Settled how long that wait took.
+	Wanted, Received, Done int64
+	Settled                time.Duration
+	Load                   string
+	Problems               []string
+}
+
+// steady returns the samples after the first quarter of the run, when
+// the pipelines have filled.
+func (r sustainedRow) steady() []int64 { return r.Samples[len(r.Samples)/4:] }
+
+// Growth is the backlog's least-squares slope over the steady samples,
+// in deliveries per second.
+func (r sustainedRow) Growth() float64 {
+	s := r.steady()
+	n := float64(len(s))
+	if n < 2 {
+		return 0
+	}
+	var sx, sy, sxx, sxy float64
+	for i, v := range s {
+		x, y := float64(i), float64(v)
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
+}
+
+// MaxBacklog is the largest steady sample.
+func (r sustainedRow) MaxBacklog() int64 {
+	var m int64
+	for _, v := range r.steady() {
+		m = max(m, v)
+	}
+	return m
+}
+
+// Flat reports whether the backlog grew by less than maxBacklogGrowth of
+// the offered deliveries per second.
+func (r sustainedRow) Flat() bool {
+	return len(r.Samples) >= 4 && r.Growth() <= maxBacklogGrowth*r.Offered*float64(r.Destinations)
+}
+
+// KeptUp reports whether the relay acknowledged what was offered, its
+// backlog stayed flat, and every delivery was done at the end.
+func (r sustainedRow) KeptUp() bool {
+	return len(r.Problems) == 0 && r.Flat() && r.Achieved >= minAchieved*r.Offered && r.Done == r.Wanted && r.Received >= r.Wanted
+}
+
+func (r sustainedRow) summary() string {
+	return fmt.Sprintf("acked %d of %d (%.0f/s), backlog max %d growth %+.1f/s, %d of %d done %v after the load, kept up: %t",
+		r.Acked, r.Sent, r.Achieved, r.MaxBacklog(), r.Growth(), r.Done, r.Wanted, r.Settled.Round(100*time.Millisecond), r.KeptUp())
+}
+
+// sustainedReport is the sustained command's output.
+type sustainedReport struct {
+	flags   sustainedFlags
+	Deliver deliverReport
+	Runs    []sustainedRow
+}
+
+// best returns the highest rate kept up with per driver and count of
+// destinations, 0 when none was, in the order first run.
+func (r *sustainedReport) best() []sustainedRow {
+	var out []sustainedRow
+	index := map[string]int{}
+	for _, row := range r.Runs {
+		key := fmt.Sprintf("%s/%d", row.Driver, row.Destinations)
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, sustainedRow{Driver: row.Driver, Destinations: row.Destinations})
+		}
+		if row.KeptUp() && row.Offered > out[i].Offered {
+			out[i] = row
+		}
+	}
+	return out
+}
+
+// misses lists the sustained targets missed, one line each.
+func (r *sustainedReport) misses() []string {
+	var m []string
+	for _, b := range r.best() {
+		if b.Destinations == targetDestinations && b.Offered < targetRate {
+			m = append(m, fmt.Sprintf("%s: %d destinations kept up with %.0f events/s < %d", b.Driver, b.Destinations, b.Offered, targetRate))
+		}
+	}
+	return m
+}
+
+// failed reports a failed drain or latency run; rates not kept up with
+// are figures, not failures.
+func (r *sustainedReport) failed() bool { return r.Deliver.failed() }
+
+func (r *sustainedReport) print(w io.Writer) {
+	if len(r.Deliver.Drains) > 0 {
+		r.Deliver.print(w)
+		fmt.Fprintln(w)
+	}
+	f := r.flags
+	fmt.Fprintf(w, "sustained: signed %d B events offered at a fixed rate for %v (%d senders at most), each fanned out to N no-op push destinations of concurrency %d; backlog = deliveries acknowledged but not yet received, sampled every second\n",
+		f.deliver.body, f.duration, f.senders, f.deliver.concurrency)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "driver\tN\toffered/s\tacked/s\tingest p99\tbacklog max\tgrowth/s\tdone\tsettled in\tkept up\tload\t")
+	for _, row := range r.Runs {
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%v\t%d\t%+.1f\t%d/%d\t%v\t%t\t%s\t\n", row.Driver, row.Destinations, row.Offered,
+			row.Achieved, roundDur(row.IngestP99), row.MaxBacklog(), row.Growth(), row.Done, row.Wanted,
+			row.Settled.Round(100*time.Millisecond), row.KeptUp(), row.Load)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "kept up: acked >= %.0f%% of offered, backlog growth over the last three quarters <= %.0f%% of the offered deliveries/s, every delivery done within %v of the load's end\n",
+		minAchieved*100, maxBacklogGrowth*100, f.settle)
+	for _, row := range r.Runs {
+		for _, p := range row.Problems {
+			fmt.Fprintf(w, "  %s N=%d %.0f/s: %s\n", row.Driver, row.Destinations, row.Offered, p)
+		}
+	}
+
+	fmt.Fprintln(w, "\nhighest rate kept up with")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "driver\tN\tevents/s\tdeliveries/s\t")
+	for _, b := range r.best() {
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t\n", b.Driver, b.Destinations, b.Offered, b.Offered*float64(b.Destinations))
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "\ntarget: %d events/s kept up with %d destinations\n", targetRate, targetDestinations)
+	misses := r.misses()
+	if len(misses) == 0 {
+		fmt.Fprintln(w, "  met (where measured)")
+	}
+	for _, m := range misses {
+		fmt.Fprintln(w, "  MISSES "+m)
+	}
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSustainedRowKeptUp(t *testing.T) {
+	t.Parallel()
+	flat := sustainedRow{Driver: "sqlite", Destinations: 4, Offered: 2000, Achieved: 1995, Wanted: 100, Received: 100, Done: 100,
+		Samples: []int64{5000, 300, 320, 280, 310, 290, 300, 305}}
+	if g := flat.Growth(); g < -20 || g > 20 || !flat.Flat() || !flat.KeptUp() {
+		t.Errorf("flat backlog: growth %.1f, flat %t, kept up %t", g, flat.Flat(), flat.KeptUp())
+	}
+	growing := flat
+	growing.Offered = 4000
+	growing.Samples = []int64{0, 1000, 2000, 3000, 4000, 5000, 6000, 7000}
+	if g := growing.Growth(); g != 1000 || growing.Flat() || growing.KeptUp() {
+		t.Errorf("growing backlog: growth %.1f, flat %t, kept up %t", g, growing.Flat(), growing.KeptUp())
+	}
+	for name, change := range map[string]func(*sustainedRow){
+		"slowed ingest": func(r *sustainedRow) { r.Achieved = 1800 },
+		"not all done":  func(r *sustainedRow) { r.Done = 99 },
+		"a problem":     func(r *sustainedRow) { r.Problems = []string{"3 events not acknowledged"} },
+		"too short":     func(r *sustainedRow) { r.Samples = r.Samples[:2] },
+	} {
+		r := flat
+		change(&r)
+		if r.KeptUp() {
+			t.Errorf("%s: kept up", name)
+		}
+	}
+
+	rep := &sustainedReport{Runs: []sustainedRow{flat, growing}}
+	rep.Runs[1].Offered = 3000
+	lower := flat
+	lower.Offered = 1000
+	rep.Runs = append(rep.Runs, lower)
+	b := rep.best()
+	if len(b) != 1 || b[0].Offered != 2000 {
+		t.Errorf("best = %+v, want 2000/s for sqlite with 4 destinations", b)
+	}
+	if m := rep.misses(); len(m) != 0 {
+		t.Errorf("misses = %v, want none", m)
+	}
+	rep.Runs = []sustainedRow{lower, growing}
+	if m := rep.misses(); len(m) != 1 || !strings.Contains(m[0], "1000 events/s < 2000") {
+		t.Errorf("misses = %v, want 1000 < 2000", m)
+	}
+	var out bytes.Buffer
+	rep.print(&out)
+	if !strings.Contains(out.String(), "MISSES") || !strings.Contains(out.String(), "highest rate kept up with") {
+		t.Errorf("print:\n%s", out.String())
+	}
+}
+
+func TestParseSustainedFlags(t *testing.T) {
+	t.Parallel()
+	f, err := parseSustainedFlags(io.Discard, []string{"--driver", "sqlite", "--destinations", "1,4", "--rates", "500, 1500", "--duration", "20s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.destinations) != 2 || f.destinations[1] != 4 || len(f.rates) != 2 || f.rates[1] != 1500 ||
+		f.duration != 20*time.Second || f.deliver.drivers[0] != "sqlite" {
+		t.Errorf("flags = %+v", f)
+	}
+	for _, args := range [][]string{
+		{"--rates", "2000,1000"},
+		{"--rates", "0"},
+		{"--destinations", "x"},
+		{"--driver", "mysql"},
+	} {
+		if _, err := parseSustainedFlags(io.Discard, args); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}
