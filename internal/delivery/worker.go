@@ -44,7 +44,7 @@ type worker struct {
 	policy      Policy
 	limiter     *rate.Limiter // nil when the destination has no rate
 	concurrency int
-	claimSize   int // deliveries a claim asks for when the worker has room
+	claimSize   int // room a claim waits for while the senders have work
 	lease       time.Duration
 
 	wake  chan struct{}    // Wake, full claims and outcomes that free a key; capacity 1
@@ -96,9 +96,9 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 	return w, nil
 }
 
-// claimsPerWindow is how many claims fill a worker's window of
-// concurrency deliveries: smaller claims keep senders fed sooner, larger
-// ones cost the store less per delivery.
+// claimsPerWindow is how many claims of the smallest size a busy worker
+// makes fill its window of concurrency deliveries: smaller claims keep
+// senders fed sooner, larger ones cost the store less per delivery.
 const claimsPerWindow = 4
 
 func (w *worker) wakeUp() {
@@ -164,20 +164,17 @@ func (w *worker) claimLoop(ctx context.Context) {
 	}
 }
 
-// reserve takes room for one claim: claimSize deliveries, or whatever
-// room there is while the senders have nothing queued. It waits for room,
-// and returns 0 once ctx is done.
+// reserve takes the room for one claim: all there is, once it is at
+// least claimSize or the senders have nothing queued, so that a claim
+// neither waits while senders idle nor is made for one delivery at a time
+// under load. It waits for room, and returns 0 once ctx is done.
 func (w *worker) reserve(ctx context.Context) int {
 	for {
 		w.mu.Lock()
-		free := w.free
-		if free >= w.claimSize || free > 0 && len(w.ready) == 0 {
-			n := min(free, w.claimSize)
-			w.free -= n
+		n := w.free
+		if n >= w.claimSize || n > 0 && len(w.ready) == 0 {
+			w.free = 0
 			w.mu.Unlock()
-			if free > n {
-				w.signalFreed() // room for another claimer
-			}
 			return n
 		}
 		w.mu.Unlock()
