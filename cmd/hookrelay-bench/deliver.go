@@ -53,16 +53,12 @@ func parseDeliverFlags(stderr io.Writer, args []string) (deliverFlags, error) {
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "longest a drain may take")
 	fs.StringVar(&f.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch databases are created and dropped")
 	fs.StringVar(&f.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
-	if err := parseFlags(fs, args); err != nil {
+	err := parseFlags(fs, args)
+	if err != nil {
 		return f, err
 	}
-	switch *driver {
-	case "sqlite", "postgres":
-		f.drivers = []string{*driver}
-	case "both":
-		f.drivers = []string{"sqlite", "postgres"}
-	default:
-		return f, fmt.Errorf("%w: --driver must be sqlite, postgres or both", errUsage)
+	if f.drivers, err = driverList(*driver); err != nil {
+		return f, err
 	}
 	if f.deliveries <= 0 || f.concurrency <= 0 || f.body <= 0 || f.latencyEvents < 0 || f.latencyGap < 0 ||
 		f.claims <= 0 || f.timeout <= 0 || f.historyBase < 0 || (f.history > 0 && f.history <= f.historyBase) {
@@ -79,20 +75,11 @@ func runDeliver(ctx context.Context, stdout, stderr io.Writer, args []string) er
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "hookrelay-bench-")
-	if err != nil {
-		return fmt.Errorf("make scratch directory: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	binary, err := relayBinary(ctx, stderr, dir, f.binary)
+	dir, binary, dest, cleanup, err := deliverSetup(ctx, stderr, f.binary)
 	if err != nil {
 		return err
 	}
-	dest, err := startNoopDestination()
-	if err != nil {
-		return err
-	}
-	defer dest.close()
+	defer cleanup()
 
 	rep := &deliverReport{Deliveries: f.deliveries, Concurrency: f.concurrency, Body: f.body}
 	for _, driver := range f.drivers {
@@ -120,6 +107,33 @@ func runDeliver(ctx context.Context, stdout, stderr io.Writer, args []string) er
 		return errFailed
 	}
 	return nil
+}
+
+// driverList returns the drivers a --driver flag names.
+func driverList(driver string) ([]string, error) {
+	switch driver {
+	case "sqlite", "postgres":
+		return []string{driver}, nil
+	case "both":
+		return []string{"sqlite", "postgres"}, nil
+	}
+	return nil, fmt.Errorf("%w: --driver must be sqlite, postgres or both", errUsage)
+}
+
+// deliverSetup makes a scratch directory, finds or builds the relay binary
+// into it and starts the no-op destination; cleanup undoes all of it.
+func deliverSetup(ctx context.Context, stderr io.Writer, binaryFlag string) (dir, binary string, dest *noopDestination, cleanup func(), err error) {
+	if dir, err = os.MkdirTemp("", "hookrelay-bench-"); err != nil {
+		return "", "", nil, nil, fmt.Errorf("make scratch directory: %w", err)
+	}
+	if binary, err = relayBinary(ctx, stderr, dir, binaryFlag); err == nil {
+		dest, err = startNoopDestination()
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", "", nil, nil, err
+	}
+	return dir, binary, dest, func() { dest.close(); os.RemoveAll(dir) }, nil
 }
 
 // runDeliverDriver prepares the deliveries on a fresh database, measures

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -41,18 +40,13 @@ func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error
 	fs.DurationVar(&f.deliver.timeout, "timeout", 10*time.Minute, "longest the drain may take")
 	fs.StringVar(&f.deliver.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch databases are created and dropped")
 	fs.StringVar(&f.deliver.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
-	if err := parseFlags(fs, args); err != nil {
+	err := parseFlags(fs, args)
+	if err != nil {
 		return f, err
 	}
-	switch *driver {
-	case "sqlite", "postgres":
-		f.deliver.drivers = []string{*driver}
-	case "both":
-		f.deliver.drivers = []string{"sqlite", "postgres"}
-	default:
-		return f, fmt.Errorf("%w: --driver must be sqlite, postgres or both", errUsage)
+	if f.deliver.drivers, err = driverList(*driver); err != nil {
+		return f, err
 	}
-	var err error
 	if f.destinations, err = parseList(*dests, strconv.Atoi); err != nil {
 		return f, fmt.Errorf("%w: --destinations: %w", errUsage, err)
 	}
@@ -100,20 +94,11 @@ func runSustained(ctx context.Context, stdout, stderr io.Writer, args []string) 
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "hookrelay-bench-")
-	if err != nil {
-		return fmt.Errorf("make scratch directory: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	binary, err := relayBinary(ctx, stderr, dir, f.deliver.binary)
+	dir, binary, dest, cleanup, err := deliverSetup(ctx, stderr, f.deliver.binary)
 	if err != nil {
 		return err
 	}
-	dest, err := startNoopDestination()
-	if err != nil {
-		return err
-	}
-	defer dest.close()
+	defer cleanup()
 
 	rep := &sustainedReport{flags: f}
 	rep.Deliver = deliverReport{Deliveries: f.deliver.deliveries, Concurrency: f.deliver.concurrency, Body: f.deliver.body}

@@ -113,8 +113,8 @@ func (w *worker) wakeUp() {
 // the deliveries still waiting for a sender, and returns.
 func (w *worker) run(ctx context.Context, claimers int) {
 	var loops sync.WaitGroup
-	for range claimers {
-		loops.Go(func() { w.claimLoop(ctx) })
+	for i := range claimers {
+		loops.Go(func() { w.claimLoop(ctx, i == 0) })
 	}
 	for range w.concurrency {
 		loops.Go(func() { w.sendLoop(ctx) })
@@ -124,8 +124,14 @@ func (w *worker) run(ctx context.Context, claimers int) {
 }
 
 // claimLoop claims due deliveries for the senders while the worker has
-// room for them, until ctx is done.
-func (w *worker) claimLoop(ctx context.Context) {
+// room for them, until ctx is done. Only the first claimer looks at once;
+// the others start asleep, so that an idle destination is looked at by
+// one claim at a time and the others join when a full claim, an outcome
+// or Wake says there is more.
+func (w *worker) claimLoop(ctx context.Context, first bool) {
+	if !first {
+		w.sleep(ctx, w.engine.poll)
+	}
 	for ctx.Err() == nil {
 		n := w.reserve(ctx)
 		if n == 0 {

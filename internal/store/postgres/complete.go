@@ -20,14 +20,7 @@ import (
 // The attempt's snippet is cut to 1 KiB and its duration to whole
 // milliseconds; a zero AttemptedAt is c.Now.
 func (s *Store) CompleteDelivery(ctx context.Context, c store.Completion) error {
-	recorded, err := s.CompleteDeliveries(ctx, []store.Completion{c})
-	switch {
-	case err != nil:
-		return err
-	case !recorded[0]:
-		return fmt.Errorf("complete delivery %d: %w", c.DeliveryID, store.ErrLeaseLost)
-	}
-	return nil
+	return sqlstore.CompleteOne(ctx, c, s.CompleteDeliveries)
 }
 
 // CompleteDeliveries records the outcomes of cs, each as CompleteDelivery

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -54,4 +55,18 @@ func CompletionRows(cs []store.Completion, now time.Time) ([]CompletionRow, erro
 		rows[i] = r
 	}
 	return rows, nil
+}
+
+// CompleteOne records one outcome with a driver's CompleteDeliveries, as
+// CompleteDelivery does: an error wrapping store.ErrLeaseLost when the
+// lease was lost.
+func CompleteOne(ctx context.Context, c store.Completion, completeAll func(context.Context, []store.Completion) ([]bool, error)) error {
+	recorded, err := completeAll(ctx, []store.Completion{c})
+	switch {
+	case err != nil:
+		return err
+	case !recorded[0]:
+		return fmt.Errorf("complete delivery %d: %w", c.DeliveryID, store.ErrLeaseLost)
+	}
+	return nil
 }
