@@ -11,7 +11,7 @@ import (
 )
 
 var errLeaseMismatch = &requestError{http.StatusConflict,
-	"the lease_token does not match this relay's lease of the delivery (a changed destination secret?); claim again"}
+	"the lease_token names no delivery of a pull destination; claim again"}
 
 // ack answers POST /api/v1/deliveries/{id}/ack: the outcome of a claimed
 // delivery, under the lease its claim handed out. A failure follows the
@@ -42,7 +42,7 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, badRequest("status_code: want an HTTP status code, got %d", req.StatusCode))
 		return
 	}
-	l, payload, mac, ok := openLease(req.LeaseToken)
+	l, ok := openLease(req.LeaseToken)
 	if !ok {
 		h.fail(w, r, badRequest("lease_token: not a token a claim handed out"))
 		return
@@ -57,8 +57,13 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 	}
 	audit(r.Context(), keyDeliveryID, id, keyDestination, l.Destination, keyEventID, l.EventID, "outcome", req.Outcome)
 	dest, ok := h.cfg.Destination(l.Destination)
-	if !ok || !dest.Pull || !verifyLease(dest.Secret, payload, mac) {
+	if !ok || !dest.Pull {
 		h.fail(w, r, errLeaseMismatch)
+		return
+	}
+	held, err := h.leasedDelivery(r.Context(), l)
+	if err != nil {
+		h.fail(w, r, err)
 		return
 	}
 
@@ -72,6 +77,10 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if held.Status != store.StatusProcessing {
+		h.fail(w, r, fmt.Errorf("delivery %d is %s: %w", id, held.Status, store.ErrLeaseLost))
+		return
+	}
 	now := h.now()
 	c := store.Completion{
 		DeliveryID: id,
@@ -79,15 +88,15 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 		Status:     store.DeliveryStatus(req.Outcome),
 		Attempt: store.Attempt{
 			DeliveryID:  id,
-			AttemptedAt: l.claimedAt(),
-			Duration:    max(0, now.Sub(l.claimedAt())),
+			AttemptedAt: held.UpdatedAt,
+			Duration:    max(0, now.Sub(held.UpdatedAt)),
 			StatusCode:  req.StatusCode,
 			Error:       delivery.ShortError(req.Error),
 		},
 		Now: now,
 	}
 	if c.Status == store.StatusFailed {
-		c.Status, c.NextAttemptAt = delivery.PolicyFor(*dest).Decide(l.Attempt, 0, now)
+		c.Status, c.NextAttemptAt = delivery.PolicyFor(*dest).Decide(held.Attempts, 0, now)
 	}
 	if err := h.queue.CompleteDelivery(r.Context(), c); err != nil {
 		if !errors.Is(err, store.ErrLeaseLost) {
@@ -99,7 +108,7 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 	audit(r.Context(), keyStatus, c.Status)
 	if c.Status == store.StatusDead {
 		h.logger.Error("delivery dead", keyDeliveryID, id, keyEventID, l.EventID, keyDestination, dest.Name,
-			"attempts", l.Attempt, keyError, c.Attempt.Error)
+			"attempts", held.Attempts, keyError, c.Attempt.Error)
 	}
 	writeJSON(w, http.StatusOK, AckResult{Status: string(c.Status), NextAttemptAt: timePtr(c.NextAttemptAt)})
 }

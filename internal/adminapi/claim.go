@@ -174,14 +174,7 @@ func (h *handler) handOver(dest *config.Destination, claims []store.Claim, lease
 		for k, vs := range hd {
 			flat[k] = strings.Join(vs, ", ")
 		}
-		l := lease{
-			DeliveryID:  c.Delivery.ID,
-			Destination: dest.Name,
-			EventID:     c.Event.ID,
-			Attempt:     c.Delivery.Attempts,
-			ClaimedAt:   now.UnixMilli(),
-			StoreToken:  c.LeaseToken,
-		}
+		l := lease{DeliveryID: c.Delivery.ID, Destination: dest.Name, EventID: c.Event.ID, StoreToken: c.LeaseToken}
 		out.Deliveries = append(out.Deliveries, ClaimedDelivery{
 			ID:              c.Delivery.ID,
 			EventID:         c.Event.ID,
@@ -191,7 +184,7 @@ func (h *handler) handOver(dest *config.Destination, claims []store.Claim, lease
 			Attempt:         c.Delivery.Attempts,
 			Headers:         flat,
 			BodyBase64:      base64.StdEncoding.EncodeToString(c.Event.Body),
-			LeaseToken:      l.seal(dest.Secret),
+			LeaseToken:      l.encode(),
 		})
 	}
 	return out, nil

@@ -109,7 +109,7 @@ func TestAck(t *testing.T) {
 		if code, _ := ack(api, bobToken, alice, adminapi.AckRequest{Outcome: "done"}); code != 403 {
 			t.Errorf("bob acks alice's delivery: %d, want 403", code)
 		}
-		if code, _ := ack(api, bobToken, alice, adminapi.AckRequest{Outcome: "done", LeaseToken: retarget(t, alice.LeaseToken, "dev-bob")}); code != 409 {
+		if code, _ := ack(api, bobToken, alice, adminapi.AckRequest{Outcome: "done", LeaseToken: rewrite(t, alice.LeaseToken, "n", "dev-bob")}); code != 409 {
 			t.Errorf("bob acks alice's delivery with a rewritten lease: %d, want 409", code)
 		}
 		for _, req := range []adminapi.AckRequest{
@@ -125,8 +125,11 @@ func TestAck(t *testing.T) {
 			t.Errorf("ack of another delivery id with this lease: %d, want 400", code)
 		}
 
-		// failed follows dev-alice's policy: max_attempts 2, backoff 1m.
-		code, res := ack(api, aliceToken, alice, adminapi.AckRequest{Outcome: "failed", Error: "local 500", StatusCode: 500})
+		// failed follows dev-alice's policy: max_attempts 2, backoff 1m,
+		// whatever attempt number and claim time the lease token claims.
+		forged := alice
+		forged.LeaseToken = rewrite(t, rewrite(t, alice.LeaseToken, "a", -1000), "c", 0)
+		code, res := ack(api, aliceToken, forged, adminapi.AckRequest{Outcome: "failed", Error: "local 500", StatusCode: 500})
 		if code != 200 || res.Status != "failed" || res.NextAttemptAt == nil {
 			t.Fatalf("ack failed: %d %+v", code, res)
 		}
@@ -144,14 +147,25 @@ func TestAck(t *testing.T) {
 		if second.Attempt != 2 {
 			t.Errorf("second claim is attempt %d, want 2", second.Attempt)
 		}
+		second.LeaseToken = rewrite(t, second.LeaseToken, "a", -1000)
 		if code, res := ack(later, aliceToken, second, adminapi.AckRequest{Outcome: "failed"}); code != 200 || res.Status != "dead" || res.NextAttemptAt != nil {
 			t.Errorf("last failed attempt: %d %+v, want dead", code, res)
+		}
+		var detail adminapi.EventDetail
+		wantStatus(t, "show", call(t, api, adminToken, "GET", "/api/v1/events/"+alice.EventID, nil, &detail), 200)
+		for _, d := range detail.Deliveries {
+			for _, a := range d.AttemptLog {
+				if time.Since(a.AttemptedAt) > time.Hour {
+					t.Errorf("attempt %d recorded at %s, the forged claim time", a.ID, a.AttemptedAt)
+				}
+			}
 		}
 	})
 }
 
-// retarget rewrites the destination inside a lease token, keeping its seal.
-func retarget(t *testing.T, token, dest string) string {
+// rewrite sets one field inside a lease token, keeping whatever follows
+// its payload.
+func rewrite(t *testing.T, token, key string, v any) string {
 	t.Helper()
 	payload, mac, _ := strings.Cut(token, ".")
 	raw, err := base64.RawURLEncoding.DecodeString(payload)
@@ -162,9 +176,12 @@ func retarget(t *testing.T, token, dest string) string {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
-	m["n"] = dest
+	m[key] = v
 	raw, _ = json.Marshal(m)
-	return base64.RawURLEncoding.EncodeToString(raw) + "." + mac
+	if mac != "" {
+		mac = "." + mac
+	}
+	return base64.RawURLEncoding.EncodeToString(raw) + mac
 }
 
 // TestLeaseRunsOut checks that a delivery whose lease ran out is claimed
