@@ -23,7 +23,23 @@ import (
 // is not an object, and when the value is an object, an array or null.
 // Segments name object keys only; arrays are not indexed. When a key
 // repeats, the last one counts, as in encoding/json.
+//
+// A string that decoding cannot keep exactly is not read either (false):
+// one holding bytes that are not UTF-8, or a \u escape of an unpaired
+// surrogate, both of which encoding/json turns into U+FFFD. Read as such,
+// the ids "evt_\xfe" and "evt_\xff" would be one id.
 func Lookup(body []byte, path string) (string, bool) {
+	return lookup(body, path, true)
+}
+
+// LookupLossy is Lookup for values where merging is harmless, such as an
+// ordering key (two keys read as one only order more): a string that
+// decoding cannot keep exactly is read as encoding/json reads it.
+func LookupLossy(body []byte, path string) (string, bool) {
+	return lookup(body, path, false)
+}
+
+func lookup(body []byte, path string, exact bool) (string, bool) {
 	start := skipSpace(body, 0)
 	if path == "" || start >= len(body) || body[start] != '{' {
 		return "", false
@@ -47,6 +63,9 @@ func Lookup(body []byte, path string) (string, bool) {
 			return "", false
 		}
 		start, first = next, false
+	}
+	if exact && body[start] == '"' && !keepsExactly(body[start+1:stop-1]) {
+		return "", false
 	}
 	return scalar(body[start:stop])
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestLookup(t *testing.T) {
@@ -62,6 +63,13 @@ func TestLookup(t *testing.T) {
 		{"form body", `id=evt_1&type=x`, "id", "", false},
 		{"duplicate key takes the last", `{"id":"a","id":"b"}`, "id", "b", true},
 		{"white space around body", " \n{\"id\":\"a\"}\n ", "id", "a", true},
+		{"invalid UTF-8 is not read", "{\"id\":\"evt_\xfe\"}", "id", "", false},
+		{"lone high surrogate is not read", `{"id":"evt_\ud800"}`, "id", "", false},
+		{"lone low surrogate is not read", `{"id":"evt_\udc00x"}`, "id", "", false},
+		{"high surrogate then a letter", `{"id":"evt_\ud800\u0041"}`, "id", "", false},
+		{"surrogate pair is read", `{"id":"evt_\ud83d\ude00"}`, "id", "evt_\U0001F600", true},
+		{"escaped replacement character is read", `{"id":"evt_\ufffd"}`, "id", "evt_\ufffd", true},
+		{"raw replacement character is read", "{\"id\":\"evt_\uFFFD\"}", "id", "evt_\ufffd", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +127,20 @@ func TestValid(t *testing.T) {
 	}
 }
 
+// TestLookupLossy checks that LookupLossy reads what Lookup refuses, as
+// encoding/json does.
+func TestLookupLossy(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{"{\"k\":\"a\xfe\"}", "{\"k\":\"a\xff\"}", `{"k":"a\ud800"}`, `{"k":"a\udfff"}`} {
+		if _, ok := Lookup([]byte(body), "k"); ok {
+			t.Errorf("Lookup(%q) read a string it cannot keep exactly", body)
+		}
+		if got, ok := LookupLossy([]byte(body), "k"); !ok || got != "a\ufffd" {
+			t.Errorf("LookupLossy(%q) = %q, %v; want a\ufffd", body, got, ok)
+		}
+	}
+}
+
 // FuzzLookup checks Lookup and its scanner against encoding/json: the
 // scanner accepts exactly what json.Valid accepts, and whatever Lookup
 // finds at a path must be what a plain decode of the body holds there.
@@ -129,9 +151,16 @@ func FuzzLookup(f *testing.F) {
 		if v, want := valid(body), json.Valid(body); v != want {
 			t.Fatalf("valid(%q) = %v; json.Valid says %v", body, v, want)
 		}
-		got, ok := Lookup(body, path)
+		got, ok := LookupLossy(body, path)
 		if !ok {
 			return
+		}
+		if exact, found := Lookup(body, path); found && exact != got {
+			t.Fatalf("Lookup(%q) = %q; LookupLossy reads %q", path, exact, got)
+		} else if found && !utf8.ValidString(exact) {
+			t.Fatalf("Lookup(%q) = %q, not UTF-8", path, exact)
+		} else if !found && !strings.ContainsRune(got, utf8.RuneError) {
+			t.Fatalf("Lookup(%q) refused %q, which has nothing replaced", path, got)
 		}
 		var doc map[string]any
 		dec := json.NewDecoder(bytes.NewReader(body))

@@ -48,7 +48,7 @@ func answerFor(err error) answer {
 		return answer{status: http.StatusUnauthorized, reason: "signature_mismatch"}
 	case errors.Is(err, signature.ErrStale):
 		return answer{status: http.StatusBadRequest, reason: "timestamp_out_of_tolerance"}
-	case errors.Is(err, signature.ErrMissingIdentity):
+	case errors.Is(err, signature.ErrMissingIdentity), errors.Is(err, store.ErrInvalid):
 		return answer{status: http.StatusBadRequest, reason: "identity_missing"}
 	case errors.Is(err, signature.ErrNoSecret):
 		return answer{status: http.StatusServiceUnavailable, reason: "source_has_no_secret"}

@@ -168,6 +168,9 @@ func TestStatusTable(t *testing.T) {
 				{"verified and stored", func() *http.Request {
 					return signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_stored", "invoice.paid"), now)
 				}, 200, false},
+				{"verified, an id decoding would alter", func() *http.Request {
+					return signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, []byte(`{"id":"evt_\ud800","type":"invoice.paid"}`), now)
+				}, 400, false},
 				{"unknown source", func() *http.Request {
 					return signedStripe(t, b.url+"/webhooks/nope", stripeSecret, stripeBody("evt_x", "invoice.paid"), now)
 				}, 404, false},

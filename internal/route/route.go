@@ -56,7 +56,7 @@ func (r *Router) Route(source, eventType string, body []byte) []store.NewDeliver
 		}
 		nd := store.NewDelivery{Destination: d.Name}
 		if d.OrderingKey != "" {
-			nd.OrderingKey, _ = bodyfield.Lookup(body, d.OrderingKey)
+			nd.OrderingKey, _ = bodyfield.LookupLossy(body, d.OrderingKey)
 		}
 		out = append(out, nd)
 	}
