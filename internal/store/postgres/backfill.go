@@ -54,7 +54,7 @@ func (s *Store) CreateDeliveries(ctx context.Context, ds []store.BackfillDeliver
 	dests := make([]string, len(ds))
 	keys := make([]string, len(ds))
 	for i, d := range ds {
-		events[i], dests[i], keys[i] = d.EventID, d.Destination, d.OrderingKey
+		events[i], dests[i], keys[i] = d.EventID, d.Destination, store.OrderingKey(d.OrderingKey)
 	}
 	var created int64
 	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {

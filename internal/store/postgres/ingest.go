@@ -29,6 +29,10 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 	if len(items) == 0 {
 		return []bool{}, nil
 	}
+	items, err := store.Storable(items)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
 	order := make([]int, len(items))
 	for i := range order {
 		order[i] = i

@@ -65,7 +65,7 @@ func (s *Store) CreateDeliveries(ctx context.Context, ds []store.BackfillDeliver
 	}
 	triples := make([][3]string, len(ds))
 	for i, d := range ds {
-		triples[i] = [3]string{d.EventID, d.Destination, d.OrderingKey}
+		triples[i] = [3]string{d.EventID, d.Destination, store.OrderingKey(d.OrderingKey)}
 	}
 	b, _ := json.Marshal(triples) // cannot fail for strings
 	res, err := s.writer.ExecContext(ctx, createDeliveries, string(b), micros(now))

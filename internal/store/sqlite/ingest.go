@@ -21,6 +21,10 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 	if len(items) == 0 {
 		return []bool{}, nil
 	}
+	items, err := store.Storable(items)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
 	inserted, err := s.ingest(ctx, items)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", mapErr(ctx, err))

@@ -39,6 +39,10 @@ var tests = []conformanceTest{
 	{"SameProviderIDOnTwoSources", testSameProviderIDOnTwoSources},
 	{"TakenIDFailsTheBatch", testIDTaken},
 	{"ConcurrentIngestInsertsOnce", testConcurrentIngest},
+	{"TextValuesKeptAlike", testTextValuesKeptAlike},
+	{"IngestRefusesUnkeepableIDs", testIngestRefusesUnkeepableIDs},
+	{"OrderingKeysOfAnyValue", testOrderingKeysOfAnyValue},
+	{"BackfillOrderingKeysKeptAlike", testBackfillOrderingKeysKeptAlike},
 
 	{"DeliveriesCreatedPending", testDeliveriesCreated},
 	{"DeliveriesNoneListed", testDeliveriesNoneListed},
