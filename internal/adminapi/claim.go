@@ -2,7 +2,6 @@ package adminapi
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -74,7 +73,10 @@ func (h *handler) claim(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	claims, err := h.claimWaiting(r.Context(), h.closing.watch(r), name, n, wait, leaseFor)
+	claims, held, err := h.claimWaiting(r.Context(), h.closing.watch(r), claimAsk{
+		destination: name, max: n, perBody: largestBody(h.cfg, dest), wait: wait, lease: leaseFor,
+	})
+	defer func() { claimsInFlight.give(held) }()
 	if err != nil {
 		h.fail(w, r, fmt.Errorf("claim %s: %w", name, err))
 		return
@@ -95,7 +97,12 @@ func (h *handler) claim(w http.ResponseWriter, r *http.Request) {
 		auditQuiet(r.Context())
 	}
 	audit(r.Context(), keyDestination, name, "claimed", len(claims))
-	writeJSON(w, http.StatusOK, out)
+	if err := writeClaimed(w, out, claims, &held); err != nil {
+		// The answer did not get through whole, so the consumer cannot
+		// have read it: the rows go back now.
+		h.release(claims)
+		h.logger.Warn("claim answer not written; its deliveries were released", keyDestination, name, keyError, err)
+	}
 }
 
 // waitParam reads a claim's wait: a duration ("30s") or whole seconds,
@@ -131,36 +138,110 @@ func leaseParam(v string) (time.Duration, error) {
 	return d, nil
 }
 
+// claimAsk is what one claim request asks for.
+type claimAsk struct {
+	destination string
+	max         int
+	// perBody is the largest body the destination's sources accept.
+	perBody     int64
+	wait, lease time.Duration
+}
+
 // claimWaiting claims, and while nothing is due and wait has not passed,
 // claims again whenever the destination is woken or claimPoll passes. A
 // caller that goes away, or the server shutting down (closing), ends the
 // wait with nothing claimed.
-func (h *handler) claimWaiting(ctx context.Context, closing <-chan struct{}, name string, n int, wait, leaseFor time.Duration) ([]store.Claim, error) {
-	deadline := time.NewTimer(wait)
+//
+// held is how many bytes of claimsInFlight the claims' bodies keep (see
+// claimWithin), for the caller to give back once they are written.
+func (h *handler) claimWaiting(ctx context.Context, closing <-chan struct{}, ask claimAsk) (claims []store.Claim, held int64, err error) {
+	deadline := time.NewTimer(ask.wait)
 	defer deadline.Stop()
 	poll := time.NewTicker(claimPoll)
 	defer poll.Stop()
+	roomCtx, cancel := context.WithTimeout(ctx, max(ask.wait, claimBudgetWait))
+	defer cancel()
 	for {
-		woken := h.pulls.wait(name)
-		claims, err := h.queue.ClaimDeliveries(ctx, store.ClaimRequest{Destination: name, Max: n, Lease: leaseFor, Now: h.now()})
-		if err != nil || len(claims) > 0 || wait <= 0 {
-			return claims, err
+		woken := h.pulls.wait(ask.destination)
+		claims, held, err = h.claimWithin(ctx, roomCtx, ask)
+		if err != nil || len(claims) > 0 || ask.wait <= 0 {
+			return claims, held, err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, nil
+			return nil, 0, nil
 		case <-closing:
-			return nil, nil
+			return nil, 0, nil
 		case <-deadline.C:
-			return nil, nil
+			return nil, 0, nil
 		case <-woken:
 		case <-poll.C:
 		}
 	}
 }
 
-// handOver turns claims into what the consumer receives: the headers are
-// built and signed exactly as a push to the destination would be.
+// claimWithin claims up to ask.max deliveries within the byte budgets, in
+// rounds: each takes room for its bodies from claimsInFlight, asks the
+// store for no more rows than that room holds at ask.perBody bytes each,
+// and gives back what the bodies did not use; the next round asks for what
+// the answer's budget (claimAnswerBytes) has left, until ask.max, a round
+// that drains the queue, or a budget runs out. The first round waits for
+// room until roomCtx ends, and claims nothing if it ends first; later
+// rounds do not wait. held is the bytes of the bodies claimed, still taken
+// from claimsInFlight.
+func (h *handler) claimWithin(ctx, roomCtx context.Context, ask claimAsk) (claims []store.Claim, held int64, err error) {
+	for len(claims) < ask.max {
+		rows := min(ask.max-len(claims), claimRows(ask.max, ask.perBody, held))
+		if rows < 1 && len(claims) > 0 {
+			break
+		}
+		var room int64
+		if len(claims) == 0 {
+			room, err = claimsInFlight.take(roomCtx, int64(max(rows, 1))*ask.perBody)
+			if err != nil {
+				h.logger.Warn("claim found no room in the claims' byte budget; answering with no delivery",
+					keyDestination, ask.destination, "in_flight_bytes", claimsInFlight.inUse())
+				return nil, 0, nil
+			}
+		} else if room = claimsInFlight.tryTake(int64(rows) * ask.perBody); room < ask.perBody {
+			claimsInFlight.give(room)
+			break
+		}
+		rows = max(1, int(room/ask.perBody))
+		got, err := h.queue.ClaimDeliveries(ctx, store.ClaimRequest{Destination: ask.destination, Max: rows, Lease: ask.lease, Now: h.now()})
+		n := bodyBytes(got)
+		if n > room {
+			// Bodies stored under a larger max_body than the config's now.
+			claimsInFlight.force(n - room)
+		} else {
+			claimsInFlight.give(room - n)
+		}
+		if err != nil {
+			if len(claims) == 0 {
+				return nil, 0, err
+			}
+			break // answer with what earlier rounds claimed
+		}
+		claims, held = append(claims, got...), held+n
+		if len(got) < rows {
+			break
+		}
+	}
+	return claims, held, nil
+}
+
+// bodyBytes returns the bytes of the claims' bodies.
+func bodyBytes(claims []store.Claim) int64 {
+	var n int64
+	for _, c := range claims {
+		n += int64(len(c.Event.Body))
+	}
+	return n
+}
+
+// handOver turns claims into what the consumer receives, bodies aside
+// (writeClaimed adds them): the headers are built and signed exactly as a
+// push to the destination would be.
 func (h *handler) handOver(dest *config.Destination, claims []store.Claim, leaseFor time.Duration) (Claimed, error) {
 	out := Claimed{Deliveries: make([]ClaimedDelivery, 0, len(claims)), LeaseSeconds: int(leaseFor / time.Second)}
 	target := delivery.Target{Secret: dest.Secret, ForwardHeaders: dest.ForwardHeaders}
@@ -183,7 +264,6 @@ func (h *handler) handOver(dest *config.Destination, claims []store.Claim, lease
 			ProviderEventID: c.Event.ProviderEventID,
 			Attempt:         c.Delivery.Attempts,
 			Headers:         flat,
-			BodyBase64:      base64.StdEncoding.EncodeToString(c.Event.Body),
 			LeaseToken:      l.encode(),
 		})
 	}
