@@ -109,6 +109,10 @@ func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error)
 		s.Close()
 		return nil, fmt.Errorf("open sqlite database: %w", err)
 	}
+	if err := s.wal.remember(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open sqlite database: %w", err)
+	}
 	if err := reader.PingContext(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite database: %w", mapErr(ctx, err))
@@ -136,15 +140,20 @@ func writerParams() string {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "wal_autocheckpoint(0)")
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", journalSizeLimit))
 	q.Add("_pragma", "foreign_keys(1)")
 	return q.Encode()
 }
 
 // checkpointerParams are the checkpoint connection's: under NORMAL a
-// checkpoint syncs the WAL before copying it and the database after.
+// checkpoint syncs the WAL before copying it and the database after. Its
+// short busy timeout bounds how long a RESTART or TRUNCATE checkpoint holds
+// off the writer while it waits for readers; one that gives up is tried
+// again on a later tick.
 func checkpointerParams() string {
 	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", checkpointBusyMS))
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", journalSizeLimit))
 	q.Add("_pragma", "synchronous(NORMAL)")
 	return q.Encode()
 }
@@ -183,15 +192,33 @@ func (s *Store) enter() error {
 	return nil
 }
 
-// Ping checks that the database file answers.
+// Ping checks that the database file answers and is still the file that
+// was opened: a database removed while the process runs answers reads from
+// the open file, but nothing it stores outlives the process.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.enter(); err != nil {
 		return fmt.Errorf("ping: %w", err)
 	}
 	defer s.mu.RUnlock()
+	if err := s.wal.checkDB(); errors.Is(err, errRemoved) {
+		return fmt.Errorf("ping: %w: %w", store.ErrUnavailable, err)
+	}
 	var v int64
 	if err := s.reader.QueryRowContext(ctx, pingQuery).Scan(&v); err != nil {
 		return fmt.Errorf("ping: %w: %w", store.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// Fatal returns the failure that only reopening the database recovers
+// from — a failed fsync of the WAL, or a database file removed or replaced
+// while the process runs — or nil. Liveness checks ask it.
+func (s *Store) Fatal() error {
+	if err := s.wal.fatal(); err != nil {
+		return err
+	}
+	if err := s.wal.checkDB(); errors.Is(err, errRemoved) {
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 	}
 	return nil
 }
@@ -213,7 +240,7 @@ func (s *Store) Close() error {
 	}
 	errs = append(errs, closeMultiRow(&s.insertEvents)...)
 	errs = append(errs, closeMultiRow(&s.insertDeliveries)...)
-	errs = append(errs, s.checkpointer.Close(), s.reader.Close(), s.writer.Close())
+	errs = append(errs, s.checkpointer.Close(), s.reader.Close(), s.writer.Close(), s.wal.close())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close sqlite database: %w", err)
 	}
