@@ -16,8 +16,6 @@ const (
 
 	journalModeQuery = `PRAGMA journal_mode`
 
-	checkpointQuery = `PRAGMA wal_checkpoint(PASSIVE)`
-
 	// insertEvents* make a multi-row insert of events: RETURNING lists the
 	// ids inserted; a duplicate (source, provider_event_id), also of an
 	// earlier row of the same statement, is skipped and returns nothing.
