@@ -13,8 +13,10 @@ import (
 
 // bodyBudget bounds the body bytes held in memory by requests in flight, so
 // that many concurrent large bodies queue for memory instead of exhausting
-// it. A request reserves its declared length (or the source's limit when it
-// declares none) before reading, and releases it once answered.
+// it. A request takes from it the buffer it grows as its body arrives, not
+// the length it declares: a client that declares a large body and sends it
+// slowly holds only what it has sent, so a few slow clients cannot starve
+// the others. Each growth waits at most wait for room.
 type bodyBudget struct {
 	sem  *semaphore.Weighted
 	max  int64
@@ -25,38 +27,79 @@ func newBodyBudget(max int64, wait time.Duration) *bodyBudget {
 	return &bodyBudget{sem: semaphore.NewWeighted(max), max: max, wait: wait}
 }
 
-// reserve takes n bytes of the budget, waiting at most b.wait. The returned
-// release must be called once the body is no longer needed.
-func (b *bodyBudget) reserve(ctx context.Context, n int64) (release func(), err error) {
-	n = min(max(n, 1), b.max)
+// take takes n bytes of the budget, waiting at most b.wait.
+func (b *bodyBudget) take(ctx context.Context, n int64) error {
 	ctx, cancel := context.WithTimeout(ctx, b.wait)
 	defer cancel()
 	if err := b.sem.Acquire(ctx, n); err != nil {
-		return nil, fmt.Errorf("reserve %d body bytes: %w", n, errOverloaded)
+		return fmt.Errorf("reserve %d body bytes: %w", n, errOverloaded)
 	}
-	return func() { b.sem.Release(n) }, nil
+	return nil
 }
 
-// readBody reads the whole body of r, at most limit bytes. A declared length
-// over the limit is refused before a byte is read; an undeclared one is cut
-// off by http.MaxBytesReader as soon as it passes the limit.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// give returns n bytes to the budget.
+func (b *bodyBudget) give(n int64) {
+	if n > 0 {
+		b.sem.Release(n)
+	}
+}
+
+// firstBodyBuffer is the size of the buffer a body is first read into; it
+// doubles as the body arrives, up to its declared length or the limit.
+const firstBodyBuffer = 4 << 10
+
+// readBody reads the whole body of r, at most limit bytes, into a buffer
+// that grows as bytes arrive and whose size it takes from the budget. A
+// declared length over the limit is refused before a byte is read; an
+// undeclared one is cut off as soon as it passes the limit. The caller
+// gives back held bytes once the body is no longer needed, error or not.
+func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, held int64, err error) {
 	if r.ContentLength > limit {
-		return nil, fmt.Errorf("declared %d bytes, limit %d: %w", r.ContentLength, limit, errBodyTooLarge)
+		return nil, 0, fmt.Errorf("declared %d bytes, limit %d: %w", r.ContentLength, limit, errBodyTooLarge)
 	}
-	body := http.MaxBytesReader(w, r.Body, limit)
+	want := limit
 	if r.ContentLength >= 0 {
-		buf := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(body, buf); err != nil {
-			return nil, bodyError(err)
+		want = r.ContentLength
+	}
+	src := http.MaxBytesReader(w, r.Body, limit)
+	buf := []byte{}
+	for int64(len(buf)) < want {
+		if len(buf) == cap(buf) {
+			size := min(max(2*int64(cap(buf)), firstBodyBuffer), want)
+			// A body larger than the whole budget holds all of it.
+			if more := min(size, b.max) - held; more > 0 {
+				if err := b.take(r.Context(), more); err != nil {
+					return nil, held, err
+				}
+				held += more
+			}
+			grown := make([]byte, len(buf), size)
+			copy(grown, buf)
+			buf = grown
 		}
-		return buf, nil
+		n, err := src.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			if r.ContentLength >= 0 && int64(len(buf)) < want {
+				return nil, held, bodyError(io.ErrUnexpectedEOF)
+			}
+			return buf, held, nil
+		}
+		if err != nil {
+			return nil, held, bodyError(err)
+		}
 	}
-	buf, err := io.ReadAll(body)
-	if err != nil {
-		return nil, bodyError(err)
+	if r.ContentLength < 0 {
+		// The buffer holds limit bytes: anything more is too large.
+		var probe [1]byte
+		if n, err := io.ReadFull(src, probe[:]); n > 0 || !errors.Is(err, io.EOF) {
+			if err == nil {
+				err = &http.MaxBytesError{Limit: limit}
+			}
+			return nil, held, bodyError(err)
+		}
 	}
-	return buf, nil
+	return buf, held, nil
 }
 
 func bodyError(err error) error {

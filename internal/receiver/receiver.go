@@ -162,17 +162,8 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // ingest runs the four steps that must happen in order: read within limits,
 // verify, identify, store.
 func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, start time.Time) outcome {
-	reserve := r.ContentLength
-	if reserve < 0 || reserve > src.MaxBody {
-		reserve = src.MaxBody
-	}
-	release, err := rc.budget.reserve(r.Context(), reserve)
-	if err != nil {
-		return outcome{err: err}
-	}
-	defer release()
-
-	body, err := readBody(w, r, src.MaxBody)
+	body, held, err := rc.budget.readBody(w, r, src.MaxBody)
+	defer rc.budget.give(held)
 	if err != nil {
 		return outcome{err: err, bodySize: max(r.ContentLength, 0)}
 	}
