@@ -88,6 +88,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tok, ok := h.tokens.authenticate(r.Header.Get("Authorization"))
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hookrelay"`)
+		refuseUnread(w)
 		writeError(w, http.StatusUnauthorized, "missing or unknown bearer token")
 		return
 	}
@@ -109,6 +110,7 @@ func (h *handler) handleAudited(pattern string, allows func(*config.Token) bool,
 func (h *handler) guard(allows func(*config.Token) bool, fn http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !allows(tokenFrom(r.Context())) {
+			refuseUnread(w)
 			h.fail(w, r, errForbidden)
 			return
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
 )
@@ -90,4 +92,14 @@ func canConsume(t *config.Token, destination string) bool {
 		return slices.Contains(t.Destinations, destination)
 	}
 	return false
+}
+
+// refuseUnread makes the server close the connection once a refusal is
+// answered, without reading the rest of the request's body. The server
+// would otherwise read what is left of it, to reuse the connection, before
+// it even sent the answer, so that a caller without a token could hold the
+// connection open by never sending the body it declared.
+func refuseUnread(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }

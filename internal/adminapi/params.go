@@ -39,7 +39,13 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-// parseTime reads an RFC 3339 time; empty is the zero time.
+// earliestTime is the earliest time a filter may name. The zero time means
+// "no bound" inside the store, so a time that is zero, or before any event
+// could have been received, is refused rather than read as no bound.
+var earliestTime = time.Unix(0, 0).UTC()
+
+// parseTime reads an RFC 3339 time; empty is the zero time (no bound). A
+// time before earliestTime is refused.
 func parseTime(name, v string) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
@@ -47,6 +53,9 @@ func parseTime(name, v string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
 		return time.Time{}, badRequest("%s: want an RFC 3339 time such as 2026-03-03T09:00:00Z, got %q", name, v)
+	}
+	if t.Before(earliestTime) {
+		return time.Time{}, badRequest("%s: %q is before %s; leave it out for no bound", name, v, earliestTime.Format(time.RFC3339))
 	}
 	return t.UTC(), nil
 }
