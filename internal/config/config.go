@@ -36,6 +36,7 @@ type Config struct {
 	Retention    Retention     `yaml:"retention"`
 	Alerts       Alerts        `yaml:"alerts,omitempty"`
 	Ingest       Ingest        `yaml:"ingest"`
+	Admin        Admin         `yaml:"admin"`
 	Log          Log           `yaml:"log"`
 
 	// origins records, by key path, where an expanded or file-read value
@@ -192,6 +193,22 @@ type Ingest struct {
 	// RejectionsPerSecond bounds how many rejections per second are
 	// recorded for one source.
 	RejectionsPerSecond int `yaml:"rejections_per_second"`
+	// MaxConnections caps the connections open at once; further ones wait
+	// in the kernel's queue. 0 derives it from the process's descriptor
+	// limit, keeping descriptors for the database and deliveries.
+	MaxConnections int `yaml:"max_connections"`
+}
+
+// Admin tunes the admin listener, against clients that hold connections
+// open without finishing a request.
+type Admin struct {
+	// MaxConnections caps the connections open at once; 0 derives it from
+	// the process's descriptor limit.
+	MaxConnections    int      `yaml:"max_connections"`
+	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
+	// ReadTimeout bounds reading a whole request, body included.
+	ReadTimeout Duration `yaml:"read_timeout"`
+	IdleTimeout Duration `yaml:"idle_timeout"`
 }
 
 // Log configures hookrelay's own logs.
@@ -238,6 +255,11 @@ func Default() *Config {
 			MaxInflightBytes:    64 * MiB,
 			RejectionsKeep:      10000,
 			RejectionsPerSecond: 50,
+		},
+		Admin: Admin{
+			ReadHeaderTimeout: Duration(5 * time.Second),
+			ReadTimeout:       Duration(10 * time.Second),
+			IdleTimeout:       Duration(60 * time.Second),
 		},
 		Log:    Log{Level: "info", Format: "json"},
 		Alerts: Alerts{SignatureFailures: SignatureFailures{Window: Duration(5 * time.Minute)}},

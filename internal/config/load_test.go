@@ -238,7 +238,7 @@ log: {level: debug, format: text}
 	if c.Retention.Done.Std() != 36*time.Hour || c.Retention.Dead.Std() != 7*24*time.Hour {
 		t.Errorf("retention = %+v", c.Retention)
 	}
-	wantIngest := Ingest{10, Duration(time.Second), Duration(2 * time.Second), Duration(3 * time.Second), Duration(4 * time.Second), 32 * MiB, 5, 6}
+	wantIngest := Ingest{10, Duration(time.Second), Duration(2 * time.Second), Duration(3 * time.Second), Duration(4 * time.Second), 32 * MiB, 5, 6, 0}
 	if c.Ingest != wantIngest || c.Log != (Log{"debug", "text"}) || c.Alerts.URL != "https://alerts.example.com/hook" {
 		t.Errorf("ingest, log, alerts = %+v %+v %+v", c.Ingest, c.Log, c.Alerts)
 	}

@@ -71,6 +71,7 @@ func (c *Config) Validate() error {
 	v.durationPositive("retention.dead", c.Retention.Dead)
 	v.alerts()
 	v.ingest()
+	v.admin()
 	v.log()
 	if len(v.problems) == 0 {
 		return nil
@@ -178,6 +179,19 @@ func (v *validator) ingest() {
 	if in.MaxInflightBytes < MiB {
 		v.add("ingest.max_inflight_bytes", "%d bytes is less than 1MiB", int64(in.MaxInflightBytes))
 	}
+	if in.MaxConnections < 0 {
+		v.add("ingest.max_connections", "%d is negative (0 derives it from the descriptor limit)", in.MaxConnections)
+	}
+}
+
+func (v *validator) admin() {
+	a := v.c.Admin
+	if a.MaxConnections < 0 {
+		v.add("admin.max_connections", "%d is negative (0 derives it from the descriptor limit)", a.MaxConnections)
+	}
+	v.durationPositive("admin.read_header_timeout", a.ReadHeaderTimeout)
+	v.durationPositive("admin.read_timeout", a.ReadTimeout)
+	v.durationPositive("admin.idle_timeout", a.IdleTimeout)
 }
 
 func (v *validator) log() {

@@ -13,10 +13,7 @@ import (
 // admin API and the web console. None of it is ever on the public listener.
 func (r *Relay) adminMux() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"status":"ok"}`))
-	})
+	mux.HandleFunc("GET /healthz", r.healthz)
 	mux.HandleFunc("GET /readyz", r.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))
 	svc := r.adminService()

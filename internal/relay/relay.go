@@ -123,9 +123,16 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		}
 	}
+	// No WriteTimeout: a claim long-polls for up to a minute. A request
+	// must be read whole within ReadTimeout, and the API answers one
+	// without a valid token before reading its body.
+	adm := cfg.Admin
 	r.admin = &http.Server{
 		Handler:           r.reload.admin.set(r.adminMux()),
-		ReadHeaderTimeout: 5 * time.Second,
+		ReadHeaderTimeout: time.Duration(adm.ReadHeaderTimeout),
+		ReadTimeout:       time.Duration(adm.ReadTimeout),
+		IdleTimeout:       time.Duration(adm.IdleTimeout),
+		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	return r, nil
@@ -169,23 +176,28 @@ func (r *Relay) Start(ctx context.Context) error {
 	if r.role.delivers() {
 		r.stopRetention = r.startRetention(context.WithoutCancel(ctx))
 	}
-	var err error
+	nofile, err := descriptorLimit()
+	if err != nil {
+		return err
+	}
+	publicCap, adminCap := connCaps(r.cfg, nofile)
 	if r.public != nil {
-		if r.publicLn, err = net.Listen("tcp", r.cfg.Listen); err != nil {
-			return fmt.Errorf("listen %s: %w", r.cfg.Listen, err)
+		if r.publicLn, err = listenCapped(r.cfg.Listen, publicCap); err != nil {
+			return err
 		}
 		go r.serve(r.public, r.publicLn)
 	}
-	if r.adminLn, err = net.Listen("tcp", r.cfg.AdminListen); err != nil {
+	if r.adminLn, err = listenCapped(r.cfg.AdminListen, adminCap); err != nil {
 		if r.publicLn != nil {
 			_ = r.publicLn.Close()
 		}
-		return fmt.Errorf("listen %s: %w", r.cfg.AdminListen, err)
+		return err
 	}
 	go r.serve(r.admin, r.adminLn)
-	attrs := []any{"role", string(r.role), "admin", r.adminLn.Addr().String()}
+	attrs := []any{"role", string(r.role), "admin", r.adminLn.Addr().String(),
+		"descriptor_limit", nofile, "admin_max_connections", adminCap}
 	if r.publicLn != nil {
-		attrs = append(attrs, "public", r.publicLn.Addr().String())
+		attrs = append(attrs, "public", r.publicLn.Addr().String(), "public_max_connections", publicCap)
 	}
 	r.logger.Info("hookrelay serving", attrs...)
 	return nil
