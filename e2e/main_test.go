@@ -116,11 +116,19 @@ func startRelay(t *testing.T, database, body string, env []string) *relayProc {
 // killed at the end of the test if still running.
 func launchRelay(t *testing.T, name, database, body string, env []string, args ...string) *relayProc {
 	t.Helper()
+	return launchWrapped(t, name, nil, database, body, env, args...)
+}
+
+// launchWrapped is launchRelay with the binary run by a wrapper command
+// that execs it, such as prlimit: wrap is the wrapper and its arguments.
+func launchWrapped(t *testing.T, name string, wrap []string, database, body string, env []string, args ...string) *relayProc {
+	t.Helper()
 	addrs := freeAddrs(t, 2)
 	p := &relayProc{public: addrs[0], admin: addrs[1], env: env, logs: &relayproc.Buffer{}}
 	p.configPath = writeConfig(t, database, p.public, p.admin, body)
+	argv := append(append(append([]string(nil), wrap...), binary, "serve", "--config", p.configPath), args...)
 	proc, err := relayproc.Start(relayproc.Options{
-		Binary: binary, Args: append([]string{"serve", "--config", p.configPath}, args...),
+		Binary: argv[0], Args: argv[1:],
 		Env: env, Output: p.logs, Admin: p.admin,
 	})
 	if err != nil {

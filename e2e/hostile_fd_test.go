@@ -1,0 +1,184 @@
+package e2e
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+// The descriptor-exhaustion test runs the relay with a low descriptor
+// limit and floods its public port with idle connections, more than the
+// limit.
+const (
+	fdLimit = 256
+	fdFlood = 600
+	// fdHold is how long the flood's connections are held open.
+	fdHold = 4 * time.Second
+	// fdRecover bounds how long after the flood a genuine webhook may
+	// still be refused.
+	fdRecover = 10 * time.Second
+)
+
+const fdConfig = `ingest:
+  read_header_timeout: 1s
+` + stripeSource
+
+// TestHostileDescriptorExhaustion floods the public port of a relay whose
+// descriptor limit is 256 with 600 idle connections. A provider whose
+// keep-alive connection was open before the flood keeps getting 200s
+// through it (the WAL's sync needs no new descriptor), one that connects
+// anew waits in the kernel's queue and is then served, the relay never
+// holds more descriptors than its limit allows, and afterwards every
+// webhook is answered 200 with /healthz and /readyz 200: no moment without
+// descriptors becomes an outage. Every acknowledged event is stored.
+func TestHostileDescriptorExhaustion(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			db := driver.URL(t)
+			limit := fmt.Sprintf("--nofile=%d:%d", fdLimit, fdLimit)
+			p := launchWrapped(t, "relay", []string{"prlimit", limit, "--"}, db, fdConfig, stripeEnv)
+
+			var seq atomic.Int64
+			post := func(client *http.Client) int {
+				req := hostileStripe(t, p, stripeEvent(fmt.Sprintf("evt_fd_%d", seq.Add(1)), ""), nil)
+				status, _, _, err := hostileDo(client, req)
+				if err != nil {
+					return -1
+				}
+				return status
+			}
+			kept := &http.Client{Timeout: 20 * time.Second} // one connection, opened before the flood
+			fresh := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+			if s := post(kept); s != 200 {
+				t.Fatalf("before the flood: %d", s)
+			}
+
+			stop := make(chan struct{})
+			var (
+				wg                    sync.WaitGroup
+				mu                    sync.Mutex
+				keptStatus, newStatus = map[int]int{}, map[int]int{}
+				peakFDs               int
+			)
+			sender := func(client *http.Client, into map[int]int) {
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(50 * time.Millisecond):
+					}
+					s := post(client)
+					mu.Lock()
+					into[s]++
+					mu.Unlock()
+				}
+			}
+			wg.Go(func() { sender(kept, keptStatus) })
+			wg.Go(func() { sender(fresh, newStatus) })
+			wg.Go(func() {
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(50 * time.Millisecond):
+					}
+					if n := openFDs(p.Pid()); n > 0 {
+						mu.Lock()
+						peakFDs = max(peakFDs, n)
+						mu.Unlock()
+					}
+				}
+			})
+
+			conns, dialFailed := floodIdle(p.public, fdFlood)
+			time.Sleep(fdHold)
+			for _, c := range conns {
+				_ = c.Close()
+			}
+			close(stop)
+			wg.Wait()
+
+			// Afterwards: every webhook on a new connection is stored,
+			// within fdRecover of the flood's end.
+			var recovered time.Duration
+			start := time.Now()
+			for ok := 0; ok < 10; {
+				s := post(fresh)
+				switch {
+				case s == 200:
+					ok++
+				case time.Since(start) > fdRecover:
+					t.Fatalf("webhook answered %d %s after the flood ended; the relay did not recover", s, time.Since(start).Round(time.Millisecond))
+				default:
+					ok = 0
+					time.Sleep(100 * time.Millisecond)
+				}
+				recovered = time.Since(start)
+			}
+			for _, path := range []string{"/healthz", "/readyz"} {
+				if status, _ := hostileAdmin(t, p, "", "GET", path, ""); status != 200 {
+					t.Errorf("%s answered %d after the flood", path, status)
+				}
+			}
+			if keptStatus[200] == 0 || len(keptStatus) != 1 {
+				t.Errorf("the sender on a connection opened before the flood got %v, want only 200s", keptStatus)
+			}
+			if newStatus[200] == 0 || len(newStatus) != 1 {
+				t.Errorf("the sender on new connections got %v, want only 200s", newStatus)
+			}
+			if peakFDs >= fdLimit {
+				t.Errorf("the relay held %d descriptors, its limit is %d", peakFDs, fdLimit)
+			}
+			if code := p.stop(t); code != 0 {
+				t.Fatalf("relay exit code %d after SIGTERM", code)
+			}
+			acked := int64(1 + keptStatus[200] + newStatus[200] + 10)
+			stored := countStored(t, openStore(t, db), "stripe")
+			if stored < acked {
+				t.Errorf("stored %d events, %d were acknowledged", stored, acked)
+			}
+			t.Logf("RELIABILITY fd-exhaustion driver=%s nofile=%d idle_conns=%d dial_failed=%d peak_fds=%d kept_conn=%v new_conns=%v recovered_in=%s acknowledged=%d stored=%d",
+				driver.Name, fdLimit, fdFlood, dialFailed, peakFDs, keptStatus, newStatus, recovered.Round(time.Millisecond), acked, stored)
+		})
+	}
+}
+
+// floodIdle opens n connections to addr that send nothing, and returns
+// those that connected and how many did not.
+func floodIdle(addr string, n int) (conns []net.Conn, failed int) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed++
+				return
+			}
+			conns = append(conns, c)
+		})
+	}
+	wg.Wait()
+	return conns, failed
+}
+
+// openFDs returns how many descriptors process pid holds, or 0 when it
+// cannot tell.
+func openFDs(pid int) int {
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return 0
+	}
+	return len(ents)
+}
