@@ -35,6 +35,10 @@
 //	# done soon after; prints the highest rate kept up with
 //	go run ./cmd/hookrelay-bench sustained --driver both --destinations 1,4 --rates 1000,2000,3000,4000 --duration 60s
 //
+//	# the SQLite WAL's size while 32 senders ingest for 40 s and every
+//	# event is delivered to the no-op target, then over 10 s of idle
+//	go run ./cmd/hookrelay-bench wal --senders 32 --duration 40s --idle 10s
+//
 //	# the no-op target on its own: prints its address, answers 200 to
 //	# anything after reading the body, stops on SIGTERM
 //	go run ./cmd/hookrelay-bench noop --listen 127.0.0.1:0
@@ -71,6 +75,7 @@ func commands() []command {
 		{"memory", "peak RSS of the relay under concurrent large bodies", runMemory},
 		{"deliver", "deliveries/s against a plain client, delivery latency, claim cost", runDeliver},
 		{"sustained", "highest ingest rate whose deliveries keep up, with the drain ratio", runSustained},
+		{"wal", "SQLite WAL size under sustained ingest and delivery, and once idle", runWAL},
 		{"noop", "serve the no-op target (used by ingest)", runNoop},
 	}
 }
