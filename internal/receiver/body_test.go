@@ -11,36 +11,35 @@ import (
 )
 
 // TestSlowBodyHoldsWhatArrived checks that a request declaring a large
-// body holds, while it trickles in, only the buffer its bytes have used:
-// the rest of the budget stays free for other requests.
+// body holds nothing of the budget while it trickles in: all of it stays
+// free for other requests.
 func TestSlowBodyHoldsWhatArrived(t *testing.T) {
 	t.Parallel()
 	const budget = 64 << 10
 	b := newBodyBudget(budget, 100*time.Millisecond)
 	pr, pw := io.Pipe()
 	req := httptest.NewRequest(http.MethodPost, "/webhooks/x", pr)
-	req.ContentLength = 1 << 20 // declared, never sent
+	req.ContentLength = 1 << 20 // declared, sent slowly
 	done := make(chan error, 1)
 	go func() {
 		_, held, err := b.readBody(httptest.NewRecorder(), req, 1<<20)
 		b.give(held)
 		done <- err
 	}()
-	if _, err := pw.Write([]byte("{")); err != nil {
+	if _, err := pw.Write(make([]byte, freeBody-1)); err != nil {
 		t.Fatal(err)
 	}
-	// The slow request holds its first buffer; everything else is free.
-	if err := b.take(context.Background(), budget-firstBodyBuffer); err != nil {
-		t.Fatalf("the budget is held by a body that sent one byte: %v", err)
+	n, err := b.take(context.Background(), budget)
+	if err != nil {
+		t.Fatalf("the budget is held by a body that sent %d bytes: %v", freeBody-1, err)
 	}
-	b.give(budget - firstBodyBuffer)
+	b.give(n)
 	_ = pw.CloseWithError(errors.New("client went away"))
 	if err := <-done; !errors.Is(err, errBodyRead) {
 		t.Fatalf("readBody of a body cut short: %v", err)
 	}
-	// Everything was given back.
-	if err := b.take(context.Background(), budget); err != nil {
-		t.Fatalf("budget not whole after the request: %v", err)
+	if n, err := b.take(context.Background(), budget); err != nil || n != budget {
+		t.Fatalf("budget not whole after the request: %d, %v", n, err)
 	}
 }
 
@@ -60,6 +59,7 @@ func TestBodyReadsExactly(t *testing.T) {
 		want     error
 	}{
 		{"declared", int64(len(body)), 1 << 20, nil},
+		{"declared, under freeBody", 100, 1 << 20, nil},
 		{"undeclared", -1, 1 << 20, nil},
 		{"undeclared at the limit", -1, int64(len(body)), nil},
 		{"undeclared over the limit", -1, int64(len(body)) - 1, errBodyTooLarge},
@@ -69,7 +69,11 @@ func TestBodyReadsExactly(t *testing.T) {
 		req.ContentLength = tc.declared
 		got, held, err := b.readBody(httptest.NewRecorder(), req, tc.limit)
 		b.give(held)
-		if !errors.Is(err, tc.want) || (err == nil && string(got) != string(body)) {
+		want := body
+		if tc.declared >= 0 && tc.declared < int64(len(body)) {
+			want = body[:tc.declared]
+		}
+		if !errors.Is(err, tc.want) || (err == nil && string(got) != string(want)) {
 			t.Errorf("%s: %d bytes, %v; want the body and %v", tc.name, len(got), err, tc.want)
 		}
 	}
