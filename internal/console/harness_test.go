@@ -68,7 +68,7 @@ type bundle struct {
 
 // setup opens a fresh database of the driver and serves the console and
 // the admin API over it, as the relay's admin listener does.
-func setup(t *testing.T, driver testdb.Driver) *bundle {
+func setup(t testing.TB, driver testdb.Driver) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	cfg, err := config.Parse([]byte(testConfig), t.TempDir(), func(k string) string { return testEnv[k] })
@@ -109,7 +109,7 @@ type seed struct {
 
 // ingest stores s as the receiver would, signed headers included, and
 // returns its hookrelay id.
-func (b *bundle) ingest(t *testing.T, s seed) string {
+func (b *bundle) ingest(t testing.TB, s seed) string {
 	t.Helper()
 	if s.at.IsZero() {
 		s.at = time.Now().UTC()
@@ -149,13 +149,13 @@ func (b *bundle) ingest(t *testing.T, s seed) string {
 
 // client is a browser: a cookie jar and the CSRF token of its session.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	http *http.Client
 	csrf string
 }
 
-func (b *bundle) anonymous(t *testing.T) *client {
+func (b *bundle) anonymous(t testing.TB) *client {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func (b *bundle) anonymous(t *testing.T) *client {
 }
 
 // login opens a session with token, as a user filling the login form.
-func (b *bundle) login(t *testing.T, token string) *client {
+func (b *bundle) login(t testing.TB, token string) *client {
 	t.Helper()
 	c := b.anonymous(t)
 	status, page := c.submitLogin(token)
@@ -184,7 +184,7 @@ func (c *client) submitLogin(token string) (int, string) {
 
 var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
-func csrfOf(t *testing.T, page string) string {
+func csrfOf(t testing.TB, page string) string {
 	t.Helper()
 	m := csrfRE.FindStringSubmatch(page)
 	if m == nil {
@@ -230,7 +230,7 @@ func (c *client) postRaw(path string, form url.Values, header http.Header) (int,
 	return readAll(c.t, resp)
 }
 
-func readAll(t *testing.T, resp *http.Response) (int, string) {
+func readAll(t testing.TB, resp *http.Response) (int, string) {
 	t.Helper()
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
@@ -251,4 +251,13 @@ func wantPage(t *testing.T, what string, status int, page string, wantStatus int
 			t.Fatalf("%s: page lacks %q:\n%s", what, s, page)
 		}
 	}
+}
+
+func mustURL(t testing.TB, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -12,6 +12,9 @@ import (
 type overviewView struct {
 	Sources      []sourceRow
 	Destinations []destinationRow
+	Range        activityRange
+	Ranges       []activityRange
+	Charts       []chart
 }
 
 type sourceRow struct {
@@ -31,7 +34,16 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 		c.fail(w, r, s, err)
 		return
 	}
-	var v overviewView
+	v := overviewView{Range: activityRanges[0], Ranges: activityRanges}
+	for _, ar := range activityRanges {
+		if ar.Name == r.URL.Query().Get("range") {
+			v.Range = ar
+		}
+	}
+	if v.Charts, err = c.activityCharts(r.Context(), v.Range); err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
 	for name, st := range stats.Sources {
 		v.Sources = append(v.Sources, sourceRow{Name: name, Stats: st})
 	}

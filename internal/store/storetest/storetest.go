@@ -103,6 +103,8 @@ var tests = []conformanceTest{
 	{"PruneOneRuleOnly", testPruneOneRuleOnly},
 	{"PruneRacesReplay", testPruneRacesReplay},
 	{"PruneRacesBackfill", testPruneRacesBackfill},
+
+	{"Activity", testActivity},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its
