@@ -35,6 +35,9 @@ const (
 	// screenshotsEnv names the directory the screenshots are written to;
 	// unset, they go under the system's temporary directory.
 	screenshotsEnv = "HOOKRELAY_SCREENSHOTS"
+	// docsShotsEnv names a directory (docs/ of the repository) to write
+	// the README's small screenshots to, as JPEG at 1280 px.
+	docsShotsEnv = "HOOKRELAY_DOCS_SCREENSHOTS"
 )
 
 // browserWidths are the viewport widths every page is photographed at.
@@ -309,6 +312,25 @@ func (b *browser) shoot(name string) {
 	b.run("reset the viewport", chromedp.EmulateViewport(1280, 900))
 }
 
+// docShot writes the current page at 1280 px as a JPEG to the directory
+// HOOKRELAY_DOCS_SCREENSHOTS names, if it names one.
+func (b *browser) docShot(name string) {
+	b.t.Helper()
+	dir := os.Getenv(docsShotsEnv)
+	if dir == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	jpeg, err := chromedp.Run(ctx, chromedp.FullScreenshot(80))
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".jpg"), jpeg, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
 // mutatingButtons returns the texts of the page's buttons that start with
 // a mutating verb.
 func (b *browser) mutatingButtons() []string {
@@ -392,6 +414,7 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 		t.Fatalf("the event page shows provider id %q", got)
 	}
 	b.shoot("event")
+	b.docShot("console-event")
 	b.run("press replay", chromedp.Click(chromedp.CSS("#replay-all")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
 	if got := b.text("#dry-run"); !strings.Contains(got, "1 delivery match: 1 would be re-armed") {
 		t.Fatalf("the event's dry run says %q", got)
@@ -417,6 +440,7 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 	b.run("count the set", chromedp.Click(chromedp.CSS("#count")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
 	dry := parseCount(t, countRE, b.text("#dry-run"))
 	b.shoot("replay-confirm")
+	b.docShot("console-replay")
 	b.run("confirm the set", chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS(".flash")))
 	b.shoot("replay-result")
 	rearmed := parseCount(t, rearmedRE, b.text(".flash"))
