@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: build run test lint bench bench-memory bench-deliver soak fuzz
+.PHONY: build run test lint bench bench-memory bench-deliver bench-console soak fuzz
 
 build:
 	$(GO) build -o bin/hookrelay ./cmd/hookrelay
@@ -29,6 +29,11 @@ bench-memory:
 # and claim cost with 5 million done rows (PostgreSQL; takes minutes).
 bench-deliver:
 	$(GO) run ./cmd/hookrelay-bench deliver --driver both
+
+# The console's events page over 5 000 000 stored events (SQLite; most of
+# the time goes into seeding them).
+bench-console:
+	$(GO) test -run '^$$' -bench 'BenchmarkEventsPage/sqlite' -benchtime 20x -timeout 60m ./internal/console
 
 # The crash scenario for as long as asked (not in CI).
 soak:
