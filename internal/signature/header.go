@@ -54,3 +54,14 @@ func canonical(name string) string {
 	}
 	return http.CanonicalHeaderKey(name)
 }
+
+// maxSignatures bounds the signatures one header may offer. Providers send
+// one, or a few while a secret is rotated; a header with more is refused as
+// malformed before any is checked, so a header of thousands of entries
+// costs one scan, not thousands of comparisons or public-key checks.
+const maxSignatures = 16
+
+// tooMany is the error of a header that offers more than maxSignatures.
+func tooMany(name string) error {
+	return fmt.Errorf("read %s: more than %d signatures: %w", name, maxSignatures, ErrMalformedSignature)
+}

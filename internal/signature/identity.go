@@ -119,3 +119,18 @@ func (f fields) setHeaders(h http.Header, msg Message) {
 	setIf(h, f.idHeader, msg.ID)
 	setIf(h, f.typeHeader, msg.Type)
 }
+
+// bodyUnixMilli returns the body field at path read as unix milliseconds,
+// or the zero time.
+func bodyUnixMilli(body []byte, path string) time.Time {
+	s := bodyString(body, path)
+	if len(s) < 4 {
+		return time.Time{}
+	}
+	sec, ok := parseUnix(s[:len(s)-3])
+	msec, ok2 := parseUnix(s[len(s)-3:])
+	if !ok || !ok2 {
+		return time.Time{}
+	}
+	return sec.Add(time.Duration(msec.Unix()) * time.Millisecond)
+}

@@ -54,6 +54,12 @@ type Request struct {
 	// Now is the receive time the timestamp is checked against; zero means
 	// time.Now().
 	Now time.Time
+	// Method is the HTTP method; empty means POST.
+	Method string
+	// RawQuery is the request URL's query, without the '?', as it arrived.
+	// Twilio signs it; Meta and Microsoft Graph handshakes carry their
+	// challenge in it.
+	RawQuery string
 }
 
 // Result describes a verification. On ErrStale and ErrMismatch it still
@@ -106,6 +112,10 @@ type Scheme interface {
 	// the request (Slack's url_verification challenge). It is called only
 	// after Verify succeeded; ok is false for every other request.
 	Handshake(req Request) (h Handshake, ok bool)
+	// AcceptsGET reports whether the provider sends GET requests the
+	// scheme verifies and answers (Meta's subscription check). For every
+	// other scheme a GET is not an ingest method.
+	AcceptsGET() bool
 }
 
 // HMACOptions configures the generic "hmac" scheme. Its fields mirror the
@@ -145,6 +155,17 @@ type Options struct {
 	AllowSHA1 bool
 	// HMAC configures the scheme "hmac".
 	HMAC HMACOptions
+	// PublicURL is the URL the provider calls, as it sees it (twilio and
+	// square sign it; the relay usually sits behind a proxy).
+	PublicURL string
+	// PublicKeys verify the public-key schemes: hex Ed25519 for discord,
+	// base64 DER P-256 for sendgrid, whpk_ Ed25519 for standard's v1a. Like
+	// secrets, several may be active and an empty entry keeps its number;
+	// their slots follow the secrets' (slot len(Secrets)+i).
+	PublicKeys []string
+	// VerifyToken is what Meta's subscription GET must carry in
+	// hub.verify_token.
+	VerifyToken string
 	// IDHeader and IDField (a bodyfield path) tell where the event id is
 	// read: first for the schemes hmac and none, and as a fallback for the
 	// others when the provider's own id is absent. TypeHeader and TypeField
@@ -166,6 +187,17 @@ var schemes = []struct {
 	{"gitlab", newGitLab},
 	{"hmac", newHMAC},
 	{"none", newNone},
+	{"twilio", newTwilio},
+	{"paddle", newPaddle},
+	{"zoom", newZoom},
+	{"meta", newMeta},
+	{"discord", newDiscord},
+	{"sendgrid", newSendGrid},
+	{"mailgun", newMailgun},
+	{"square", newSquare},
+	{"linear", newLinear},
+	{"intercom", newIntercom},
+	{"msgraph", newMSGraph},
 }
 
 // Names returns every scheme name.
@@ -223,7 +255,19 @@ func (r Request) now() time.Time {
 	return r.Now
 }
 
-// noHandshake is embedded by every scheme but Slack's.
+// AcceptsGET reports false: the provider only POSTs. Meta's scheme
+// overrides it.
+func (common) AcceptsGET() bool { return false }
+
+// method returns the request's HTTP method.
+func (r Request) method() string {
+	if r.Method == "" {
+		return http.MethodPost
+	}
+	return r.Method
+}
+
+// noHandshake is embedded by every scheme without a handshake.
 type noHandshake struct{}
 
 // Handshake reports false: the scheme has no handshake.

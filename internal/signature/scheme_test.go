@@ -9,20 +9,30 @@ import (
 
 func TestNames(t *testing.T) {
 	t.Parallel()
-	want := []string{"stripe", "github", "shopify", "standard", "slack", "gitlab", "hmac", "none"}
+	want := []string{"stripe", "github", "shopify", "standard", "slack", "gitlab", "hmac", "none",
+		"twilio", "paddle", "zoom", "meta", "discord", "sendgrid", "mailgun", "square", "linear", "intercom", "msgraph"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %v; want %v", got, want)
 	}
 	for _, name := range want {
-		o := Options{Scheme: name, HMAC: HMACOptions{Header: "X-Sig"}}
-		if name != "hmac" {
-			o.HMAC = HMACOptions{}
-		}
+		o := minimalOptions(name)
 		s, err := New(o)
 		if err != nil || s.Name() != name {
 			t.Errorf("New(%q) = %v, %v", name, s, err)
 		}
 	}
+}
+
+// minimalOptions are the least options the scheme name is built with.
+func minimalOptions(name string) Options {
+	o := Options{Scheme: name}
+	switch name {
+	case "hmac":
+		o.HMAC.Header = "X-Signature"
+	case "twilio", "square":
+		o.PublicURL = "https://relay.example.com/webhooks/" + name
+	}
+	return o
 }
 
 func TestNewErrors(t *testing.T) {

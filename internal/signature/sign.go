@@ -1,6 +1,7 @@
 package signature
 
 import (
+	"crypto"
 	"fmt"
 	"net/http"
 	"time"
@@ -14,6 +15,10 @@ type Message struct {
 	Body     []byte
 	// Now is the signing time; zero means time.Now().
 	Now time.Time
+	// Key signs for the public-key schemes (discord and standard's v1a take
+	// an ed25519.PrivateKey, sendgrid an *ecdsa.PrivateKey); the secret
+	// slot is then unused.
+	Key crypto.Signer
 }
 
 func (m Message) now() time.Time {
@@ -23,7 +28,8 @@ func (m Message) now() time.Time {
 	return m.Now
 }
 
-// signer is implemented by every scheme.
+// signer is implemented by every scheme that signs with headers alone;
+// the others implement requestSigner.
 type signer interface {
 	sign(slot int, msg Message) (http.Header, error)
 }
@@ -43,11 +49,16 @@ var (
 // the secret in o.Secrets[slot]: the signature, the timestamp, and the id
 // and type headers the scheme reads. Schemes that read their id or type
 // from headers and require them (github, standard) need msg.ID, and github
-// msg.Type.
+// msg.Type. Schemes that change the body or the URL (linear, mailgun,
+// msgraph, twilio) are signed with SignRequest; Sign returns their headers.
 func Sign(o Options, slot int, msg Message) (http.Header, error) {
 	s, err := New(o)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := s.(requestSigner); ok {
+		r, err := SignRequest(o, slot, msg)
+		return r.Header, err
 	}
 	h, err := s.(signer).sign(slot, msg)
 	if err != nil {

@@ -1,6 +1,7 @@
 package signature
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -36,11 +37,14 @@ const standardSecretPrefix = "whsec_"
 // space-separated "v1,<base64>" signatures, any of which may match the
 // HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>". The key is the
 // base64 secret after its optional whsec_ prefix, as the official libraries
-// read it. Signatures of other versions are ignored.
+// read it. With public_keys (whpk_), "v1a,<base64>" entries are Ed25519
+// signatures of the same content, checked against each key; their slots
+// follow the secrets'. Signatures of other versions are ignored.
 type standard struct {
 	common
 	noHandshake
-	keys keyring
+	keys    keyring
+	pubKeys slotted[ed25519.PublicKey]
 }
 
 func newStandard(o Options, c common) (Scheme, error) {
@@ -48,7 +52,11 @@ func newStandard(o Options, c common) (Scheme, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &standard{common: c, keys: keys}, nil
+	pubKeys, err := publicKeys[ed25519.PublicKey]("standard", o.PublicKeys, len(o.Secrets))
+	if err != nil {
+		return nil, err
+	}
+	return &standard{common: c, keys: keys, pubKeys: pubKeys}, nil
 }
 
 // StandardKey decodes a Standard Webhooks secret into its HMAC key. Like
@@ -78,7 +86,7 @@ func (*standard) headers(h http.Header) standardHeaders {
 }
 
 func (s *standard) Verify(req Request) (Result, error) {
-	if !s.keys.active() {
+	if !s.keys.active() && !s.pubKeys.active() {
 		return failed(ErrNoSecret)
 	}
 	names := s.headers(req.Header)
@@ -94,24 +102,60 @@ func (s *standard) Verify(req Request) (Result, error) {
 	if err != nil {
 		return failed(err)
 	}
-	var buf [4]string
-	sigs := parseStandardSignatures(header, buf[:0])
-	if len(sigs) == 0 {
-		return failed(fmt.Errorf("read %s: no v1 signature: %w", names.signature, ErrMalformedSignature))
+	var buf, abuf [4]string
+	sigs, asym, err := parseStandardSignatures(header, buf[:0], abuf[:0])
+	if err != nil {
+		return failed(fmt.Errorf("read %s: %w", names.signature, err))
 	}
-	slot, matched := s.keys.match(idTimestampDot, &content{id: id, timestamp: raw, body: req.Body}, base64Encoding, sigs)
+	c := content{id: id, timestamp: raw, body: req.Body}
+	slot, matched := s.keys.match(idTimestampDot, &c, base64Encoding, sigs)
+	if !matched && len(asym) > 0 {
+		slot, matched = s.matchAsymmetric(&c, asym)
+	}
 	return verdict(slot, matched, ts, true, req.now(), s.tolerance)
 }
 
+// matchAsymmetric returns the slot of the first public key that one of the
+// base64 v1a signatures verifies for the content.
+func (s *standard) matchAsymmetric(c *content, asym []string) (int, bool) {
+	return s.pubKeys.match(func(pub ed25519.PublicKey) bool {
+		return joined(func(msg []byte) bool {
+			for _, a := range asym {
+				var sig [ed25519.SignatureSize + 2]byte
+				if len(a) != base64.StdEncoding.EncodedLen(ed25519.SignatureSize) {
+					continue
+				}
+				n, err := strictBase64.Decode(sig[:], []byte(a))
+				if err == nil && n == ed25519.SignatureSize && ed25519.Verify(pub, msg, sig[:n]) {
+					return true
+				}
+			}
+			return false
+		}, []byte(c.id), []byte("."), []byte(c.timestamp), []byte("."), c.body)
+	})
+}
+
 // parseStandardSignatures appends to sigs the base64 text of every
-// "v1,<base64>" entry of a space-separated signature header.
-func parseStandardSignatures(v string, sigs []string) []string {
+// "v1,<base64>" entry of a space-separated signature header, and to asym
+// that of every "v1a,<base64>" entry. Its error wraps
+// ErrMalformedSignature when there is neither, or more than maxSignatures
+// entries in all.
+func parseStandardSignatures(v string, sigs, asym []string) ([]string, []string, error) {
+	n := 0
 	for entry := range strings.FieldsSeq(v) {
+		if n++; n > maxSignatures {
+			return nil, nil, fmt.Errorf("more than %d signatures: %w", maxSignatures, ErrMalformedSignature)
+		}
 		if sig, ok := strings.CutPrefix(entry, "v1,"); ok {
 			sigs = append(sigs, sig)
+		} else if sig, ok := strings.CutPrefix(entry, "v1a,"); ok {
+			asym = append(asym, sig)
 		}
 	}
-	return sigs
+	if len(sigs) == 0 && len(asym) == 0 {
+		return nil, nil, fmt.Errorf("no v1 or v1a signature: %w", ErrMalformedSignature)
+	}
+	return sigs, asym, nil
 }
 
 // Identify reads the id from webhook-id (or svix-id), which is required;
@@ -131,14 +175,21 @@ func (s *standard) sign(slot int, msg Message) (http.Header, error) {
 		return nil, errors.New("standard needs a message id")
 	}
 	ts := formatUnix(msg.now())
-	sig, err := s.keys.sign(slot, idTimestampDot, &content{id: msg.ID, timestamp: ts, body: msg.Body}, base64Encoding)
-	if err != nil {
-		return nil, err
+	var sig string
+	if key, ok := msg.Key.(ed25519.PrivateKey); ok {
+		signed := append([]byte(msg.ID+"."+ts+"."), msg.Body...)
+		sig = "v1a," + base64.StdEncoding.EncodeToString(ed25519.Sign(key, signed))
+	} else {
+		mac, err := s.keys.sign(slot, idTimestampDot, &content{id: msg.ID, timestamp: ts, body: msg.Body}, base64Encoding)
+		if err != nil {
+			return nil, err
+		}
+		sig = "v1," + mac
 	}
 	h := http.Header{}
 	h.Set(webhookHeaders.id, msg.ID)
 	h.Set(webhookHeaders.timestamp, ts)
-	h.Set(webhookHeaders.signature, "v1,"+sig)
+	h.Set(webhookHeaders.signature, sig)
 	return h, nil
 }
 

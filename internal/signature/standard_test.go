@@ -1,6 +1,8 @@
 package signature
 
 import (
+	"crypto/ed25519"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"slices"
@@ -17,7 +19,7 @@ var standardCase = schemeCase{
 	timestamped: true,
 	required:    []string{"webhook-id", "webhook-timestamp", "webhook-signature"},
 	malform: func(h http.Header) {
-		h.Set("webhook-signature", strings.Replace(h.Get("webhook-signature"), "v1,", "v1a,", 1))
+		h.Set("webhook-signature", strings.Replace(h.Get("webhook-signature"), "v1,", "v2,", 1))
 	},
 	malformedErr: ErrMalformedSignature,
 }
@@ -99,22 +101,28 @@ func TestStandardSecrets(t *testing.T) {
 func TestParseStandardSignatures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		header string
-		want   []string
+		header     string
+		want, asym []string
 	}{
-		{"v1,abc=", []string{"abc="}},
-		{"v1,abc= v1,def=", []string{"abc=", "def="}},
-		{"v1a,xyz v1,abc= v2,def", []string{"abc="}},
-		{"  v1,abc=   v1,def=  ", []string{"abc=", "def="}},
-		{"v1,", []string{""}},
-		{"v1", nil},
-		{"v1abc", nil},
-		{"abc=", nil},
-		{"", nil},
+		{"v1,abc=", []string{"abc="}, nil},
+		{"v1,abc= v1,def=", []string{"abc=", "def="}, nil},
+		{"v1a,xyz v1,abc= v2,def", []string{"abc="}, []string{"xyz"}},
+		{"  v1,abc=   v1,def=  ", []string{"abc=", "def="}, nil},
+		{"v1,", []string{""}, nil},
+		{"v1a,k v1a,l", nil, []string{"k", "l"}},
+		{"v1", nil, nil},
+		{"v1abc", nil, nil},
+		{"abc=", nil, nil},
+		{"", nil, nil},
+		{strings.Repeat("v1,a ", maxSignatures+1), nil, nil},
 	}
 	for _, tt := range tests {
-		if got := parseStandardSignatures(tt.header, nil); !slices.Equal(got, tt.want) {
-			t.Errorf("parse(%q) = %q; want %q", tt.header, got, tt.want)
+		got, asym, err := parseStandardSignatures(tt.header, nil, nil)
+		if !slices.Equal(got, tt.want) || !slices.Equal(asym, tt.asym) {
+			t.Errorf("parse(%q) = %q, %q; want %q, %q", tt.header, got, asym, tt.want, tt.asym)
+		}
+		if (err != nil) != (tt.want == nil && tt.asym == nil) || (err != nil && !errors.Is(err, ErrMalformedSignature)) {
+			t.Errorf("parse(%q) error %v", tt.header, err)
 		}
 	}
 }
@@ -152,7 +160,10 @@ func TestStandardIdentify(t *testing.T) {
 func FuzzStandardHeader(f *testing.F) {
 	f.Add("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
 	f.Fuzz(func(t *testing.T, header string) {
-		sigs := parseStandardSignatures(header, nil)
+		sigs, _, err := parseStandardSignatures(header, nil, nil)
+		if err != nil {
+			return
+		}
 		var again []string
 		for _, s := range sigs {
 			if !strings.Contains(header, "v1,"+s) || strings.ContainsAny(s, " \t\r\n") {
@@ -160,8 +171,72 @@ func FuzzStandardHeader(f *testing.F) {
 			}
 			again = append(again, "v1,"+s)
 		}
-		if got := parseStandardSignatures(strings.Join(again, " "), nil); !slices.Equal(got, sigs) {
+		if len(again) == 0 {
+			return
+		}
+		if got, _, _ := parseStandardSignatures(strings.Join(again, " "), nil, nil); !slices.Equal(got, sigs) {
 			t.Fatalf("round trip of %q = %q; want %q", header, got, sigs)
 		}
 	})
+}
+
+var standardV1aCase = schemeCase{
+	opts:        Options{Scheme: "standard"},
+	secret:      plainSecret,
+	publicKey:   whpkKey,
+	timestamped: true,
+	required:    []string{"webhook-id", "webhook-timestamp", "webhook-signature"},
+	malform: func(h http.Header) {
+		h.Set("webhook-signature", strings.Replace(h.Get("webhook-signature"), "v1a,", "v2,", 1))
+	},
+	malformedErr: ErrMalformedSignature,
+}
+
+func TestStandardV1aVerify(t *testing.T) {
+	t.Parallel()
+	runVerifyCases(t, standardV1aCase)
+}
+
+// TestStandardV1aVector verifies the Standard Webhooks Go library's
+// asymmetric vector, and signs it again from its seed: Ed25519 is
+// deterministic, so the signature must be the same.
+func TestStandardV1aVector(t *testing.T) {
+	t.Parallel()
+	runVectorsWith(t, func(v vector, o *Options, _ *Request) { o.PublicKeys = []string{v.Secret} },
+		Options{Scheme: "standard"}, nil, nil, "standard-webhooks-asymmetric")
+	v := vectorsOf(t, "standard-webhooks-asymmetric")[0]
+	seed, err := base64.StdEncoding.DecodeString(v.SigningPrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Sign(Options{Scheme: "standard", PublicKeys: []string{v.Secret}}, 0, Message{
+		ID: v.Headers["webhook-id"], Body: []byte(v.Body), Now: time.Unix(v.Now, 0), Key: ed25519.NewKeyFromSeed(seed),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Get("webhook-signature"); got != v.Headers["webhook-signature"] {
+		t.Errorf("signature %q; want %q", got, v.Headers["webhook-signature"])
+	}
+}
+
+// TestStandardSecretsAndPublicKeys numbers public keys after secrets.
+func TestStandardSecretsAndPublicKeys(t *testing.T) {
+	t.Parallel()
+	pub, priv := whpkKey(t, "k")
+	o := Options{Scheme: "standard", Secrets: []string{whsecSecret("a"), ""}, PublicKeys: []string{"", pub}}
+	h, err := Sign(o, 0, Message{ID: "msg_1", Body: spacedBody, Now: testNow, Key: priv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := verify(t, o, Request{Header: h, Body: spacedBody, Now: testNow}); err != nil || res.Slot != 3 {
+		t.Errorf("v1a: Verify = %+v, %v; want slot 3", res, err)
+	}
+	h, err = Sign(o, 0, Message{ID: "msg_1", Body: spacedBody, Now: testNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := verify(t, o, Request{Header: h, Body: spacedBody, Now: testNow}); err != nil || res.Slot != 0 {
+		t.Errorf("v1: Verify = %+v, %v; want slot 0", res, err)
+	}
 }

@@ -2,6 +2,7 @@ package signature
 
 import (
 	"bytes"
+	"crypto"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -35,6 +36,9 @@ type schemeCase struct {
 	// structure to break).
 	malform      func(h http.Header)
 	malformedErr error
+	// publicKey is set for a public-key scheme: it turns a name into the
+	// configured public key, and the name's private key signs.
+	publicKey func(t *testing.T, name string) (public string, private crypto.Signer)
 }
 
 func plainSecret(name string) string { return name + "-secret" }
@@ -54,6 +58,14 @@ func (sc schemeCase) with(names ...string) Options {
 		}
 		o.Secrets = append(o.Secrets, s)
 	}
+	if sc.publicKey != nil {
+		o.Secrets, o.PublicKeys = nil, o.Secrets
+		for i, n := range names {
+			if n != "" {
+				o.PublicKeys[i], _ = sc.publicKey(nil, n)
+			}
+		}
+	}
 	return o
 }
 
@@ -61,11 +73,15 @@ func (sc schemeCase) with(names ...string) Options {
 // list names, at the time at.
 func (sc schemeCase) signed(t *testing.T, names []string, slot int, body []byte, at time.Time) Request {
 	t.Helper()
-	h, err := Sign(sc.with(names...), slot, Message{ID: "msg_1", Type: "invoice.paid", Body: body, Now: at})
+	msg := Message{ID: "msg_1", Type: "invoice.paid", Body: body, Now: at}
+	if sc.publicKey != nil {
+		_, msg.Key = sc.publicKey(t, names[slot])
+	}
+	r, err := SignRequest(sc.with(names...), slot, msg)
 	if err != nil {
 		t.Fatalf("Sign: %v", err)
 	}
-	return Request{Header: h, Body: body, Now: testNow}
+	return Request{Header: r.Header, Body: r.Body, RawQuery: r.RawQuery, Now: testNow}
 }
 
 func verify(t *testing.T, o Options, req Request) (Result, error) {
