@@ -9,10 +9,12 @@ import (
 )
 
 var squareCase = schemeCase{
-	opts:         Options{Scheme: "square", PublicURL: "https://relay.example.com/webhooks/square"},
-	secret:       plainSecret,
-	required:     []string{"X-Square-Hmacsha256-Signature"},
-	malform:      func(h http.Header) { h.Set("X-Square-Hmacsha256-Signature", "!"+h.Get("X-Square-Hmacsha256-Signature")) },
+	opts:     Options{Scheme: "square", PublicURL: "https://relay.example.com/webhooks/square"},
+	secret:   plainSecret,
+	required: []string{"X-Square-Hmacsha256-Signature"},
+	malform: func(h http.Header) {
+		h.Set("X-Square-Hmacsha256-Signature", "!"+h.Get("X-Square-Hmacsha256-Signature"))
+	},
 	malformedErr: ErrMismatch,
 }
 
