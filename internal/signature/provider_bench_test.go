@@ -86,9 +86,14 @@ func BenchmarkManySignatures(b *testing.B) {
 		entry        func(genuine string) string
 	}{
 		{"paddle", "Paddle-Signature", Options{Scheme: "paddle", Secrets: []string{"a", "b"}}, nil,
-			func(g string) string { ts, _, _ := strings.Cut(g, ";"); return ts + strings.Repeat(";h1="+strings.Repeat("0", 64), n) }},
+			func(g string) string {
+				ts, _, _ := strings.Cut(g, ";")
+				return ts + strings.Repeat(";h1="+strings.Repeat("0", 64), n)
+			}},
 		{"standard-v1a", "Webhook-Signature", Options{Scheme: "standard", PublicKeys: []string{whpk, whpk}}, whpkPriv,
-			func(g string) string { return strings.TrimSpace(strings.Repeat(strings.Replace(g, "v1a,", "v1a,A", 1)[:len(g)]+" ", n)) }},
+			func(g string) string {
+				return strings.TrimSpace(strings.Repeat(strings.Replace(g, "v1a,", "v1a,A", 1)[:len(g)]+" ", n))
+			}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s, req := benchProvider(b, c.o, c.key)
