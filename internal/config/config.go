@@ -10,7 +10,10 @@
 // which hold YAML anchors for merging (<<: *name) into several entries.
 package config
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Config is hookrelay's whole configuration. Its yaml tags are the key names
 // of the file; Path and Warnings are not read from the file.
@@ -65,7 +68,8 @@ type Token struct {
 }
 
 // Verification schemes a source may use.
-var Schemes = []string{"stripe", "github", "shopify", "standard", "slack", "gitlab", "hmac", "none"}
+var Schemes = []string{"stripe", "github", "shopify", "standard", "slack", "gitlab", "hmac", "none",
+	"twilio", "paddle", "zoom", "meta", "discord", "sendgrid", "mailgun", "square", "linear", "intercom", "msgraph"}
 
 // Source is a provider that posts to /webhooks/{name}.
 type Source struct {
@@ -83,6 +87,15 @@ type Source struct {
 	AllowSHA1 bool `yaml:"allow_sha1,omitempty"`
 	// HMAC configures the generic "hmac" scheme.
 	HMAC HMAC `yaml:"hmac,omitempty"`
+	// PublicURL is the URL the provider calls, as it sees it; twilio and
+	// square sign it.
+	PublicURL string `yaml:"public_url,omitempty"`
+	// PublicKeys verify the public-key schemes (discord, sendgrid, and
+	// standard's v1a), numbered after the secrets; an empty entry keeps
+	// its slot.
+	PublicKeys []string `yaml:"public_keys,omitempty"`
+	// VerifyToken is what Meta's subscription check must carry.
+	VerifyToken string `yaml:"verify_token,omitempty"`
 	// IDHeader and IDField name where the provider's event id is read:
 	// a request header, or a dotted path into the JSON body.
 	IDHeader string `yaml:"id_header,omitempty"`
@@ -326,6 +339,12 @@ func (c *Config) DatabaseDriver() (driver, dsn string) {
 		return "postgres", c.Database
 	}
 	return "", ""
+}
+
+// ActiveKeys reports whether the source has a non-empty secret or public
+// key, so that it can verify something.
+func (s *Source) ActiveKeys() bool {
+	return s.ActiveSecrets() || slices.ContainsFunc(s.PublicKeys, func(k string) bool { return k != "" })
 }
 
 // ActiveSecrets reports whether the source has at least one non-empty secret.

@@ -43,7 +43,7 @@ hmac: {}
 		`tokens[0].scopes: unknown key`,
 		`hmac: unknown key`,
 		// Reported by validation, as the misspelt key left verify unset.
-		`sources[1].verify: required (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none)`,
+		`sources[1].verify: required (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)`,
 	}
 	if got := problems(t, err); !slices.Equal(got, want) {
 		t.Errorf("problems =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -34,6 +34,7 @@ func (c *Config) WriteMasked(w io.Writer) error {
 			secrets[j] = mask(s)
 		}
 		m.Sources[i].Secrets = secrets
+		m.Sources[i].VerifyToken = mask(m.Sources[i].VerifyToken)
 	}
 	m.Destinations = slices.Clone(c.Destinations)
 	for i := range m.Destinations {

@@ -59,6 +59,7 @@ func (v *validator) sources() {
 			v.add(p+".allow_sha1", "only applies to verify: github")
 		}
 		v.hmac(p+".hmac", s)
+		v.providerKeys(p, s)
 		v.dottedPath(p+".id_field", s.IDField)
 		v.dottedPath(p+".type_field", s.TypeField)
 	}

@@ -57,8 +57,8 @@ func TestValidate(t *testing.T) {
 		{"source name charset", func(c *Config) { c.Sources[2].Name = "Partner.io" }, []string{`sources[2].name: "Partner.io" may hold only a-z, 0-9, _ and -`}},
 		{"source name too long", func(c *Config) { c.Sources[2].Name = strings.Repeat("a", 65) }, []string{`sources[2].name: "` + strings.Repeat("a", 65) + `" is longer than 64 characters`}},
 		{"source name duplicate", func(c *Config) { c.Sources[2].Name = "stripe" }, []string{`sources[2].name: "stripe" is already used by sources[0]`}},
-		{"verify unknown", func(c *Config) { c.Sources[1].Verify = "strpe" }, []string{`sources[1].verify: unknown scheme "strpe" (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none)`, "sources[1].allow_sha1: only applies to verify: github"}},
-		{"verify missing", func(c *Config) { c.Sources[0].Verify = "" }, []string{"sources[0].verify: required (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none)"}},
+		{"verify unknown", func(c *Config) { c.Sources[1].Verify = "strpe" }, []string{`sources[1].verify: unknown scheme "strpe" (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)`, "sources[1].allow_sha1: only applies to verify: github"}},
+		{"verify missing", func(c *Config) { c.Sources[0].Verify = "" }, []string{"sources[0].verify: required (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)"}},
 		{"every scheme", func(c *Config) {
 			for _, s := range []string{"shopify", "standard", "slack", "gitlab", "none"} {
 				c.Sources = append(c.Sources, Source{Name: s, Verify: s, Tolerance: Duration(time.Second), MaxBody: 1})
@@ -80,6 +80,38 @@ func TestValidate(t *testing.T) {
 		{"id_field empty segment", func(c *Config) { c.Sources[2].IDField = "meta..id" }, []string{`sources[2].id_field: "meta..id" has an empty segment (want e.g. data.object.id)`}},
 		{"type_field empty segment", func(c *Config) { c.Sources[2].TypeField = "type." }, []string{`sources[2].type_field: "type." has an empty segment (want e.g. data.object.id)`}},
 		{"source without secrets", func(c *Config) { c.Sources[0].Secrets = nil }, nil},
+		{"every provider preset", func(c *Config) {
+			for _, s := range []Source{
+				{Name: "twilio", Verify: "twilio", PublicURL: "https://relay.example.com/webhooks/twilio"},
+				{Name: "square", Verify: "square", PublicURL: "https://relay.example.com/webhooks/square"},
+				{Name: "meta", Verify: "meta", VerifyToken: "t"},
+				{Name: "discord", Verify: "discord", PublicKeys: []string{"", testDiscordKey}},
+				{Name: "sendgrid", Verify: "sendgrid", PublicKeys: []string{testSendGridKey}},
+				{Name: "standard", Verify: "standard", PublicKeys: []string{testWhpk}},
+				{Name: "paddle", Verify: "paddle"}, {Name: "zoom", Verify: "zoom"}, {Name: "mailgun", Verify: "mailgun"},
+				{Name: "linear", Verify: "linear"}, {Name: "intercom", Verify: "intercom"}, {Name: "msgraph", Verify: "msgraph"},
+			} {
+				s.Tolerance, s.MaxBody = Duration(time.Second), 1
+				c.Sources = append(c.Sources, s)
+			}
+		}, nil},
+		{"public_url missing", func(c *Config) { c.Sources[0].Verify = "twilio" },
+			[]string{"sources[0].public_url: required for verify: twilio (the URL the provider calls, as it sees it)"}},
+		{"public_url relative", func(c *Config) { c.Sources[0].Verify, c.Sources[0].PublicURL = "square", "/webhooks/square" },
+			[]string{"sources[0].public_url: want an absolute http or https URL"}},
+		{"public_url not used", func(c *Config) { c.Sources[0].PublicURL = "https://x/y" },
+			[]string{"sources[0].public_url: only applies to verify: twilio or square"}},
+		{"public_keys bad", func(c *Config) {
+			c.Sources[0].Verify, c.Sources[0].Secrets, c.Sources[0].PublicKeys = "discord", nil, []string{testDiscordKey, "abc"}
+		}, []string{"sources[0].public_keys[1]: want 64 hex digits (an Ed25519 public key)"}},
+		{"public_keys whpk bad", func(c *Config) { c.Sources[0].Verify, c.Sources[0].PublicKeys = "standard", []string{testDiscordKey} },
+			[]string{"sources[0].public_keys[0]: want whpk_ then the padded base64 of a 32-byte Ed25519 public key"}},
+		{"public_keys not used", func(c *Config) { c.Sources[0].PublicKeys = []string{testDiscordKey} },
+			[]string{"sources[0].public_keys: only applies to verify: discord, sendgrid or standard"}},
+		{"secrets on a public-key scheme", func(c *Config) { c.Sources[0].Verify, c.Sources[0].PublicKeys = "sendgrid", []string{testSendGridKey} },
+			[]string{"sources[0].secrets: not used by verify: sendgrid, which verifies with public_keys"}},
+		{"verify_token not used", func(c *Config) { c.Sources[0].VerifyToken = "t" },
+			[]string{"sources[0].verify_token: only applies to verify: meta"}},
 
 		// destinations
 		{"destination name missing", func(c *Config) { c.Destinations[0].Name = "" }, []string{"destinations[0].name: required"}},
@@ -235,7 +267,7 @@ log: {level: loud}
 		`destinations[0].colour: unknown key`,
 		`database: unknown scheme "mysql" (want sqlite:PATH or postgres://…)`,
 		`admin_listen: same address as listen ":8080" (the admin API must never share the public listener)`,
-		`sources[0].verify: unknown scheme "strpe" (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none)`,
+		`sources[0].verify: unknown scheme "strpe" (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)`,
 		`sources[1].name: "Stripe" may hold only a-z, 0-9, _ and -`,
 		`sources[1].tolerance: 0s is not more than 0`,
 		`destinations[0].url: set either url or pull: true, not both`,
@@ -268,8 +300,11 @@ sources:
   - {name: github, verify: github, secrets: ["", "${GITHUB_SECRET}"]}
   - {name: bare, verify: gitlab}
   - {name: local, verify: none}
+  - {name: discord, verify: discord, public_keys: ["${DISCORD_KEY}"]}
+  - {name: meta, verify: meta, secrets: [s], verify_token: "${META_VERIFY_TOKEN}"}
+  - {name: sendgrid, verify: sendgrid, public_keys: ["${SENDGRID_KEY}"]}
 `
-	c := parse(t, doc, map[string]string{"READ_TOKEN": "read-token", "GITHUB_SECRET": "gh"})
+	c := parse(t, doc, map[string]string{"READ_TOKEN": "read-token", "GITHUB_SECRET": "gh", "DISCORD_KEY": testDiscordKey})
 	if len(c.Tokens) != 1 || c.Tokens[0].Name != "dashboard" {
 		t.Errorf("Tokens = %+v, want only dashboard", c.Tokens)
 	}
@@ -279,6 +314,8 @@ sources:
 		`sources[0].secrets: source "stripe" has no secret (is STRIPE_SECRET set?); its requests are answered 503`,
 		`sources[2].secrets: source "bare" has no secret; its requests are answered 503`,
 		`sources[3].verify: source "local" verifies nothing: anyone who can reach the listener can post events to it; use it only locally`,
+		`sources[5].verify_token: source "meta" has no verify_token (is META_VERIFY_TOKEN set?); Meta's subscription check is answered 503`,
+		`sources[6].public_keys: source "sendgrid" has no public key (is SENDGRID_KEY set?); its requests are answered 503`,
 	}
 	if !slices.Equal(c.Warnings, want) {
 		t.Errorf("Warnings =\n%s\nwant\n%s", strings.Join(c.Warnings, "\n"), strings.Join(want, "\n"))
@@ -297,3 +334,10 @@ func TestParseDroppedTokenStillValidated(t *testing.T) {
 		t.Errorf("problems = %q, want %q", got, want)
 	}
 }
+
+// Public keys of the provider presets, in the forms their sources take.
+const (
+	testDiscordKey  = "ea4a6c63e29c520abef5507b132ec5f9954776aebebe7b92421eea691446d22c"
+	testSendGridKey = "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEEDr2LjtURuePQzplybdC+u4CwrqDqBaWjcMMsTbhdbcwHBcepxo7yAQGhHPTnlvFYPAZFceEu/1FwCM/QmGUhA=="
+	testWhpk        = "whpk_ZlN4eg7dSSqi0moX9hQUk3orrOouK3QVQSlJa248c/g="
+)

@@ -1,6 +1,9 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // dropEmptyTokens removes the tokens whose secret is empty, with a warning
 // each, so that an example whose variables are unset still runs.
@@ -27,16 +30,24 @@ func (c *Config) warnSources() {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s.verify: source %q verifies nothing: anyone who can reach the listener can post events to it; use it only locally", key, s.Name))
 			continue
 		}
-		if s.ActiveSecrets() {
+		if s.Verify == "meta" && s.VerifyToken == "" {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s.verify_token: source %q has no verify_token%s; Meta's subscription check is answered 503",
+				key, s.Name, c.origins[key+".verify_token"].hint()))
+		}
+		if s.ActiveKeys() {
 			continue
 		}
+		field, what, n := "secrets", "secret", len(s.Secrets)
+		if slices.Contains(keyOnlySchemes, s.Verify) {
+			field, what, n = "public_keys", "public key", len(s.PublicKeys)
+		}
 		var hint string
-		for j := range s.Secrets {
-			if h := c.origins[fmt.Sprintf("%s.secrets[%d]", key, j)].hint(); h != "" {
+		for j := range n {
+			if h := c.origins[fmt.Sprintf("%s.%s[%d]", key, field, j)].hint(); h != "" {
 				hint = h
 				break
 			}
 		}
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s.secrets: source %q has no secret%s; its requests are answered 503", key, s.Name, hint))
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s.%s: source %q has no %s%s; its requests are answered 503", key, field, s.Name, what, hint))
 	}
 }

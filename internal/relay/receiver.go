@@ -94,14 +94,17 @@ var _ receiver.Committer = (*groupcommit.Committer)(nil)
 // SchemeOptions maps a configured source to its signature scheme's options.
 func SchemeOptions(s config.Source) signature.Options {
 	return signature.Options{
-		Scheme:     s.Verify,
-		Secrets:    s.Secrets,
-		Tolerance:  time.Duration(s.Tolerance),
-		AllowSHA1:  s.AllowSHA1,
-		HMAC:       signature.HMACOptions(s.HMAC),
-		IDHeader:   s.IDHeader,
-		IDField:    s.IDField,
-		TypeHeader: s.TypeHeader,
-		TypeField:  s.TypeField,
+		Scheme:      s.Verify,
+		Secrets:     s.Secrets,
+		Tolerance:   time.Duration(s.Tolerance),
+		AllowSHA1:   s.AllowSHA1,
+		HMAC:        signature.HMACOptions(s.HMAC),
+		PublicURL:   s.PublicURL,
+		PublicKeys:  s.PublicKeys,
+		VerifyToken: s.VerifyToken,
+		IDHeader:    s.IDHeader,
+		IDField:     s.IDField,
+		TypeHeader:  s.TypeHeader,
+		TypeField:   s.TypeField,
 	}
 }
