@@ -145,6 +145,10 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer rc.metrics.inflight.Dec()
 
 	src, ok := rc.sources[r.PathValue("source")]
+	if !allowsMethod(r, src) {
+		refuseMethod(w, src)
+		return
+	}
 	if !ok {
 		rc.respond(w, r, nil, outcome{err: errUnknownSource}, start)
 		return
@@ -167,7 +171,7 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 	if err != nil {
 		return outcome{err: err, bodySize: max(r.ContentLength, 0)}
 	}
-	req := signature.Request{Header: r.Header, Body: body, Now: start}
+	req := signature.Request{Header: r.Header, Body: body, Now: start, Method: r.Method, RawQuery: r.URL.RawQuery}
 	o := outcome{bodySize: int64(len(body))}
 
 	o.verified, o.err = src.Scheme.Verify(req)

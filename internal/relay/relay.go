@@ -111,7 +111,10 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 			return nil, err
 		}
 		mux := http.NewServeMux()
-		mux.Handle("POST /webhooks/{source}", r.reload.ingest.set(h))
+		ingest := r.reload.ingest.set(h)
+		for _, p := range receiver.Patterns {
+			mux.Handle(p, ingest)
+		}
 		ing := cfg.Ingest
 		r.public = &http.Server{
 			Handler:           mux,
