@@ -28,10 +28,13 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	id := fs.String("id", "", "provider event id for schemes that carry it in a header (default: the body's id field, else generated)")
 	eventType := fs.String("type", "", "event type for schemes that carry it in a header (default: the body's type field)")
 	slot := fs.Int("slot", -1, "secret slot to sign with (default: the first non-empty secret)")
+	keyFile := fs.String("private-key", "", "file holding the private key for verify: discord, sendgrid, or standard with public_keys (v1a)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: hookrelay send --source NAME --file PAYLOAD [flags]\n\n"+
 			"Signs PAYLOAD exactly as the source's provider would, with the source's secret from the\n"+
-			"config, and posts it to the relay's ingest listener.\n\n")
+			"config (or --private-key for a public-key scheme), and posts it to the relay's ingest\n"+
+			"listener. A provider that signs inside the body (mailgun, msgraph, linear) or the URL\n"+
+			"(twilio) gets the payload with its signature or send time written in.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -52,12 +55,21 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	msg := signature.Message{ID: *id, Type: *eventType, Body: body, Now: time.Now()}
+	if *keyFile != "" {
+		if msg.Key, err = readPrivateKey(*keyFile, src); err != nil {
+			return err
+		}
+		*slot = 0 // unused: the key signs
+	}
 	if *slot < 0 {
 		if *slot, err = firstSecretSlot(src.Secrets); err != nil {
+			if len(src.PublicKeys) > 0 {
+				err = fmt.Errorf("%w: its public_keys verify: sign with --private-key", err)
+			}
 			return fmt.Errorf("source %q: %w", *source, err)
 		}
 	}
-	msg := signature.Message{ID: *id, Type: *eventType, Body: body, Now: time.Now()}
 	if msg.ID == "" {
 		if v, ok := bodyfield.Lookup(body, "id"); ok {
 			msg.ID = v
@@ -68,7 +80,7 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if msg.Type == "" {
 		msg.Type, _ = bodyfield.Lookup(body, "type")
 	}
-	header, err := signature.Sign(relay.SchemeOptions(*src), *slot, msg)
+	signed, err := signature.SignRequest(relay.SchemeOptions(*src), *slot, msg)
 	if err != nil {
 		return err
 	}
@@ -79,11 +91,15 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/webhooks/"+*source, bytes.NewReader(body))
+	endpoint := base + "/webhooks/" + *source
+	if signed.RawQuery != "" {
+		endpoint += "?" + signed.RawQuery
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(signed.Body))
 	if err != nil {
 		return fmt.Errorf("build request: %w", err)
 	}
-	for k, v := range header {
+	for k, v := range signed.Header {
 		req.Header[k] = v
 	}
 	if req.Header.Get("Content-Type") == "" {
