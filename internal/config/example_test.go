@@ -23,6 +23,8 @@ func exampleEnv(t *testing.T, doc string) map[string]string {
 		switch {
 		case strings.HasSuffix(name, "SIGNING_SECRET"):
 			vars[name] = testSigning
+		case strings.HasSuffix(name, "PUBLIC_KEY"):
+			vars[name] = testDiscordKey
 		case strings.HasSuffix(name, "_URL"):
 			vars[name] = "https://alerts.example.com/" + strings.ToLower(name)
 		default:
@@ -114,6 +116,11 @@ func TestExampleCommentedSettings(t *testing.T) {
 	}
 	if want := Default().Ingest; c.Ingest != want {
 		t.Errorf("Ingest = %+v, want the defaults %+v as the comment says", c.Ingest, want)
+	}
+	for _, name := range []string{"twilio", "whatsapp", "discord"} {
+		if _, ok := c.Source(name); !ok {
+			t.Errorf("source %q missing", name)
+		}
 	}
 	if s, _ := c.Source("github"); !s.AllowSHA1 {
 		t.Error("github allow_sha1 not set")
