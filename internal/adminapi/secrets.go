@@ -68,6 +68,10 @@ func (s *Service) Secrets(ctx context.Context) (Secrets, error) {
 		for i, sec := range src.Secrets {
 			ss.Slots = append(ss.Slots, SlotStatus{Slot: i, Configured: true, Active: sec != ""})
 		}
+		// Public keys take the slots after the secrets'.
+		for i, key := range src.PublicKeys {
+			ss.Slots = append(ss.Slots, SlotStatus{Slot: len(src.Secrets) + i, Configured: true, Active: key != ""})
+		}
 		for _, u := range usage {
 			if u.Source != src.Name {
 				continue
