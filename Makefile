@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: build run test lint bench bench-memory bench-deliver bench-console soak fuzz
+.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-console soak fuzz
 
 build:
 	$(GO) build -o bin/hookrelay ./cmd/hookrelay
@@ -34,6 +34,11 @@ bench-deliver:
 # the time goes into seeding them).
 bench-console:
 	$(GO) test -run '^$$' -bench 'BenchmarkEventsPage/sqlite' -benchtime 20x -timeout 60m ./internal/console
+
+# The drain ratio, then the highest ingest rate whose deliveries keep up
+# with 1 and with 4 push destinations, 60 s per rate (takes many minutes).
+bench-sustained:
+	$(GO) run ./cmd/hookrelay-bench sustained --driver both --destinations 1,4 --rates 500,1000,2000 --duration 60s --deliveries 30000
 
 # The crash scenario for as long as asked (not in CI).
 soak:
