@@ -60,6 +60,7 @@ destinations:
 // bundle is one console over a real store of one driver.
 type bundle struct {
 	driver string
+	url    string // the database's URL
 	store  store.Store
 	cfg    *config.Config
 	srv    *httptest.Server
@@ -75,7 +76,8 @@ func setup(t testing.TB, driver testdb.Driver) *bundle {
 	if err != nil {
 		t.Fatalf("parse test config: %v", err)
 	}
-	st, err := relay.OpenStore(ctx, driver.URL(t), slog.New(slog.DiscardHandler))
+	dbURL := driver.URL(t)
+	st, err := relay.OpenStore(ctx, dbURL, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func setup(t testing.TB, driver testdb.Driver) *bundle {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	b := &bundle{driver: driver.Name, store: st, cfg: cfg, logs: &relayproc.Buffer{}}
+	b := &bundle{driver: driver.Name, url: dbURL, store: st, cfg: cfg, logs: &relayproc.Buffer{}}
 	logger := slog.New(slog.NewJSONHandler(b.logs, nil))
 	svc := adminapi.NewService(adminapi.Options{Store: st, Config: cfg, Logger: logger, SchemeOptions: relay.SchemeOptions})
 	mux := http.NewServeMux()
