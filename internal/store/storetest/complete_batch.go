@@ -88,6 +88,18 @@ func testCompleteBatchOutcomes(t *testing.T, s store.Store) {
 	}
 	checkTime(t, "AttemptedAt", as[0].AttemptedAt, now.Add(-1500*time.Millisecond))
 
+	// The status counts follow the batch: one done, one failed, one
+	// skipped, two still processing.
+	counts := stats(t, opsOf(t, s), now).Destinations["billing"].Counts
+	want := map[store.DeliveryStatus]int64{
+		store.StatusDone: 1, store.StatusFailed: 1, store.StatusSkipped: 1, store.StatusProcessing: 2,
+	}
+	for _, status := range store.Statuses {
+		if counts[status] != want[status] {
+			t.Errorf("stats count %d %s deliveries after the batch, want %d", counts[status], status, want[status])
+		}
+	}
+
 	// What was recorded in the batch is recorded once: a later
 	// completion under the same leases is refused.
 	checkLeaseLost(t, q, outcome(claims[0], store.StatusDone, now))
