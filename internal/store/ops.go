@@ -149,7 +149,11 @@ type Operations interface {
 	RecordBackfill(ctx context.Context, actor, destination string, since, until time.Time, created int64, dryRun bool, now time.Time) error
 
 	// Stats counts deliveries by destination and status, and ingest
-	// outcomes by source.
+	// outcomes by source. The counts are kept as deliveries change state
+	// and are exact; reading them costs the same whatever the number of
+	// deliveries stored (one index probe per destination for the oldest
+	// due one). A destination whose deliveries are all gone is not
+	// reported.
 	Stats(ctx context.Context, now time.Time) (Stats, error)
 
 	// CountIngest adds ingest outcomes that receivers counted in memory and

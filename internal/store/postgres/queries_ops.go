@@ -126,8 +126,27 @@ ON CONFLICT (event_id, destination) DO NOTHING`
 	recordBackfill = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)
 VALUES ($1, $2, $3, 0, 0, 0, $4, 'backfill', $5)`
 
-	// statsCounts counts deliveries by destination and status.
-	statsCounts = `SELECT destination, status, count(*) FROM deliveries GROUP BY destination, status`
+	// statsCounts returns the deliveries' counts by destination and
+	// status, those not zero: the sums of the deltas the triggers of
+	// migration 0004 append, a table that FoldCounts keeps small.
+	statsCounts = `SELECT destination, status, sum(n)::bigint FROM delivery_count_deltas
+GROUP BY destination, status HAVING sum(n) <> 0`
+
+	// tryFoldLock takes the advisory lock of a fold for the transaction,
+	// or tells that another holds it.
+	tryFoldLock = `SELECT pg_try_advisory_xact_lock($1)`
+
+	// foldCounts replaces the count deltas by their sums, one row per
+	// (destination, status), dropping zeros. The INSERT does not see the
+	// rows the DELETE returns as deleted, nor the DELETE the rows the
+	// INSERT adds (one snapshot); rows appended by transactions that
+	// commit meanwhile are not in the snapshot and stay as they are.
+	foldCounts = `WITH gone AS (
+	DELETE FROM delivery_count_deltas RETURNING destination, status, n
+)
+INSERT INTO delivery_count_deltas (destination, status, n)
+SELECT destination, status, sum(n) FROM gone
+GROUP BY destination, status HAVING sum(n) <> 0`
 
 	// statsOldestDue returns, for each destination of $1, the earliest
 	// next_attempt_at of its pending or failed deliveries due at $2, or

@@ -51,7 +51,8 @@ type Store struct {
 	closed atomic.Bool
 
 	closeOnce sync.Once
-	done      chan struct{} // closed by Close; stops listeners
+	done      chan struct{} // closed by Close; stops listeners and folds
+	foldsDone chan struct{} // closed when runFolds returns
 }
 
 var _ store.Store = (*Store)(nil)
@@ -89,6 +90,8 @@ func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*
 		conn:   cfg.ConnConfig.Copy(),
 		logger: logger.With(logComponent, "store.postgres"),
 		done:   make(chan struct{}),
+
+		foldsDone: make(chan struct{}),
 	}
 	if s.ingest, err = pgxpool.NewWithConfig(ctx, ingestCfg); err != nil {
 		return nil, fmt.Errorf("open postgres database: %w", err)
@@ -98,9 +101,11 @@ func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*
 		return nil, fmt.Errorf("open postgres database: %w", err)
 	}
 	if err := s.other.Ping(ctx); err != nil {
+		close(s.foldsDone) // no folds ran
 		s.Close()
 		return nil, fmt.Errorf("open postgres database: %w", unavailable(err))
 	}
+	go s.runFolds()
 	s.logger.Info("database opened", logHost, cfg.ConnConfig.Host, logDatabase, cfg.ConnConfig.Database)
 	return s, nil
 }
@@ -127,6 +132,7 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Close() error {
 	s.closed.Store(true)
 	s.closeOnce.Do(func() { close(s.done) })
+	<-s.foldsDone
 	s.ingest.Close()
 	s.other.Close()
 	return nil

@@ -78,15 +78,18 @@ ON CONFLICT (event_id, destination) DO NOTHING`
 	recordBackfill = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)
 VALUES (?, ?, ?, 0, 0, 0, ?, 'backfill', ?)`
 
-	// statsCounts counts deliveries by destination and status.
-	statsCounts = `SELECT destination, status, count(*) FROM deliveries GROUP BY destination, status`
+	// statsCounts returns the deliveries' counts by destination and
+	// status, those not zero, as the triggers of migration 0004 keep
+	// them.
+	statsCounts = `SELECT destination, status, n FROM delivery_counts WHERE n <> 0`
 
-	// statsOldestDue returns the earliest next_attempt_at of each
-	// destination's pending or failed deliveries due at ?, from the due
-	// index.
-	statsOldestDue = `SELECT destination, min(next_attempt_at) FROM deliveries
-WHERE status IN ('pending', 'failed') AND next_attempt_at <= ?
-GROUP BY destination`
+	// statsOldestDue returns the earliest next_attempt_at of destination
+	// ?1's pending or failed deliveries due at ?2: the first entry of
+	// the destination's part of the due index, whatever its backlog.
+	statsOldestDue = `SELECT next_attempt_at FROM deliveries
+WHERE destination = ?1 AND status IN ('pending', 'failed') AND next_attempt_at <= ?2
+ORDER BY next_attempt_at
+LIMIT 1`
 
 	statsSources = `SELECT source, received, duplicates, rejected FROM ingest_counts`
 

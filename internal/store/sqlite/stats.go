@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -57,27 +59,23 @@ func (s *Store) statsCounts(ctx context.Context, dests map[string]store.Destinat
 	return rows.Err()
 }
 
-// oldestDue sets the OldestPendingAge of dests at now.
+// oldestDue sets the OldestPendingAge of dests at now, one index probe
+// per destination.
 func (s *Store) oldestDue(ctx context.Context, dests map[string]store.DestinationStats, now time.Time) error {
-	rows, err := s.reader.QueryContext(ctx, statsOldestDue, micros(now))
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			dest string
-			at   int64
-		)
-		if err := rows.Scan(&dest, &at); err != nil {
+	for _, dest := range slices.Sorted(maps.Keys(dests)) {
+		var at int64
+		err := s.reader.QueryRowContext(ctx, statsOldestDue, dest, micros(now)).Scan(&at)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
 			return err
 		}
-		if d, ok := dests[dest]; ok {
-			d.OldestPendingAge = max(now.Sub(fromMicros(at)), 0)
-			dests[dest] = d
-		}
+		d := dests[dest]
+		d.OldestPendingAge = max(now.Sub(fromMicros(at)), 0)
+		dests[dest] = d
 	}
-	return rows.Err()
+	return nil
 }
 
 // sourceStats reads the ingest counts into sources.

@@ -94,6 +94,8 @@ var tests = []conformanceTest{
 	{"CreateDeliveriesOnce", testCreateDeliveries},
 	{"StatsEmpty", testStatsEmpty},
 	{"StatsCounts", testStatsCounts},
+	{"StatsExactThroughTransitions", testStatsExactThroughTransitions},
+	{"StatsExactUnderConcurrency", testStatsExactUnderConcurrency},
 	{"CountIngestAdds", testCountIngest},
 	{"SlotUsage", testSlotUsage},
 	{"RecentEventTimes", testRecentEventTimes},
