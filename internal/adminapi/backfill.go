@@ -75,17 +75,16 @@ func (s *Service) createMissing(ctx context.Context, dest *config.Destination, s
 	if err != nil {
 		return res, fmt.Errorf("build router: %w", err)
 	}
+	needKeys := dest.OrderingKey != "" && !dryRun
 	after := ""
 	for {
 		events, err := s.ops.BackfillCandidates(ctx, dest.Name, dest.Sources, since, until, after, backfillPage)
 		if err != nil {
 			return res, fmt.Errorf("read candidates: %w", err)
 		}
-		var page []store.BackfillDelivery
-		for _, ev := range events {
-			for _, nd := range router.Route(ev.Source, ev.Type, ev.Body) {
-				page = append(page, store.BackfillDelivery{EventID: ev.ID, Destination: nd.Destination, OrderingKey: nd.OrderingKey})
-			}
+		page, err := h.routeCandidates(ctx, router, events, needKeys)
+		if err != nil {
+			return res, err
 		}
 		res.Matched += int64(len(page))
 		if !dryRun && len(page) > 0 {
@@ -98,6 +97,58 @@ func (s *Service) createMissing(ctx context.Context, dest *config.Destination, s
 		if len(events) < backfillPage {
 			return res, nil
 		}
-		after = events[len(events)-1].ID
+		after = events[len(events)-1].Event.ID
 	}
+}
+
+// backfillBodyBytes bounds the bodies one read of a backfill holds (one
+// body larger than that is read alone).
+const backfillBodyBytes = 4 << 20
+
+// routeCandidates returns the deliveries router gives events. Routing
+// needs an event's source and type alone, so no body is read unless
+// needKeys: then the bodies of the events the destination wants are read,
+// at most backfillBodyBytes at a time, for their ordering keys. An event
+// pruned meanwhile is left out.
+func (h *handler) routeCandidates(ctx context.Context, router *route.Router, events []store.EventSummary, needKeys bool) ([]store.BackfillDelivery, error) {
+	var (
+		page   []store.BackfillDelivery
+		wanted []store.EventSummary
+	)
+	for _, ev := range events {
+		for _, nd := range router.Route(ev.Event.Source, ev.Event.Type, nil) {
+			if needKeys {
+				wanted = append(wanted, ev)
+				continue
+			}
+			page = append(page, store.BackfillDelivery{EventID: ev.Event.ID, Destination: nd.Destination})
+		}
+	}
+	for len(wanted) > 0 {
+		n, size := 1, wanted[0].BodySize
+		for n < len(wanted) && size+wanted[n].BodySize <= backfillBodyBytes {
+			size += wanted[n].BodySize
+			n++
+		}
+		chunk := wanted[:n]
+		wanted = wanted[n:]
+		ids := make([]string, len(chunk))
+		for i, ev := range chunk {
+			ids[i] = ev.Event.ID
+		}
+		bodies, err := h.ops.EventBodies(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("read bodies: %w", err)
+		}
+		for _, ev := range chunk {
+			body, ok := bodies[ev.Event.ID]
+			if !ok {
+				continue
+			}
+			for _, nd := range router.Route(ev.Event.Source, ev.Event.Type, body) {
+				page = append(page, store.BackfillDelivery{EventID: ev.Event.ID, Destination: nd.Destination, OrderingKey: nd.OrderingKey})
+			}
+		}
+	}
+	return page, nil
 }

@@ -127,19 +127,28 @@ type Operations interface {
 	// ErrBadFilter.
 	ListEvents(ctx context.Context, req ListRequest) (events []EventSummary, nextCursor string, err error)
 
-	// Replay re-arms, in one set-based statement per driver, every
-	// delivery of the selected events (of Filter.Destination and in
-	// Filter.Status when set) that is not processing: status pending,
-	// attempts 0, next_attempt_at Now, lease and finished_at cleared,
-	// replay_count + 1. It writes an audit row (also for a dry run, which
-	// changes nothing else and reports Rearmed 0).
+	// Replay re-arms every delivery of the selected events (of
+	// Filter.Destination and in Filter.Status when set) that is not
+	// processing: status pending, attempts 0, next_attempt_at Now, lease
+	// and finished_at cleared, replay_count + 1. It works in bounded
+	// batches of one transaction each, so that ingest goes on between
+	// two, and never reads an event's body. It writes an audit row (also
+	// for a dry run, which changes nothing else and reports Rearmed 0);
+	// when a batch fails after others were re-armed, the row records what
+	// was and the error is returned.
 	Replay(ctx context.Context, req ReplayRequest) (ReplayResult, error)
 
 	// BackfillCandidates returns up to limit events received in [since,
 	// until) from the given sources, after the event id after (empty for
 	// the start), oldest first, that have no delivery to destination.
-	// Bodies are included (an ordering key is read from them).
-	BackfillCandidates(ctx context.Context, destination string, sources []string, since, until time.Time, after string, limit int) ([]Event, error)
+	// Like a listing, it reads no body or headers (routing an event needs
+	// its source and type; only an ordering key needs the body, which
+	// EventBodies reads); Deliveries are not filled in.
+	BackfillCandidates(ctx context.Context, destination string, sources []string, since, until time.Time, after string, limit int) ([]EventSummary, error)
+
+	// EventBodies returns the bodies of the events ids, by id; an unknown
+	// id has none.
+	EventBodies(ctx context.Context, ids []string) (map[string][]byte, error)
 
 	// CreateDeliveries inserts pending delivery rows, due at now, skipping
 	// any (event, destination) that exists; it returns how many it created.

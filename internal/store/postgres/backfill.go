@@ -13,10 +13,10 @@ import (
 
 // BackfillCandidates returns up to limit events of sources received in
 // [since, until), with ids after after (empty for the start), oldest
-// first, that have no delivery to destination, with their bodies. No
-// sources, or a limit below 1, select nothing.
-func (s *Store) BackfillCandidates(ctx context.Context, destination string, sources []string, since, until time.Time, after string, limit int) ([]store.Event, error) {
-	events := make([]store.Event, 0)
+// first, that have no delivery to destination, without their bodies and
+// headers. No sources, or a limit below 1, select nothing.
+func (s *Store) BackfillCandidates(ctx context.Context, destination string, sources []string, since, until time.Time, after string, limit int) ([]store.EventSummary, error) {
+	events := make([]store.EventSummary, 0)
 	if len(sources) == 0 || limit < 1 || !since.Before(until) {
 		return events, nil
 	}
@@ -25,17 +25,34 @@ func (s *Store) BackfillCandidates(ctx context.Context, destination string, sour
 	if err != nil {
 		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, s.mapErr(ctx, err))
 	}
-	events, err = pgx.AppendRows(events, rows, func(row pgx.CollectableRow) (store.Event, error) {
-		var r eventRow
-		if err := row.Scan(r.dest()...); err != nil {
-			return store.Event{}, err
-		}
-		return r.event()
-	})
-	if err != nil {
+	if events, err = pgx.AppendRows(events, rows, scanSummary); err != nil {
 		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, s.mapErr(ctx, err))
 	}
 	return events, nil
+}
+
+// EventBodies returns the bodies of the events ids, by id.
+func (s *Store) EventBodies(ctx context.Context, ids []string) (map[string][]byte, error) {
+	bodies := make(map[string][]byte, len(ids))
+	if len(ids) == 0 {
+		return bodies, nil
+	}
+	rows, err := s.other.Query(ctx, selectBodies, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read event bodies: %w", s.mapErr(ctx, err))
+	}
+	var (
+		id   string
+		body []byte
+	)
+	_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+		bodies[id] = body
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read event bodies: %w", s.mapErr(ctx, err))
+	}
+	return bodies, nil
 }
 
 // CreateDeliveries inserts pending deliveries due at now (the current

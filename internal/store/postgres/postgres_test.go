@@ -30,7 +30,11 @@ func openTestURL(tb testing.TB, url string) *postgres.Store {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) store.Store { return openTest(t) })
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s := openTest(t)
+		postgres.SetReplayBatch(s, 2) // every replay of the suite spans batches
+		return s
+	})
 }
 
 func BenchmarkIngest(b *testing.B) {

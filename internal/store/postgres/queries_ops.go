@@ -25,63 +25,47 @@ LIMIT %[2]s`
 FROM deliveries WHERE event_id = ANY($1::text[])
 ORDER BY event_id, destination`
 
-	// replayWorkMem is the work_mem of a replay's transaction: enough
-	// for the hash of a window of a few million events to fit in one
-	// batch, so that the UPDATE visits the deliveries in the order of
-	// its scan rather than batch by batch, all over the table (the
-	// default 4MB made a replay of a million rows three times slower).
-	replayWorkMem = `SET LOCAL work_mem = '256MB'`
+	// replayPage selects a batch of a replay's deliveries: those after
+	// the key ($1, $2) in (event_id, destination) order, read from their
+	// unique index where the last batch left off, that meet the
+	// conditions spliced in (%[1]s), up to the limit (%[2]s).
+	replayPage = `SELECT d.id, d.event_id, d.destination, d.status
+FROM deliveries d JOIN events e ON e.id = d.event_id
+WHERE (d.event_id, d.destination) > ($1, $2)
+	AND %[1]s
+ORDER BY d.event_id, d.destination
+LIMIT %[2]s`
 
-	// replaySet is the statement of a replay that re-arms, once the
-	// conditions of its selection (on deliveries d and events e) are
-	// spliced in, twice. Every selected delivery not processing when the
-	// UPDATE reaches it — the condition is checked again on a row that a
-	// concurrent claim changed meanwhile — is re-armed; the processing
-	// ones are counted from the processing index; the audit row is
-	// written in the same statement. It returns the counts and the
-	// destinations re-armed. $1 is Now, $2 the actor, $3 the filter's
-	// JSON; the selection's own arguments follow.
-	replaySet = `WITH upd AS (
+	// replayRearm re-arms at $2 the deliveries $1 not processing when
+	// the UPDATE reaches them (the condition is checked again on a row a
+	// concurrent claim changed meanwhile), and counts those processing;
+	// a condition on their status may follow both (%[1]s). It returns
+	// the counts and the destinations re-armed. The ids come sorted, so
+	// that concurrent replays lock rows in one order.
+	replayRearm = `WITH upd AS (
 	UPDATE deliveries d SET
-		status = 'pending', attempts = 0, next_attempt_at = $1,
+		status = 'pending', attempts = 0, next_attempt_at = $2,
 		lease_until = NULL, lease_token = NULL, finished_at = NULL,
 		last_error = '', last_status_code = 0,
-		replay_count = d.replay_count + 1, updated_at = $1
-	FROM events e
-	WHERE e.id = d.event_id AND d.status <> 'processing'
-		AND %[1]s
+		replay_count = d.replay_count + 1, updated_at = $2
+	WHERE d.id = ANY($1::bigint[]) AND d.status <> 'processing' %[1]s
 	RETURNING d.destination
 ), busy AS (
-	SELECT count(*) AS n FROM deliveries d JOIN events e ON e.id = d.event_id
-	WHERE d.status = 'processing'
-		AND %[1]s
-), counts AS (
-	SELECT (SELECT count(*) FROM upd) AS rearmed, (SELECT n FROM busy) AS in_flight,
-		(SELECT coalesce(array_agg(destination), '{}') FROM (SELECT DISTINCT destination FROM upd) AS x) AS destinations
-), audit AS (
-	INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
-	SELECT $1, $2, $3, rearmed + in_flight, rearmed, in_flight, false, 'replay' FROM counts
+	SELECT count(*) AS n FROM deliveries d
+	WHERE d.id = ANY($1::bigint[]) AND d.status = 'processing' %[1]s
 )
-SELECT rearmed + in_flight, rearmed, in_flight, destinations FROM counts`
+SELECT (SELECT count(*) FROM upd), (SELECT n FROM busy),
+	(SELECT coalesce(array_agg(DISTINCT destination), '{}') FROM upd)`
 
-	// replayDry counts a replay's selection and writes its audit row,
-	// with the same arguments as replaySet.
-	replayDry = `WITH counts AS (
-	SELECT count(*) AS matched, count(*) FILTER (WHERE d.status = 'processing') AS in_flight
-	FROM deliveries d JOIN events e ON e.id = d.event_id
-	WHERE %[1]s
-), audit AS (
-	INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
-	SELECT $1, $2, $3, matched, 0, in_flight, true, 'replay' FROM counts
-)
-SELECT matched, 0::bigint, in_flight, '{}'::text[] FROM counts`
+	insertReplay = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
+VALUES ($1, $2, $3, $4, $5, $6, $7, 'replay')`
 
 	// backfillCandidates returns up to $6 events of the sources $1, with
 	// ids after $2 in [$3, $4) (the window's id range) and received in
 	// [$7, $8), oldest first, that have no delivery to destination $5.
 	// Each source is read in id order from the (source, id) index, up to
 	// the limit, and the results merged, so that a page costs the same
-	// wherever it is in the window; bodies are read for the page only.
+	// wherever it is in the window. It reads listColumns: no body.
 	// OFFSET 0 keeps NOT EXISTS a probe of the (event_id, destination)
 	// index per event: as an anti-join, the planner read the whole index
 	// for a destination that has no rows yet (20 times slower per page).
@@ -98,11 +82,12 @@ SELECT matched, 0::bigint, in_flight, '{}'::text[] FROM counts`
 	ORDER BY x.id
 	LIMIT $6
 )
-SELECT
-	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
-	e.headers, e.signature_slot, e.occurred_at, e.received_at
+SELECT ` + listColumns + `
 FROM c JOIN events e ON e.id = c.id
 ORDER BY e.id`
+
+	// selectBodies returns the id and body of the events $1.
+	selectBodies = `SELECT id, body FROM events WHERE id = ANY($1::text[])`
 
 	// createDeliveries inserts pending deliveries, due at $4, for the
 	// (event $1, destination $2, ordering key $3) triples whose event

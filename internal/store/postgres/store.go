@@ -50,6 +50,8 @@ type Store struct {
 	logger *slog.Logger
 	closed atomic.Bool
 
+	replayBatch int // deliveries per transaction of a replay
+
 	closeOnce sync.Once
 	done      chan struct{} // closed by Close; stops listeners and folds
 	foldsDone chan struct{} // closed when runFolds returns
@@ -91,7 +93,8 @@ func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*
 		logger: logger.With(logComponent, "store.postgres"),
 		done:   make(chan struct{}),
 
-		foldsDone: make(chan struct{}),
+		foldsDone:   make(chan struct{}),
+		replayBatch: replayBatch,
 	}
 	if s.ingest, err = pgxpool.NewWithConfig(ctx, ingestCfg); err != nil {
 		return nil, fmt.Errorf("open postgres database: %w", err)

@@ -12,39 +12,54 @@ import (
 
 // BackfillCandidates returns up to limit events of sources received in
 // [since, until), with ids after after (empty for the start), oldest
-// first, that have no delivery to destination, with their bodies. No
-// sources, or a limit below 1, select nothing.
-func (s *Store) BackfillCandidates(ctx context.Context, destination string, sources []string, since, until time.Time, after string, limit int) ([]store.Event, error) {
+// first, that have no delivery to destination, without their bodies and
+// headers. No sources, or a limit below 1, select nothing.
+func (s *Store) BackfillCandidates(ctx context.Context, destination string, sources []string, since, until time.Time, after string, limit int) ([]store.EventSummary, error) {
 	if err := s.enter(); err != nil {
 		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, err)
 	}
 	defer s.mu.RUnlock()
-	events := make([]store.Event, 0)
 	if len(sources) == 0 || limit < 1 || !since.Before(until) {
-		return events, nil
+		return make([]store.EventSummary, 0), nil
 	}
 	from, before := sqlstore.IDRange(since, until)
-	rows, err := s.reader.QueryContext(ctx, backfillCandidates,
-		jsonArray(sources), after, from, before, micros(since), micros(until), destination, limit)
+	events, err := s.listPage(ctx, backfillCandidates,
+		[]any{jsonArray(sources), after, from, before, micros(since), micros(until), destination, limit}, limit)
 	if err != nil {
 		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, mapErr(ctx, err))
 	}
+	return events, nil
+}
+
+// EventBodies returns the bodies of the events ids, by id.
+func (s *Store) EventBodies(ctx context.Context, ids []string) (map[string][]byte, error) {
+	if err := s.enter(); err != nil {
+		return nil, fmt.Errorf("read event bodies: %w", err)
+	}
+	defer s.mu.RUnlock()
+	bodies := make(map[string][]byte, len(ids))
+	if len(ids) == 0 {
+		return bodies, nil
+	}
+	rows, err := s.reader.QueryContext(ctx, selectBodies, jsonArray(ids))
+	if err != nil {
+		return nil, fmt.Errorf("read event bodies: %w", mapErr(ctx, err))
+	}
 	defer rows.Close()
 	for rows.Next() {
-		var r eventRow
-		if err := rows.Scan(r.dest()...); err != nil {
-			return nil, fmt.Errorf("backfill candidates for %s: %w", destination, mapErr(ctx, err))
+		var (
+			id   string
+			body []byte
+		)
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, fmt.Errorf("read event bodies: %w", mapErr(ctx, err))
 		}
-		e, err := r.event()
-		if err != nil {
-			return nil, fmt.Errorf("backfill candidates for %s: %w", destination, err)
-		}
-		events = append(events, e)
+		bodies[id] = body
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, mapErr(ctx, err))
+		return nil, fmt.Errorf("read event bodies: %w", mapErr(ctx, err))
 	}
-	return events, nil
+	return bodies, nil
 }
 
 // CreateDeliveries inserts, in one statement, pending deliveries due at

@@ -7,14 +7,15 @@ import (
 )
 
 // dialect is SQLite's SQL for the WHERE clause of an event filter: ?
-// placeholders, GLOB for type globs, ids as a JSON array matched on e.id
-// alone, and times as unix microseconds.
+// placeholders, GLOB for type globs, ids as a JSON array matched on one
+// column alone — the deliveries' event_id in a replay's walk, which reads
+// the deliveries first, else e.id — and times as unix microseconds.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Question,
 	Pattern:     sqlstore.GlobPattern,
 	TypeMatch:   "e.type GLOB %s",
 	InIDs: func(w *sqlstore.Where, columns, ids []string) {
-		w.Add(columns[0]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
+		w.Add(columns[len(columns)-1]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
 	},
 	Time: func(t time.Time) any { return micros(t) },
 }

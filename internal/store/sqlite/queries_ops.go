@@ -27,24 +27,33 @@ LIMIT %[2]s`
 FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?))
 ORDER BY event_id, destination`
 
-	// replaySelection selects a replay's deliveries; its conditions are
-	// spliced in.
-	replaySelection = `SELECT d.id, d.status FROM deliveries d JOIN events e ON e.id = d.event_id
-WHERE %s`
+	// replayPage selects a batch of a replay's deliveries: those after
+	// the key (?, ?) in (event_id, destination) order that meet the
+	// conditions spliced in (%[1]s), up to the limit (%[2]s). CROSS JOIN
+	// makes SQLite read the deliveries first, from their unique index
+	// where the key left off, so that a batch costs the same wherever it
+	// is in the walk (joined the other way round, each batch would sort
+	// the whole selection).
+	replayPage = `SELECT d.id, d.event_id, d.destination, d.status
+FROM deliveries d CROSS JOIN events e ON e.id = d.event_id
+WHERE (d.event_id, d.destination) > (?, ?)
+	AND %[1]s
+ORDER BY d.event_id, d.destination
+LIMIT %[2]s`
 
-	// replayCount counts a replay's selection, and the processing
-	// deliveries of it.
-	replayCount = `SELECT count(*), coalesce(sum(status = 'processing'), 0) FROM (%s)`
+	// replayBusy counts the deliveries of the JSON array ?1 that are
+	// processing; a condition on their status may follow (%s).
+	replayBusy = `SELECT count(*) FROM deliveries d
+WHERE d.id IN (SELECT value FROM json_each(?1)) AND d.status = 'processing' %s`
 
-	// replayRearm re-arms the deliveries of a replay's selection that
-	// are not processing, at ?1; the selection's plain ? placeholders
-	// number on from 2.
-	replayRearm = `UPDATE deliveries SET
-	status = 'pending', attempts = 0, next_attempt_at = ?1,
+	// replayRearm re-arms at ?2 the deliveries of the JSON array ?1 that
+	// are not processing; a condition on their status may follow (%s).
+	replayRearm = `UPDATE deliveries AS d SET
+	status = 'pending', attempts = 0, next_attempt_at = ?2,
 	lease_until = NULL, lease_token = NULL, finished_at = NULL,
 	last_error = '', last_status_code = 0,
-	replay_count = replay_count + 1, updated_at = ?1
-WHERE status <> 'processing' AND id IN (SELECT id FROM (%s))`
+	replay_count = replay_count + 1, updated_at = ?2
+WHERE d.id IN (SELECT value FROM json_each(?1)) AND d.status <> 'processing' %s`
 
 	insertReplay = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
 VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
@@ -52,16 +61,18 @@ VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
 	// backfillCandidates returns up to ?8 events of the sources of the
 	// JSON array ?1, with ids after ?2 in [?3, ?4) (the window's id
 	// range) and received in [?5, ?6), oldest first, that have no
-	// delivery to destination ?7.
-	backfillCandidates = `SELECT
-	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
-	e.headers, e.signature_slot, e.occurred_at, e.received_at
+	// delivery to destination ?7: listColumns, no body.
+	backfillCandidates = `SELECT ` + listColumns + `
 FROM events e
 WHERE e.source IN (SELECT value FROM json_each(?1)) AND e.id > ?2 AND e.id >= ?3 AND e.id < ?4
 	AND e.received_at >= ?5 AND e.received_at < ?6
 	AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.destination = ?7)
 ORDER BY e.id
 LIMIT ?8`
+
+	// selectBodies returns the id and body of the events of the JSON
+	// array ?.
+	selectBodies = `SELECT id, body FROM events WHERE id IN (SELECT value FROM json_each(?))`
 
 	// createDeliveries inserts pending deliveries, due at ?2, for the
 	// JSON array ?1 of [event, destination, ordering key] triples whose

@@ -23,7 +23,11 @@ func openTest(tb testing.TB) *sqlite.Store {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) store.Store { return openTest(t) })
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s := openTest(t)
+		sqlite.SetReplayBatch(s, 2) // every replay of the suite spans batches
+		return s
+	})
 }
 
 func BenchmarkIngest(b *testing.B) {

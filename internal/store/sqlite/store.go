@@ -51,6 +51,8 @@ type Store struct {
 	mu     sync.RWMutex
 	closed bool // guarded by mu
 
+	replayBatch int // deliveries per transaction of a replay
+
 	stmtMu           sync.Mutex
 	stmts            *writeStmts // guarded by stmtMu; prepared on first use
 	insertEvents     multiRowInsert
@@ -99,6 +101,7 @@ func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error)
 		checkpointer:     checkpointer,
 		wal:              newWALSyncer(path),
 		logger:           logger.With(logComponent, "store.sqlite"),
+		replayBatch:      replayBatch,
 		stopCheckpoints:  make(chan struct{}),
 		checkpointsDone:  make(chan struct{}),
 		insertEvents:     multiRowInsert{head: insertEventsHead, row: insertEventsRow, tail: insertEventsTail},

@@ -75,7 +75,7 @@ func testWindowBoundaries(t *testing.T, s store.Store) {
 			}
 			got := make([]string, len(cands))
 			for i, e := range cands {
-				got[i] = e.ID
+				got[i] = e.Event.ID
 			}
 			slices.Reverse(wantIDs) // oldest first
 			checkIDs(t, "backfill candidates", got, wantIDs)
