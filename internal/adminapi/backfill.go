@@ -82,7 +82,7 @@ func (s *Service) createMissing(ctx context.Context, dest *config.Destination, s
 		if err != nil {
 			return res, fmt.Errorf("read candidates: %w", err)
 		}
-		page, err := h.routeCandidates(ctx, router, events, needKeys)
+		page, err := s.routeCandidates(ctx, router, events, needKeys)
 		if err != nil {
 			return res, err
 		}
@@ -110,7 +110,7 @@ const backfillBodyBytes = 4 << 20
 // needKeys: then the bodies of the events the destination wants are read,
 // at most backfillBodyBytes at a time, for their ordering keys. An event
 // pruned meanwhile is left out.
-func (h *handler) routeCandidates(ctx context.Context, router *route.Router, events []store.EventSummary, needKeys bool) ([]store.BackfillDelivery, error) {
+func (s *Service) routeCandidates(ctx context.Context, router *route.Router, events []store.EventSummary, needKeys bool) ([]store.BackfillDelivery, error) {
 	var (
 		page   []store.BackfillDelivery
 		wanted []store.EventSummary
@@ -136,7 +136,7 @@ func (h *handler) routeCandidates(ctx context.Context, router *route.Router, eve
 		for i, ev := range chunk {
 			ids[i] = ev.Event.ID
 		}
-		bodies, err := h.ops.EventBodies(ctx, ids)
+		bodies, err := s.ops.EventBodies(ctx, ids)
 		if err != nil {
 			return nil, fmt.Errorf("read bodies: %w", err)
 		}

@@ -32,7 +32,10 @@ type Config struct {
 	// Listen is the public ingest listener, host:port.
 	Listen string `yaml:"listen"`
 	// AdminListen is the admin API, console and metrics listener, host:port.
-	AdminListen  string        `yaml:"admin_listen"`
+	AdminListen string `yaml:"admin_listen"`
+	// MetricsToken, when set, is the bearer token GET /metrics requires;
+	// empty leaves /metrics open on the admin listener.
+	MetricsToken string        `yaml:"metrics_token,omitempty"`
 	Tokens       []Token       `yaml:"tokens"`
 	Sources      []Source      `yaml:"sources"`
 	Destinations []Destination `yaml:"destinations"`

@@ -74,6 +74,7 @@ func Parse(data []byte, baseDir string, getenv func(string) string) (*Config, er
 	}
 	c.dropEmptyTokens()
 	c.warnSources()
+	c.warnMetricsToken()
 	return c, nil
 }
 
@@ -122,6 +123,7 @@ func (d *decoder) resolveFiles(c *Config, baseDir string) {
 		*p = string(bytes.TrimRight(b, "\r\n"))
 		d.origins[path] = origin{file: name}
 	}
+	read(&c.MetricsToken, "metrics_token")
 	for i := range c.Tokens {
 		read(&c.Tokens[i].Secret, fmt.Sprintf("tokens[%d].secret", i))
 	}

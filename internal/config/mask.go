@@ -15,14 +15,15 @@ import (
 const masked = "****"
 
 // WriteMasked writes the effective configuration, defaults filled, as YAML
-// to w, with every secret replaced by "****" (an empty one stays ""): token,
-// source and destination secrets, the database password, the user info and
+// to w, with every secret replaced by "****" (an empty one stays ""): token
+// and metrics token, source and destination secrets, the database password, the user info and
 // query values of destination and alert URLs, and the path of the alerts URL
 // (which often is the secret, as in chat webhooks). A literal "${" in a value
 // is written "$${", so that the output loads back as it was.
 func (c *Config) WriteMasked(w io.Writer) error {
 	m := *c
 	m.Database = maskDatabase(c.Database)
+	m.MetricsToken = mask(c.MetricsToken)
 	m.Tokens = slices.Clone(c.Tokens)
 	for i := range m.Tokens {
 		m.Tokens[i].Secret = mask(m.Tokens[i].Secret)

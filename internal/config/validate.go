@@ -67,6 +67,7 @@ func (c *Config) Validate() error {
 	v.sources()
 	v.destinations()
 	v.tokens()
+	v.metricsToken()
 	v.durationPositive("retention.done", c.Retention.Done)
 	v.durationPositive("retention.dead", c.Retention.Dead)
 	v.alerts()

@@ -155,6 +155,9 @@ func TestValidate(t *testing.T) {
 		{"token role missing", func(c *Config) { c.Tokens[0].Role = "" }, []string{"tokens[0].role: required (want read, admin or consumer)"}},
 		{"token role unknown", func(c *Config) { c.Tokens[0].Role = "root" }, []string{`tokens[0].role: unknown role "root" (want read, admin or consumer)`}},
 		{"read token", func(c *Config) { c.Tokens[0].Role = RoleRead }, nil},
+		{"metrics token", func(c *Config) { c.MetricsToken = "scrape-token" }, nil},
+		{"metrics token is a token's secret", func(c *Config) { c.MetricsToken = "ops-token" }, []string{"metrics_token: same secret as tokens[0] (a scraper would hold that token's role)"}},
+		{"metrics token with a space", func(c *Config) { c.MetricsToken = "scrape token" }, []string{"metrics_token: has a space or an unprintable character (it is sent as a bearer token)"}},
 		{"admin token lists destinations", func(c *Config) { c.Tokens[0].Destinations = []string{"dev-alice"} }, []string{"tokens[0].destinations: only consumer tokens list destinations"}},
 		{"read token lists destinations", func(c *Config) { c.Tokens[0].Role, c.Tokens[0].Destinations = RoleRead, []string{"dev-alice"} }, []string{"tokens[0].destinations: only consumer tokens list destinations"}},
 		{"consumer lists none", func(c *Config) { c.Tokens[1].Destinations = nil }, []string{"tokens[1].destinations: empty (a consumer token lists the pull destinations it may claim)"}},
@@ -291,6 +294,7 @@ log: {level: loud}
 func TestParseWarnings(t *testing.T) {
 	t.Parallel()
 	doc := `
+metrics_token: "${METRICS_TOKEN}"
 tokens:
   - {name: ops, role: admin, secret: "${ADMIN_TOKEN}"}
   - {name: dashboard, role: read, secret: "${READ_TOKEN}"}
@@ -316,6 +320,7 @@ sources:
 		`sources[3].verify: source "local" verifies nothing: anyone who can reach the listener can post events to it; use it only locally`,
 		`sources[5].verify_token: source "meta" has no verify_token (is META_VERIFY_TOKEN set?); Meta's subscription check is answered 503`,
 		`sources[6].public_keys: source "sendgrid" has no public key (is SENDGRID_KEY set?); its requests are answered 503`,
+		`metrics_token: empty (is METRICS_TOKEN set?); /metrics answers without a token`,
 	}
 	if !slices.Equal(c.Warnings, want) {
 		t.Errorf("Warnings =\n%s\nwant\n%s", strings.Join(c.Warnings, "\n"), strings.Join(want, "\n"))

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // adminMux serves the admin listener: health, readiness, metrics, the
@@ -15,7 +13,7 @@ func (r *Relay) adminMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", r.healthz)
 	mux.HandleFunc("GET /readyz", r.readyz)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry}))
+	mux.Handle("GET /metrics", r.metricsHandler())
 	svc := r.adminService()
 	mux.Handle("/api/", svc.Handler())
 	mux.Handle("/", r.console(svc))

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +176,39 @@ func TestIngestCountsReachStats(t *testing.T) {
 	}
 	if got, want := stats.Sources["stripe"], (store.SourceStats{Received: 1, Duplicates: 1}); got != want {
 		t.Errorf("stripe stats = %+v, want %+v", got, want)
+	}
+}
+
+// TestMetricsToken checks that with metrics_token set, /metrics answers
+// 401 to a request without it or with another token, and the metrics to
+// one that carries it.
+func TestMetricsToken(t *testing.T) {
+	t.Parallel()
+	r := startRelay(t, "sqlite:"+filepath.Join(t.TempDir(), "hookrelay.db"), "metrics_token: scrape-token\n")
+	for _, tc := range []struct {
+		name, auth string
+		want       int
+	}{
+		{"no token", "", http.StatusUnauthorized},
+		{"another token", "Bearer other-token", http.StatusUnauthorized},
+		{"not a bearer", "Basic scrape-token", http.StatusUnauthorized},
+		{"the token", "Bearer scrape-token", http.StatusOK},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+r.AdminAddr()+"/metrics", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
+		if got := strings.Contains(string(b), "hookrelay_"); got != (tc.want == http.StatusOK) {
+			t.Errorf("%s: metrics in the answer: %t", tc.name, got)
+		}
 	}
 }

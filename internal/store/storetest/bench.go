@@ -92,3 +92,117 @@ func BenchClaim(b *testing.B, s store.Store) {
 	b.ReportMetric(float64(claims[len(claims)/2].Microseconds()), "µs/claim-p50")
 	b.ReportMetric(float64(delivered)/b.Elapsed().Seconds(), "deliveries/s")
 }
+
+// ReplayBench is what BenchReplayUnderIngest replays: a selection of
+// deliveries the caller seeded, and how many it holds.
+type ReplayBench struct {
+	Filter  store.EventFilter
+	Matched int64
+}
+
+// ingestProbeEvery is the pace of the ingest probe: one event per call,
+// as a lone webhook arrives, a hundred a second.
+const ingestProbeEvery = 10 * time.Millisecond
+
+// BenchReplayUnderIngest measures a replay of rb on s while a probe
+// ingests one event at a time beside it, and, in the same run and first,
+// the probe alone for as long as the replay then takes (at most 5 s):
+// the baseline. It reports s/replay and the probe's p50, p99 and max
+// latency, alone and during the replay. Run it with -benchtime=1x.
+func BenchReplayUnderIngest(b *testing.B, s store.Store, rb ReplayBench) {
+	ops, ok := s.(store.Operations)
+	if !ok {
+		b.Fatalf("%T does not implement store.Operations", s)
+	}
+	ctx := context.Background()
+	n := 0
+	probe := func(stop <-chan struct{}) []time.Duration {
+		var lat []time.Duration
+		tick := time.NewTicker(ingestProbeEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return lat
+			case <-tick.C:
+			}
+			n++
+			start := time.Now()
+			e := newEvent("probe", fmt.Sprintf("evt_probe_%d", n))
+			e.ReceivedAt = start
+			if _, err := s.Ingest(ctx, []store.IngestItem{item(e, "probe")}); err != nil {
+				b.Errorf("probe Ingest: %v", err)
+				return lat
+			}
+			lat = append(lat, time.Since(start))
+		}
+	}
+	for b.Loop() {
+		stop := make(chan struct{})
+		time.AfterFunc(5*time.Second, func() { close(stop) })
+		alone := probe(stop)
+
+		stop = make(chan struct{})
+		var during []time.Duration
+		probed := make(chan struct{})
+		go func() {
+			defer close(probed)
+			during = probe(stop)
+		}()
+		start := time.Now()
+		res, err := ops.Replay(ctx, store.ReplayRequest{Filter: rb.Filter, Actor: "bench", Now: start})
+		took := time.Since(start)
+		close(stop)
+		<-probed
+		if err != nil {
+			b.Fatalf("Replay: %v", err)
+		}
+		if res.Matched != rb.Matched || res.Rearmed != rb.Matched {
+			b.Fatalf("replay = %+v, want %d matched and re-armed", res, rb.Matched)
+		}
+		b.ReportMetric(took.Seconds(), "s/replay")
+		reportLatencies(b, "alone", alone)
+		reportLatencies(b, "replay", during)
+	}
+}
+
+// reportLatencies reports the p50, p99 and max of lat, in ms, as
+// what-p50-ms and so on.
+func reportLatencies(b *testing.B, what string, lat []time.Duration) {
+	if len(lat) == 0 {
+		b.Fatalf("no %s latencies measured", what)
+	}
+	slices.Sort(lat)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(lat[len(lat)/2]), "ingest-"+what+"-p50-ms")
+	b.ReportMetric(ms(lat[len(lat)*99/100]), "ingest-"+what+"-p99-ms")
+	b.ReportMetric(ms(lat[len(lat)-1]), "ingest-"+what+"-max-ms")
+	b.ReportMetric(float64(len(lat)), "ingest-"+what+"-n")
+}
+
+// BenchStats measures Stats on s, and beside it, in the same run,
+// groupBy — the count of every delivery by destination and status that
+// Stats made before its counts were kept (the baseline). It reports the
+// mean ms of each.
+func BenchStats(b *testing.B, s store.Store, groupBy func(ctx context.Context) error) {
+	ops, ok := s.(store.Operations)
+	if !ok {
+		b.Fatalf("%T does not implement store.Operations", s)
+	}
+	ctx := context.Background()
+	const baselineRuns = 3
+	start := time.Now()
+	for range baselineRuns {
+		if err := groupBy(ctx); err != nil {
+			b.Fatalf("group by: %v", err)
+		}
+	}
+	baseline := time.Since(start) / baselineRuns
+	for b.Loop() {
+		if _, err := ops.Stats(ctx, time.Now()); err != nil {
+			b.Fatalf("Stats: %v", err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/stats")
+	b.ReportMetric(float64(baseline.Microseconds())/1000, "ms/groupby")
+}
