@@ -12,7 +12,7 @@ import (
 // replayBatch is, by default, how many deliveries one transaction of a replay
 // re-arms: each holds the writer for some tens of milliseconds, so an
 // ingest commit waits at most about that long behind one.
-const replayBatch = 1000
+const replayBatch = 500
 
 // Replay re-arms the deliveries of the events req.Filter selects (of its
 // Destination and in its Status when set) in batches (see

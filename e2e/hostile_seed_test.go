@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/oklog/ulid/v2"
+)
+
+// The scale tests (hostile_scale_test.go) need a relay whose database
+// already holds a large history. Going through the receiver would take
+// minutes, so the tests migrate the database with the binary
+// (`hookrelay migrate`) and fill it with SQL: what the relay then serves
+// is what it finds on disk, as after months of traffic.
+
+// bulkSource is the source the seeded history belongs to, and
+// bulkDestination the destination its deliveries go to.
+const (
+	bulkSource      = "bulk"
+	bulkDestination = "archive"
+)
+
+// migrate runs `hookrelay migrate` with the config at path.
+func migrate(t *testing.T, path string, env []string) {
+	t.Helper()
+	if r := run(t, env, "migrate", "--config", path); r.code != 0 {
+		t.Fatalf("migrate: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// seedBulk stores n small events of bulkSource received a day ago, each
+// with one delivery to bulkDestination done, in two statements.
+func seedBulk(t *testing.T, database string, n int) {
+	t.Helper()
+	start := time.Now()
+	at := time.Now().Add(-24 * time.Hour)
+	if path, ok := strings.CutPrefix(database, "sqlite:"); ok {
+		execSQLite(t, path,
+			stmt{`WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?1)
+INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
+	headers, signature_slot, occurred_at, received_at)
+SELECT printf('00SEED%020d', n), ?2, 'evt_seed_' || n, 'header', 'invoice.paid',
+	CAST('{"id":"evt_seed_' || n || '","type":"invoice.paid"}' AS BLOB), 'application/json', '{}', 0, ?3 + n, ?3 + n
+FROM g`, []any{n, bulkSource, at.UnixMicro()}},
+			stmt{`INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
+	last_status_code, created_at, updated_at, finished_at)
+SELECT id, ?1, 'done', 1, received_at, received_at, 200, received_at, received_at, received_at
+FROM events WHERE source = ?2`, []any{bulkDestination, bulkSource}},
+		)
+	} else {
+		execPostgres(t, database,
+			stmt{`INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
+	signature_slot, occurred_at, received_at)
+SELECT '00SEED' || lpad(g::text, 20, '0'), $2, 'evt_seed_' || g, 'header', 'invoice.paid',
+	convert_to('{"id":"evt_seed_' || g || '","type":"invoice.paid"}', 'UTF8'), 'application/json', 0,
+	$3::timestamptz + g * interval '1 microsecond', $3::timestamptz + g * interval '1 microsecond'
+FROM generate_series(1, $1::integer) AS g`, []any{n, bulkSource, at}},
+			stmt{`INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
+	last_status_code, created_at, updated_at, finished_at)
+SELECT id, $1, 'done', 1, received_at, received_at, 200, received_at, received_at, received_at
+FROM events WHERE source = $2`, []any{bulkDestination, bulkSource}},
+			stmt{`VACUUM ANALYZE events`, nil},
+			stmt{`VACUUM ANALYZE deliveries`, nil},
+		)
+	}
+	t.Logf("seeded %d events and deliveries in %v", n, time.Since(start).Round(time.Millisecond))
+}
+
+// seedBigBodies stores n events of bulkSource with bodies of size bytes,
+// received over the last minute, with no delivery, and returns the window
+// [since, until) that holds them.
+func seedBigBodies(t *testing.T, database string, n, size int) (since, until time.Time) {
+	t.Helper()
+	since = time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = ulid.MustNew(ulid.Timestamp(since.Add(time.Duration(i)*time.Millisecond)), rand.Reader).String()
+	}
+	if path, ok := strings.CutPrefix(database, "sqlite:"); ok {
+		var sts []stmt
+		for i, id := range ids {
+			at := since.Add(time.Duration(i) * time.Millisecond).UnixMicro()
+			sts = append(sts, stmt{`INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
+	headers, signature_slot, occurred_at, received_at)
+VALUES (?1, ?2, 'evt_big_' || ?1, 'header', 'invoice.paid', zeroblob(?3), 'application/json', '{}', 0, ?4, ?4)`,
+				[]any{id, bulkSource, size, at}})
+		}
+		execSQLite(t, path, sts...)
+	} else {
+		execPostgres(t, database, stmt{`INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
+	signature_slot, occurred_at, received_at)
+SELECT x.id, $2, 'evt_big_' || x.id, 'header', 'invoice.paid', convert_to(repeat('x', $3), 'UTF8'), 'application/json', 0,
+	$4::timestamptz + (x.i - 1) * interval '1 millisecond', $4::timestamptz + (x.i - 1) * interval '1 millisecond'
+FROM unnest($1::text[]) WITH ORDINALITY AS x(id, i)`, []any{ids, bulkSource, size, since}})
+	}
+	return since, since.Add(time.Duration(n) * time.Millisecond)
+}
+
+// stmt is one seed statement and its arguments.
+type stmt struct {
+	sql  string
+	args []any
+}
+
+// execSQLite runs statements in one transaction on the SQLite file at
+// path.
+func execSQLite(t *testing.T, path string, sts ...stmt) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, st := range sts {
+		if _, err := tx.Exec(st.sql, st.args...); err != nil {
+			t.Fatalf("seed: %v", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// execPostgres runs statements in order on a connection to url.
+func execPostgres(t *testing.T, url string, sts ...stmt) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, st := range sts {
+		if _, err := conn.Exec(ctx, st.sql, st.args...); err != nil {
+			t.Fatalf("seed: %v", err)
+		}
+	}
+}
