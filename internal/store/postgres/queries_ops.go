@@ -25,36 +25,47 @@ LIMIT %[2]s`
 FROM deliveries WHERE event_id = ANY($1::text[])
 ORDER BY event_id, destination`
 
-	// replayPage selects a batch of a replay's deliveries: those after
-	// the key ($1, $2) in (event_id, destination) order, read from their
-	// unique index where the last batch left off, that meet the
+	// replaySelection selects a batch of a replay's deliveries: those
+	// after the key ($1, $2) in (event_id, destination) order, read from
+	// their unique index where the last batch left off, that meet the
 	// conditions spliced in (%[1]s), up to the limit (%[2]s).
-	replayPage = `SELECT d.id, d.event_id, d.destination, d.status
-FROM deliveries d JOIN events e ON e.id = d.event_id
-WHERE (d.event_id, d.destination) > ($1, $2)
-	AND %[1]s
-ORDER BY d.event_id, d.destination
-LIMIT %[2]s`
+	// replayBatchDry and replayBatchRearm start with it.
+	replaySelection = `WITH sel AS MATERIALIZED (
+	SELECT d.id, d.event_id, d.destination, d.status
+	FROM deliveries d JOIN events e ON e.id = d.event_id
+	WHERE (d.event_id, d.destination) > ($1, $2)
+		AND %[1]s
+	ORDER BY d.event_id, d.destination
+	LIMIT %[2]s
+), last AS (
+	SELECT event_id, destination FROM sel ORDER BY event_id DESC, destination DESC LIMIT 1
+)`
 
-	// replayRearm re-arms at $2 the deliveries $1 not processing when
-	// the UPDATE reaches them (the condition is checked again on a row a
-	// concurrent claim changed meanwhile), and counts those processing;
-	// a condition on their status may follow both (%[1]s). It returns
-	// the counts and the destinations re-armed. The ids come sorted, so
-	// that concurrent replays lock rows in one order.
-	replayRearm = `WITH upd AS (
+	// replayBatchDry counts a batch of a replay, and those of it
+	// processing, and returns its last key.
+	replayBatchDry = replaySelection + `
+SELECT (SELECT count(*) FROM sel), (SELECT count(*) FROM sel WHERE status = 'processing'),
+	0::bigint, coalesce((SELECT event_id FROM last), ''), coalesce((SELECT destination FROM last), ''),
+	'{}'::text[]`
+
+	// replayBatchRearm re-arms at %[3]s the deliveries of a batch of a
+	// replay not processing when the UPDATE reaches them (the condition
+	// is checked again on a row a concurrent claim changed meanwhile),
+	// with a condition on their status when the filter has one (%[4]s),
+	// and returns as replayBatchDry does, with the count re-armed and
+	// the destinations re-armed.
+	replayBatchRearm = replaySelection + `, upd AS (
 	UPDATE deliveries d SET
-		status = 'pending', attempts = 0, next_attempt_at = $2,
+		status = 'pending', attempts = 0, next_attempt_at = %[3]s,
 		lease_until = NULL, lease_token = NULL, finished_at = NULL,
 		last_error = '', last_status_code = 0,
-		replay_count = d.replay_count + 1, updated_at = $2
-	WHERE d.id = ANY($1::bigint[]) AND d.status <> 'processing' %[1]s
+		replay_count = d.replay_count + 1, updated_at = %[3]s
+	FROM sel
+	WHERE d.id = sel.id AND d.status <> 'processing' %[4]s
 	RETURNING d.destination
-), busy AS (
-	SELECT count(*) AS n FROM deliveries d
-	WHERE d.id = ANY($1::bigint[]) AND d.status = 'processing' %[1]s
 )
-SELECT (SELECT count(*) FROM upd), (SELECT n FROM busy),
+SELECT (SELECT count(*) FROM sel), (SELECT count(*) FROM sel WHERE status = 'processing'),
+	(SELECT count(*) FROM upd), coalesce((SELECT event_id FROM last), ''), coalesce((SELECT destination FROM last), ''),
 	(SELECT coalesce(array_agg(DISTINCT destination), '{}') FROM upd)`
 
 	insertReplay = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)

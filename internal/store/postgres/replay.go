@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -53,31 +52,34 @@ type replayer struct {
 	req store.ReplayRequest
 }
 
-// ReplayPage reads a batch of the selection.
-func (r replayer) ReplayPage(ctx context.Context, after sqlstore.ReplayKey, n int) ([]sqlstore.ReplayRow, error) {
+// ReplayBatch counts, or re-arms, a batch in one statement. A batch
+// that re-arms commits without waiting for the WAL flush (the audit row's
+// commit, which waits, flushes every batch before Replay returns) and
+// notifies the destinations it re-armed.
+func (r replayer) ReplayBatch(ctx context.Context, after sqlstore.ReplayKey, n int, dryRun bool) (sqlstore.ReplayBatch, error) {
+	var b sqlstore.ReplayBatch
 	w := sqlstore.NewWhere(dialect, after.EventID, after.Destination)
 	if err := w.FilterDeliveries(r.req.Filter); err != nil {
-		return nil, err
+		return b, err
 	}
-	rows, err := r.s.other.Query(ctx, fmt.Sprintf(replayPage, w.SQL(), w.Arg(n)), w.Args()...)
-	if err != nil {
-		return nil, err
+	limit := w.Arg(n)
+	var (
+		selected int64
+		dests    []string
+	)
+	scan := []any{&selected, &b.InFlight, &b.Rearmed, &b.Last.EventID, &b.Last.Destination, &dests}
+	if dryRun {
+		err := r.s.other.QueryRow(ctx, fmt.Sprintf(replayBatchDry, w.SQL(), limit), w.Args()...).Scan(scan...)
+		b.Selected = int(selected)
+		return b, err
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (sqlstore.ReplayRow, error) {
-		var r sqlstore.ReplayRow
-		err := row.Scan(&r.ID, &r.Key.EventID, &r.Key.Destination, &r.Status)
-		return r, err
-	})
-}
-
-// ReplayRearm counts and re-arms a batch in one statement, and notifies
-// the destinations re-armed in its transaction.
-func (r replayer) ReplayRearm(ctx context.Context, ids []int64, status store.DeliveryStatus) (rearmed, inFlight int64, err error) {
-	ids = slices.Sorted(slices.Values(ids))
-	err = pgx.BeginFunc(ctx, r.s.other, func(tx pgx.Tx) error {
-		var dests []string
-		q := fmt.Sprintf(replayRearm, sqlstore.ReplayStatus(status))
-		if err := tx.QueryRow(ctx, q, ids, r.req.Now).Scan(&rearmed, &inFlight, &dests); err != nil {
+	now := w.Arg(r.req.Now)
+	query := fmt.Sprintf(replayBatchRearm, w.SQL(), limit, now, sqlstore.ReplayStatus(r.req.Filter.Status))
+	err := pgx.BeginFunc(ctx, r.s.other, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, asyncCommit); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, query, w.Args()...).Scan(scan...); err != nil {
 			return err
 		}
 		if len(dests) == 0 {
@@ -86,7 +88,8 @@ func (r replayer) ReplayRearm(ctx context.Context, ids []int64, status store.Del
 		_, err := tx.Exec(ctx, notifyDestinations, dests)
 		return err
 	})
-	return rearmed, inFlight, err
+	b.Selected = int(selected)
+	return b, err
 }
 
 // ReplayAudit writes the audit row of the replay.

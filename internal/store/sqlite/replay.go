@@ -49,8 +49,22 @@ type replayer struct {
 	req store.ReplayRequest
 }
 
-// ReplayPage reads a batch of the selection from the read pool.
-func (r replayer) ReplayPage(ctx context.Context, after sqlstore.ReplayKey, n int) ([]sqlstore.ReplayRow, error) {
+// ReplayBatch reads a batch of the selection from the read pool and,
+// unless dryRun, re-arms it on the writer.
+func (r replayer) ReplayBatch(ctx context.Context, after sqlstore.ReplayKey, n int, dryRun bool) (sqlstore.ReplayBatch, error) {
+	var b sqlstore.ReplayBatch
+	ids, err := r.page(ctx, after, n, &b)
+	if err != nil || dryRun || len(ids) == 0 {
+		return b, err
+	}
+	b.InFlight = 0 // counted again as the batch is written
+	err = r.rearm(ctx, ids, &b)
+	return b, err
+}
+
+// page reads a batch of the selection into b: how many, the last key,
+// and those processing; it returns their ids.
+func (r replayer) page(ctx context.Context, after sqlstore.ReplayKey, n int, b *sqlstore.ReplayBatch) ([]int64, error) {
 	w := sqlstore.NewWhere(dialect, after.EventID, after.Destination)
 	if err := w.FilterDeliveries(r.req.Filter); err != nil {
 		return nil, err
@@ -60,36 +74,44 @@ func (r replayer) ReplayPage(ctx context.Context, after sqlstore.ReplayKey, n in
 		return nil, err
 	}
 	defer rows.Close()
-	var out []sqlstore.ReplayRow
+	var ids []int64
 	for rows.Next() {
-		var row sqlstore.ReplayRow
-		if err := rows.Scan(&row.ID, &row.Key.EventID, &row.Key.Destination, &row.Status); err != nil {
+		var (
+			id     int64
+			status string
+		)
+		if err := rows.Scan(&id, &b.Last.EventID, &b.Last.Destination, &status); err != nil {
 			return nil, err
 		}
-		out = append(out, row)
+		if store.DeliveryStatus(status) == store.StatusProcessing {
+			b.InFlight++
+		}
+		ids = append(ids, id)
 	}
-	return out, rows.Err()
+	b.Selected = len(ids)
+	return ids, rows.Err()
 }
 
-// ReplayRearm counts and re-arms a batch in one immediate transaction.
-func (r replayer) ReplayRearm(ctx context.Context, ids []int64, status store.DeliveryStatus) (rearmed, inFlight int64, err error) {
+// rearm counts the processing deliveries of ids and re-arms the others
+// in one immediate transaction.
+func (r replayer) rearm(ctx context.Context, ids []int64, b *sqlstore.ReplayBatch) error {
 	tx, err := r.s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	defer tx.Rollback()
-	cond, list := sqlstore.ReplayStatus(status), jsonArray(ids)
-	if err := tx.QueryRowContext(ctx, fmt.Sprintf(replayBusy, cond), list).Scan(&inFlight); err != nil {
-		return 0, 0, fmt.Errorf("count in flight: %w", err)
+	cond, list := sqlstore.ReplayStatus(r.req.Filter.Status), jsonArray(ids)
+	if err := tx.QueryRowContext(ctx, fmt.Sprintf(replayBusy, cond), list).Scan(&b.InFlight); err != nil {
+		return fmt.Errorf("count in flight: %w", err)
 	}
 	res, err := tx.ExecContext(ctx, fmt.Sprintf(replayRearm, cond), list, micros(r.req.Now))
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
-	if rearmed, err = res.RowsAffected(); err != nil {
-		return 0, 0, err
+	if b.Rearmed, err = res.RowsAffected(); err != nil {
+		return err
 	}
-	return rearmed, inFlight, tx.Commit()
+	return tx.Commit()
 }
 
 // ReplayAudit writes the audit row of the replay.
