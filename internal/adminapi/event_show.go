@@ -16,8 +16,9 @@ func (h *handler) showEvent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// Event returns the event with hookrelay id id, with its headers, its
-// deliveries and each delivery's attempts; an unknown id is a 404 error.
+// Event returns the event with hookrelay id id, with its headers (those
+// that carry a signature masked, see maskSignatures), its deliveries and
+// each delivery's attempts; an unknown id is a 404 error.
 func (s *Service) Event(ctx context.Context, id string) (EventDetail, error) {
 	if s.queue == nil {
 		return EventDetail{}, errNoQueue
@@ -38,5 +39,7 @@ func (s *Service) Event(ctx context.Context, id string) (EventDetail, error) {
 		}
 		out[i] = deliveryDetail(d, attempts)
 	}
+	src, _ := s.cfg.Source(ev.Source)
+	ev.Headers = maskSignatures(ev.Headers, src)
 	return eventDetail(ev, out), nil
 }
