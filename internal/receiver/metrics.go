@@ -17,6 +17,7 @@ type Metrics struct {
 	commitDuration prometheus.Histogram
 	rejectsDropped prometheus.Counter
 	lag            *prometheus.HistogramVec
+	types          typeLabels
 }
 
 // NewMetrics registers the receiver's collectors with reg.
@@ -24,7 +25,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		received: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookrelay_ingest_requests_total",
-			Help: "Webhook requests by source, event type and outcome (stored, duplicate, rejected, handshake, error) and rejection reason.",
+			Help: "Webhook requests by source, event type (the first 100 types of a source; later ones count as other) and outcome (stored, duplicate, rejected, handshake, error) and rejection reason.",
 		}, []string{"source", "type", "outcome", "reason"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "hookrelay_ingest_duration_seconds",
@@ -66,7 +67,7 @@ func (m *Metrics) ObserveCommit(size int, took time.Duration, _ error) {
 }
 
 func (m *Metrics) observe(source, eventType, outcome, reason string, took time.Duration) {
-	m.received.WithLabelValues(source, eventType, outcome, reason).Inc()
+	m.received.WithLabelValues(source, m.types.label(source, eventType), outcome, reason).Inc()
 	m.duration.WithLabelValues(source, outcome).Observe(took.Seconds())
 }
 
