@@ -1,0 +1,189 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+// The claim memory test's load and bound.
+const (
+	claimEvents    = 150
+	claimClaimers  = 4
+	claimAttack    = 6 * time.Second
+	claimRSSBound  = 400 << 20
+	claimBodyLimit = 16 << 20 // the most body bytes one answer may carry (adminapi)
+)
+
+// claimConfig has the Stripe source (1 MiB bodies) and a pull destination
+// with its consumer.
+const claimConfig = `tokens:
+  - {name: dave, role: consumer, secret: "claim-dave-token-77b1", destinations: [bulk]}
+` + stripeSource + `destinations:
+  - name: bulk
+    pull: true
+    secret: "whsec_Y2xhaW0tYnVsay1zaWduaW5n"
+    sources: [stripe]
+`
+
+// TestHostileClaimMemory is an authenticated consumer that claims 1 MiB
+// events a hundred at a time from four connections, releases them at once
+// and claims again, for six seconds. Each answer must stay within the
+// per-answer byte budget and the relay's peak RSS within claimRSSBound,
+// where it once grew by gigabytes.
+func TestHostileClaimMemory(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			database := driver.URL(t)
+			p := startRelay(t, database, claimConfig, stripeEnv)
+			seeder := openStore(t, database)
+			seedBigEvents(t, seeder, claimEvents, "bulk")
+			_ = seeder.Close() // a second writer on the file slows the relay's claims
+			t0 := time.Now()
+			if _, err := claimBulk(http.DefaultClient, p); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("first claim %s", time.Since(t0))
+			rss0, _, err := relayproc.Memory(p.Pid())
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			var claims, delivered, overBudget atomic.Int64
+			var errs sync.Map
+			deadline := time.Now().Add(claimAttack)
+			var wg sync.WaitGroup
+			for range claimClaimers {
+				wg.Go(func() {
+					client := &http.Client{Timeout: 2 * time.Minute} // a claim of 16 MiB is slow on a loaded machine
+					for time.Now().Before(deadline) {
+						c, err := claimBulk(client, p)
+						if err != nil {
+							errs.Store(err.Error(), true)
+							return
+						}
+						claims.Add(1)
+						delivered.Add(int64(len(c.deliveries)))
+						for _, d := range c.deliveries {
+							if err := releaseBulk(client, p, d); err != nil {
+								errs.Store(err.Error(), true)
+								return
+							}
+						}
+						// base64 makes 4 bytes of 3; headers and tokens
+						// take a few kilobytes per delivery.
+						if c.size > (claimBodyLimit+1<<20)*4/3+len(c.deliveries)<<12 {
+							overBudget.Add(1)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			errs.Range(func(k, _ any) bool { t.Errorf("claimer: %v", k); return true })
+			peak := peakRSS(t, p)
+			if peak > claimRSSBound {
+				t.Errorf("relay peak RSS %d MiB, over the %d MiB bound", peak>>20, claimRSSBound>>20)
+			}
+			if overBudget.Load() > 0 {
+				t.Errorf("%d claim answers carried more than %d MiB of bodies", overBudget.Load(), claimBodyLimit>>20)
+			}
+			if delivered.Load() == 0 {
+				t.Error("no delivery was handed out")
+			}
+			t.Logf("RELIABILITY claim-memory driver=%s events=%d body_bytes=%d claimers=%d seconds=%s claims=%d deliveries=%d rss_before_mib=%d peak_rss_mib=%d (bound %d)",
+				driver.Name, claimEvents, bigBodySize, claimClaimers, claimAttack, claims.Load(), delivered.Load(), rss0>>20, peak>>20, claimRSSBound>>20)
+		})
+	}
+}
+
+// seedBigEvents stores n events of 1 MiB straight into the relay's
+// database, each with a delivery to destination.
+func seedBigEvents(t *testing.T, st store.Store, n int, destination string) {
+	t.Helper()
+	pad := bytes.Repeat([]byte("y"), bigBodySize)
+	now := time.Now().UTC()
+	for start := 0; start < n; start += 10 {
+		var items []store.IngestItem
+		for i := start; i < min(n, start+10); i++ {
+			body := append(fmt.Appendf(nil, `{"id":"evt_claim_%04d","type":"invoice.paid","pad":"`, i), pad[:bigBodySize-60]...)
+			body = append(body, `"}`...)
+			items = append(items, store.IngestItem{
+				Event: store.Event{
+					ID: fmt.Sprintf("01CLAIM%019d", i), Source: "stripe", ProviderEventID: fmt.Sprintf("evt_claim_%04d", i),
+					IDOrigin: store.IDFromBody, Type: "invoice.paid", Body: body, ContentType: "application/json",
+					SignatureSlot: 0, ReceivedAt: now,
+				},
+				Deliveries: []store.NewDelivery{{Destination: destination}},
+			})
+		}
+		if _, err := st.Ingest(context.Background(), items); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// bulkClaim is what the test reads of one claim answer.
+type bulkClaim struct {
+	size       int // bytes of the answer
+	deliveries []adminapi.ClaimedDelivery
+}
+
+// claimBulk claims up to 100 deliveries and reads each one's id and lease
+// token with a plain byte search: decoding megabytes of base64 with
+// encoding/json would make the test, not the relay, the bottleneck.
+func claimBulk(client *http.Client, p *relayProc) (bulkClaim, error) {
+	var c bulkClaim
+	req, _ := http.NewRequest("POST", "http://"+p.admin+"/api/v1/destinations/bulk/claim?max=100", nil)
+	req.Header.Set("Authorization", "Bearer claim-dave-token-77b1")
+	status, _, raw, err := hostileDo(client, req)
+	if err != nil {
+		return c, err
+	}
+	if status != 200 {
+		return c, fmt.Errorf("claim: %d %.200s", status, raw)
+	}
+	c.size = len(raw)
+	idKey, leaseKey := []byte(`{"id":`), []byte(`"lease_token":"`)
+	for rest := raw; ; {
+		i := bytes.Index(rest, idKey)
+		if i < 0 {
+			return c, nil
+		}
+		rest = rest[i+len(idKey):]
+		var d adminapi.ClaimedDelivery
+		if _, err := fmt.Sscanf(string(rest[:bytes.IndexByte(rest, ',')]), "%d", &d.ID); err != nil {
+			return c, fmt.Errorf("claim answer: delivery id: %w", err)
+		}
+		j := bytes.Index(rest, leaseKey)
+		if j < 0 {
+			return c, fmt.Errorf("claim answer: delivery %d without a lease token", d.ID)
+		}
+		rest = rest[j+len(leaseKey):]
+		d.LeaseToken = string(rest[:bytes.IndexByte(rest, '"')])
+		c.deliveries = append(c.deliveries, d)
+	}
+}
+
+func releaseBulk(client *http.Client, p *relayProc, d adminapi.ClaimedDelivery) error {
+	body := fmt.Sprintf(`{"outcome":"released","lease_token":%q}`, d.LeaseToken)
+	req, _ := http.NewRequest("POST", fmt.Sprintf("http://%s/api/v1/deliveries/%d/ack", p.admin, d.ID), strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer claim-dave-token-77b1")
+	status, _, answer, err := hostileDo(client, req)
+	if err == nil && status != 200 {
+		err = fmt.Errorf("release: %d %s", status, answer)
+	}
+	return err
+}
