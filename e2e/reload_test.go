@@ -182,11 +182,13 @@ func TestReloadUnderLoad(t *testing.T) {
 			if code != 400 || !bytes.Contains(answer, []byte(`sources[0].verify`)) || !bytes.Contains(answer, []byte("running config stays")) {
 				t.Errorf("reload of a broken config: %d %s, want 400 naming sources[0].verify", code, answer)
 			}
+			r := wantRun(t, cliEnv(p, e2eAdminToken), 1, "reload")
+			contains(t, "hookrelay reload of a broken config", r.stderr, "sources[0].verify", "running config stays")
 			if err := syscall.Kill(p.Pid(), syscall.SIGHUP); err != nil {
 				t.Fatal(err)
 			}
 			listenWaitFor(t, 10*time.Second, "the refusal in the log", func() bool {
-				return strings.Count(p.logs.String(), "config reload refused") >= 2
+				return strings.Count(p.logs.String(), "config reload refused") >= 3
 			})
 			pause()
 			if code, _ := hostileAdmin(t, p, reloadR2, "GET", "/api/v1/stats", ""); code != 200 {
@@ -222,7 +224,7 @@ func TestReloadUnderLoad(t *testing.T) {
 			if syncMapLen(&audit) == 0 {
 				t.Errorf("the destination added by reload received nothing")
 			}
-			t.Logf("RELOAD %s: %d events across 2 reloads and 2 refusals, 0 failed; billing got %d, audit %d",
+			t.Logf("RELOAD %s: %d events across 2 reloads and 3 refusals, 0 failed; billing got %d, audit %d",
 				driver.Name, sent.Load(), syncMapLen(&billing), syncMapLen(&audit))
 		})
 	}

@@ -48,6 +48,7 @@ func commands() []command {
 		{"verify", "re-check a stored event's signature against the secrets now (admin API)", runVerify},
 		{"stats", "deliveries by destination and status, ingest by source (admin API)", runStats},
 		{"secrets", "when each secret slot last verified an event: rotation status (admin API)", runSecrets},
+		{"reload", "make the relay re-read its config without a restart (admin API)", runReload},
 		{"listen", "forward a pull destination's events to a local URL (admin API)", runListen},
 		{"version", "print the version", runVersion},
 	}

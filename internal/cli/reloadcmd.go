@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+)
+
+func runReload(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "reload")
+	api := addAPIFlags(fs)
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: hookrelay reload [--json]\n\n"+
+			"Makes the relay re-read its config file and apply its sources, secrets, destinations and\n"+
+			"tokens without a restart (as SIGHUP does). A config with problems is refused, its problems\n"+
+			"printed, and the running config stays.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	c, err := api.client(env, "admin")
+	if err != nil {
+		return err
+	}
+	sum, data, err := fetchJSON[adminapi.ReloadSummary](ctx, c, http.MethodPost, "/api/v1/reload", nil)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(env.Stdout, data)
+	}
+	fmt.Fprintf(env.Stdout, "config reloaded: %d sources, %d destinations, %d tokens\n", sum.Sources, sum.Destinations, sum.Tokens)
+	if len(sum.RestartRequired) > 0 {
+		fmt.Fprintf(env.Stdout, "changed but applied only at restart: %s\n", strings.Join(sum.RestartRequired, ", "))
+	}
+	return nil
+}
