@@ -4,8 +4,9 @@ GO ?= go
 
 .PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-console soak fuzz
 
+# The binary records the commit it was built from (`hookrelay version`).
 build:
-	$(GO) build -o bin/hookrelay ./cmd/hookrelay
+	$(GO) build -ldflags "-X github.com/hookrelay/hookrelay/internal/cli.Commit=$$(git rev-parse HEAD)" -o bin/hookrelay ./cmd/hookrelay
 
 run:
 	$(GO) run ./cmd/hookrelay serve --config examples/hookrelay.yaml

@@ -40,6 +40,9 @@ func (s *Service) Replay(ctx context.Context, actor string, req ReplayRequest) (
 		return ReplayResult{}, err
 	}
 	audit(ctx, "filter", req.Filter, "dry_run", req.DryRun)
+	if err := s.checkReplay(ctx, filter); err != nil {
+		return ReplayResult{}, err
+	}
 	res, err := s.ops.Replay(ctx, store.ReplayRequest{
 		Filter: filter,
 		DryRun: req.DryRun,

@@ -3,6 +3,7 @@ package adminapi_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +95,22 @@ func TestReplay(t *testing.T) {
 			var e adminapi.Error
 			if got := b.call(t, adminToken, "POST", "/api/v1/replay", bad, &e); got != 400 {
 				t.Errorf("replay %v: %d, want 400", bad, got)
+			}
+		}
+
+		// What cannot match is refused and named, not matched as nothing.
+		for _, tc := range []struct {
+			req  map[string]any
+			want string
+		}{
+			{map[string]any{"source": "strpe"}, `no source "strpe" in the config (did you mean "stripe"?); it has stripe, github`},
+			{map[string]any{"destination": "biling", "status": "dead"}, `no destination "biling" in the config (did you mean "billing"?)`},
+			{map[string]any{"ids": []string{paid1, "01NOPE", "01NADA"}}, "no event 01NOPE, 01NADA: nothing was replayed"},
+		} {
+			var e adminapi.Error
+			got := b.call(t, adminToken, "POST", "/api/v1/replay", tc.req, &e)
+			if got != 404 || !strings.Contains(e.Error, tc.want) {
+				t.Errorf("replay %v: %d %q, want 404 with %q", tc.req, got, e.Error, tc.want)
 			}
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseQuietly(fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
@@ -41,25 +42,69 @@ func (l *stringList) Set(v string) error {
 }
 
 // timeHelp describes the times the API commands accept.
-const timeHelp = "an RFC 3339 time (2026-03-03T09:00:00Z, 2026-03-03T10:00:00+01:00) or -DURATION for that long ago (-2h, -90m, -3d)"
+const timeHelp = "now, a date (2026-12-01, midnight UTC), an RFC 3339 time (2026-03-03T09:00:00Z) or -DURATION for that long ago (-90m, -2h, -3d, -2w)"
 
-// parseWhen reads a time flag: RFC 3339, or "-" and a duration meaning
-// that long before now. It returns the time as RFC 3339 in UTC, or "" for
-// an empty value.
+// parseWhen reads a time flag (see parseWhenTime) and returns it as RFC 3339
+// in UTC, or "" for an empty value.
 func parseWhen(name, v string, now time.Time) (string, error) {
-	if v == "" {
-		return "", nil
+	t, err := parseWhenTime(name, v, now)
+	if err != nil || t.IsZero() {
+		return "", err
 	}
-	if ago, ok := strings.CutPrefix(v, "-"); ok {
-		d, err := config.ParseDuration(ago)
+	return t.UTC().Format(time.RFC3339Nano), nil
+}
+
+// parseWhenTime reads a time flag: "now", a date, RFC 3339, or "-" and a
+// duration (weeks too) meaning that long before now. An empty value is the
+// zero time.
+func parseWhenTime(name, v string, now time.Time) (time.Time, error) {
+	bad := fmt.Errorf("%w: --%s %q: want %s", errUsage, name, v, timeHelp)
+	switch {
+	case v == "":
+		return time.Time{}, nil
+	case v == "now":
+		return now.UTC(), nil
+	case strings.HasPrefix(v, "-"):
+		d, err := parseAgo(v[1:])
 		if err != nil || d <= 0 {
-			return "", fmt.Errorf("%w: --%s %q: want %s", errUsage, name, v, timeHelp)
+			return time.Time{}, bad
 		}
-		return now.Add(-d.Std()).UTC().Format(time.RFC3339Nano), nil
+		return now.Add(-d).UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		return "", fmt.Errorf("%w: --%s %q: want %s", errUsage, name, v, timeHelp)
+		return time.Time{}, bad
 	}
-	return t.UTC().Format(time.RFC3339Nano), nil
+	return t.UTC(), nil
+}
+
+// parseAgo reads a duration as the config writes them, with weeks ("2w")
+// added.
+func parseAgo(s string) (time.Duration, error) {
+	if w, ok := strings.CutSuffix(s, "w"); ok {
+		n, err := strconv.Atoi(w)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("bad number of weeks %q", s)
+		}
+		return time.Duration(n) * 7 * 24 * time.Hour, nil
+	}
+	d, err := config.ParseDuration(s)
+	return d.Std(), err
+}
+
+// checkWindow refuses a window that cannot hold anything: since at or
+// after until. Both are RFC 3339 or empty.
+func checkWindow(since, until string) error {
+	if since == "" || until == "" {
+		return nil
+	}
+	s, _ := time.Parse(time.RFC3339Nano, since)
+	u, _ := time.Parse(time.RFC3339Nano, until)
+	if !s.Before(u) {
+		return fmt.Errorf("%w: --since %s is not before --until %s: the window holds nothing (swap them?)", errUsage, since, until)
+	}
+	return nil
 }

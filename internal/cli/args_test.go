@@ -28,7 +28,12 @@ func TestParseWhen(t *testing.T) {
 		{"-0s", "", true},
 		{"-soon", "", true},
 		{"yesterday", "", true},
-		{"2026-03-03", "", true},
+		{"2026-03-03", "2026-03-03T00:00:00Z", false},
+		{"now", "2026-03-03T12:00:00Z", false},
+		{"-2w", "2026-02-17T12:00:00Z", false},
+		{"-0w", "", true},
+		{"-1.5w", "", true},
+		{"2026-13-01", "", true},
 	} {
 		got, err := parseWhen("since", tc.in, now)
 		if tc.usage {

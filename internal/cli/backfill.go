@@ -14,12 +14,12 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 	api := addAPIFlags(fs)
 	dest := fs.String("destination", "", "destination to give its missing deliveries (required)")
 	since := fs.String("since", "", "start of the window, inclusive (required): "+timeHelp)
-	until := fs.String("until", "", "end of the window, exclusive (required)")
+	until := fs.String("until", "now", "end of the window, exclusive")
 	dryRun := fs.Bool("dry-run", false, "only print how many deliveries would be created")
 	yes := fs.Bool("yes", false, "create them without asking")
 	asJSON := fs.Bool("json", false, "print the API's JSON answer")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: hookrelay backfill --destination NAME --since T --until T [--dry-run] [--yes]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: hookrelay backfill --destination NAME --since T [--until T] [--dry-run] [--yes]\n\n"+
 			"Creates the deliveries a destination added later would have had for the events received in\n"+
 			"the window, as its sources and types choose them. Running it again creates nothing new. It\n"+
 			"first prints how many would be created and, on a terminal, asks before acting; without a\n"+
@@ -29,8 +29,8 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *dest == "" || *since == "" || *until == "" {
-		return fmt.Errorf("%w: --destination, --since and --until are required", errUsage)
+	if *dest == "" || *since == "" {
+		return fmt.Errorf("%w: --destination and --since are required", errUsage)
 	}
 	req := adminapi.BackfillRequest{Destination: *dest}
 	now := time.Now()
@@ -39,6 +39,9 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	if req.Until, err = parseWhen("until", *until, now); err != nil {
+		return err
+	}
+	if err := checkWindow(req.Since, req.Until); err != nil {
 		return err
 	}
 	c, err := api.client(env, "admin")

@@ -28,29 +28,28 @@ type Env struct {
 	Getenv func(string) string
 }
 
-// command is one subcommand.
+// command is one subcommand; its summary and example are in helps.
 type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, env Env, args []string) error
+	name string
+	run  func(ctx context.Context, env Env, args []string) error
 }
 
 func commands() []command {
 	return []command{
-		{"serve", "run the relay: ingest, admin listener, metrics", runServe},
-		{"migrate", "apply database migrations and exit", runMigrate},
-		{"check-config", "validate the config and print it with secrets masked", runCheckConfig},
-		{"doctor", "check config, database, migrations, clock and listeners, and say what to fix", runDoctor},
-		{"send", "sign a payload as its provider would and post it to the relay", runSend},
-		{"events", "list events, show one, or print its raw bytes (admin API)", runEvents},
-		{"replay", "re-deliver stored events chosen by id or filter (admin API)", runReplay},
-		{"backfill", "give a destination its deliveries for a past window (admin API)", runBackfill},
-		{"verify", "re-check a stored event's signature against the secrets now (admin API)", runVerify},
-		{"stats", "deliveries by destination and status, ingest by source (admin API)", runStats},
-		{"secrets", "when each secret slot last verified an event: rotation status (admin API)", runSecrets},
-		{"reload", "make the relay re-read its config without a restart (admin API)", runReload},
-		{"listen", "forward a pull destination's events to a local URL (admin API)", runListen},
-		{"version", "print the version", runVersion},
+		{"serve", runServe},
+		{"migrate", runMigrate},
+		{"check-config", runCheckConfig},
+		{"doctor", runDoctor},
+		{"send", runSend},
+		{"events", runEvents},
+		{"replay", runReplay},
+		{"backfill", runBackfill},
+		{"verify", runVerify},
+		{"stats", runStats},
+		{"secrets", runSecrets},
+		{"reload", runReload},
+		{"listen", runListen},
+		{"version", runVersion},
 	}
 }
 
@@ -63,12 +62,16 @@ func Main(ctx context.Context, env Env, args []string) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	switch {
+	case len(args) == 0:
 		usage(env.Stderr)
-		if len(args) == 0 {
-			return ExitUsage
-		}
+		return ExitUsage
+	case args[0] == "-h" || args[0] == "--help" || (args[0] == "help" && len(args) == 1):
+		usage(env.Stdout)
 		return ExitOK
+	case args[0] == "help":
+		// `hookrelay help events list` is `hookrelay events list -h`.
+		args = append(args[1:], "-h")
 	}
 	for _, c := range commands() {
 		if c.name != args[0] {
@@ -81,7 +84,8 @@ func Main(ctx context.Context, env Env, args []string) int {
 		case errors.Is(err, flag.ErrHelp):
 			return ExitOK
 		case errors.Is(err, errUsage):
-			fmt.Fprintf(env.Stderr, "hookrelay %s: %v\n", c.name, err)
+			fmt.Fprintf(env.Stderr, "hookrelay %s: %s\n(run 'hookrelay help %s' for its flags and an example)\n",
+				c.name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "), c.name)
 			return ExitUsage
 		default:
 			fmt.Fprintf(env.Stderr, "hookrelay %s: %v\n", c.name, err)
@@ -97,22 +101,15 @@ func usage(w io.Writer) {
 	var b strings.Builder
 	b.WriteString("hookrelay: verify, record and relay webhooks\n\nUsage: hookrelay COMMAND [flags]\n\nCommands:\n")
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-14s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-14s %s\n", c.name, helps[c.name].summary)
 	}
-	b.WriteString("\nRun 'hookrelay COMMAND -h' for a command's flags.\n")
+	b.WriteString("\nRun 'hookrelay help COMMAND' for a command's flags and an example.\n")
 	_, _ = io.WriteString(w, b.String())
-}
-
-// newFlagSet returns a flag set that reports errors instead of exiting.
-func newFlagSet(env Env, name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("hookrelay "+name, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	return fs
 }
 
 // parseFlags parses args and refuses stray positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	if err := parseQuietly(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}

@@ -122,12 +122,12 @@ func (c *apiClient) call(ctx context.Context, method, path string, query url.Val
 
 // callJSON is call with the answer decoded into out.
 func (c *apiClient) callJSON(ctx context.Context, method, path string, query url.Values, in, out any) ([]byte, error) {
-	data, _, err := c.call(ctx, method, path, query, in)
+	data, h, err := c.call(ctx, method, path, query, in)
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return nil, fmt.Errorf("decode answer of %s %s: %w", method, path, err)
+	if err := json.Unmarshal(data, out); err != nil || !isJSON(h) {
+		return nil, notRelay(c.base, h, data)
 	}
 	return data, nil
 }
@@ -140,6 +140,9 @@ func (c *apiClient) refusal(status int, body []byte) error {
 	if json.Unmarshal(body, &e) != nil || e.Error == "" {
 		if status == http.StatusNotFound {
 			return fmt.Errorf("%s answered 404 without an API error: is it hookrelay's admin listener (admin_listen), not the public one?", c.base)
+		}
+		if status != http.StatusServiceUnavailable {
+			return fmt.Errorf("%s answered %d %s: %w", c.base, status, http.StatusText(status), notRelay(c.base, nil, body))
 		}
 		e.Error = strings.TrimSpace(string(body))
 	}
@@ -182,4 +185,26 @@ func printJSON(w io.Writer, data []byte) error {
 	buf.WriteByte('\n')
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// errNotRelay reports a server that does not answer as hookrelay's admin
+// API does.
+var errNotRelay = errors.New("not a hookrelay admin listener")
+
+// isJSON reports whether an answer's Content-Type is JSON.
+func isJSON(h http.Header) bool {
+	ct, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	return strings.TrimSpace(strings.ToLower(ct)) == "application/json"
+}
+
+// notRelay says that base answered something other than the admin API's
+// JSON (an HTML page, another service's JSON), and what to change.
+func notRelay(base string, h http.Header, body []byte) error {
+	what := "an answer that is not the admin API's JSON"
+	if ct := h.Get("Content-Type"); ct != "" && !isJSON(h) {
+		what = "a " + ct + " answer"
+	} else if bytes.HasPrefix(bytes.TrimSpace(body), []byte("<")) {
+		what = "an HTML page"
+	}
+	return fmt.Errorf("%w: %s sent %s: set --server or $%s to the relay's admin_listen address (e.g. %s)", errNotRelay, base, what, serverEnv, defaultServer)
 }

@@ -17,29 +17,14 @@ import (
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 )
 
-// runEvents dispatches `hookrelay events list|show|raw`.
+// runEvents dispatches `hookrelay events list|show|tail|raw`.
 func runEvents(ctx context.Context, env Env, args []string) error {
-	verbs := map[string]func(context.Context, Env, []string) error{
-		"list": runEventsList,
-		"show": runEventsShow,
-		"raw":  runEventsRaw,
-	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(env.Stderr, "Usage: hookrelay events list|show|raw [flags]\n\n"+
-			"  list [filters]   events, newest first\n"+
-			"  show ID          one event with its headers, deliveries and attempts\n"+
-			"  raw ID           the stored body, byte for byte (hookrelay events raw ID > fixture.json)\n\n"+
-			"Run 'hookrelay events VERB -h' for a verb's flags.\n")
-		if len(args) == 0 {
-			return fmt.Errorf("%w: want list, show or raw", errUsage)
-		}
-		return flag.ErrHelp
-	}
-	run, ok := verbs[args[0]]
-	if !ok {
-		return fmt.Errorf("%w: unknown verb %q (want list, show or raw)", errUsage, args[0])
-	}
-	return run(ctx, env, args[1:])
+	return runVerb(ctx, env, "events", args, []verb{
+		{"list", runEventsList},
+		{"show", runEventsShow},
+		{"tail", runEventsTail},
+		{"raw", runEventsRaw},
+	})
 }
 
 func runEventsList(ctx context.Context, env Env, args []string) error {
@@ -61,6 +46,9 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *limit < 1 || *limit > 1000 {
+		return fmt.Errorf("%w: --limit %d: want 1 to 1000 events per page", errUsage, *limit)
+	}
 	c, err := api.client(env, "read")
 	if err != nil {
 		return err
@@ -80,6 +68,9 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 		if t != "" {
 			q.Set(name, t)
 		}
+	}
+	if err := checkWindow(q.Get("since"), q.Get("until")); err != nil {
+		return err
 	}
 	q.Set("limit", fmt.Sprint(*limit))
 

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 )
@@ -33,6 +35,11 @@ func (g guardedPost[R]) run(ctx context.Context, env Env, c *apiClient) error {
 	}
 	var dry R
 	data, err := c.callJSON(ctx, http.MethodPost, g.path, nil, g.request(true), &dry)
+	var ae *apiError
+	if errors.As(err, &ae) && (ae.status == http.StatusBadRequest || ae.status == http.StatusNotFound) {
+		// Refused before anything was done: a mistake in what was asked.
+		return fmt.Errorf("%w: %s", errUsage, ae.msg)
+	}
 	if err != nil {
 		return err
 	}

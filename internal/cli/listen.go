@@ -44,6 +44,8 @@ type listenConfig struct {
 	max         int
 	wait        time.Duration
 	lease       time.Duration
+	// printJSON prints each event as a JSON line instead of forwarding it.
+	printJSON bool
 }
 
 // runListen claims deliveries of a pull destination, forwards each to a
@@ -58,15 +60,17 @@ func runListen(ctx context.Context, env Env, args []string) error {
 	fs.IntVar(&lc.max, "max", 10, "deliveries claimed at once, 1 to 100")
 	fs.DurationVar(&lc.wait, "wait", 30*time.Second, "how long one claim waits for an event, at most 60s")
 	fs.DurationVar(&lc.lease, "lease", adminapi.ClaimLease, "how long the relay holds a claimed event for this listener before handing it out again (20s to 10m)")
+	fs.BoolVar(&lc.printJSON, "print-json", false, "print each event as one JSON line (headers and body) on standard output and acknowledge it, instead of forwarding it: fixtures with a consumer token")
 	source := fs.String("source", "", "not supported: set sources: on the destination in the relay's config")
 	typ := fs.String("type", "", "not supported: set types: on the destination in the relay's config")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: hookrelay listen --destination NAME --forward-to URL [--server URL] [--token T]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: hookrelay listen --destination NAME (--forward-to URL | --print-json) [--server URL] [--token T]\n\n"+
 			"Claims the events of a pull destination from the relay, POSTs each to a\n"+
 			"local URL with the headers a push destination gets (signed with the\n"+
 			"destination's secret), and acknowledges the local answer: 2xx is done,\n"+
 			"2xx with 'hookrelay-outcome: skipped' is skipped, anything else failed.\n"+
-			"Ctrl-C finishes the event in hand and hands the rest back.\n\n")
+			"Ctrl-C finishes the event in hand and hands the rest back. With --print-json\n"+
+			"each event is printed as a JSON line instead, and acknowledged done.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -111,10 +115,15 @@ func runListen(ctx context.Context, env Env, args []string) error {
 		cfg:   lc,
 		api:   c,
 		out:   env.Stdout,
+		lines: env.Stdout,
 		log:   env.Stderr,
 		local: &http.Client{Timeout: listenForwardTimeout, CheckRedirect: listenNoRedirects},
 	}
-	fmt.Fprintf(env.Stderr, "listening on %s at %s, forwarding to %s (Ctrl-C to stop)\n", lc.destination, c.base, lc.forwardTo)
+	to := "forwarding to " + lc.forwardTo
+	if lc.printJSON {
+		l.lines, to = env.Stderr, "printing each event as JSON"
+	}
+	fmt.Fprintf(env.Stderr, "listening on %s at %s, %s (Ctrl-C to stop)\n", lc.destination, c.base, to)
 	return l.run(stop, abort)
 }
 
@@ -127,8 +136,11 @@ func (lc listenConfig) check(source, typ string) error {
 	if lc.destination == "" {
 		return fmt.Errorf("%w: --destination is required: the name of a pull destination (pull: true) in the relay's config", errUsage)
 	}
-	u, err := url.Parse(lc.forwardTo)
-	if lc.forwardTo == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if lc.printJSON {
+		if lc.forwardTo != "" {
+			return fmt.Errorf("%w: --print-json and --forward-to: choose one (print each event, or forward it)", errUsage)
+		}
+	} else if u, err := url.Parse(lc.forwardTo); lc.forwardTo == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("%w: --forward-to %q: want the http(s) URL of your local server, e.g. http://localhost:3000/webhooks", errUsage, lc.forwardTo)
 	}
 	if lc.max < 1 || lc.max > 100 {
@@ -158,7 +170,8 @@ func listenNoRedirects(*http.Request, []*http.Request) error { return http.ErrUs
 type listener struct {
 	cfg   listenConfig
 	api   *apiClient
-	out   io.Writer // one line per event
+	out   io.Writer // --print-json: one JSON line per event
+	lines io.Writer // one line per event: what happened to it
 	log   io.Writer // what the listener is doing
 	local *http.Client
 }
@@ -224,7 +237,7 @@ func (l *listener) handle(stop, abort context.Context, batch []adminapi.ClaimedD
 			return
 		}
 		res, err := l.ack(abort, d, f, deadline)
-		fmt.Fprintln(l.out, listenLine(time.Now(), d, f, res, err))
+		fmt.Fprintln(l.lines, listenLine(time.Now(), d, f, res, err))
 	}
 }
 
@@ -241,6 +254,9 @@ func (l *listener) forward(ctx context.Context, d adminapi.ClaimedDelivery) forw
 	body, err := base64.StdEncoding.DecodeString(d.BodyBase64)
 	if err != nil {
 		return forwarded{outcome: adminapi.OutcomeFailed, err: "the relay sent a body that is not base64"}
+	}
+	if l.cfg.printJSON {
+		return l.print(d, body)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.cfg.forwardTo, bytes.NewReader(body))
 	if err != nil {
@@ -392,6 +408,9 @@ func (l *listener) post(ctx context.Context, path string, q url.Values, in, out 
 	if resp.StatusCode/100 != 2 {
 		var e adminapi.Error
 		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			if resp.StatusCode != http.StatusNotFound && resp.StatusCode < 500 {
+				return notRelay(l.api.base, resp.Header, data)
+			}
 			e.Error = strings.TrimSpace(string(data))
 		}
 		return &listenStatusError{status: resp.StatusCode, msg: e.Error}
@@ -399,8 +418,8 @@ func (l *listener) post(ctx context.Context, path string, q url.Values, in, out 
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("decode answer: %w", err)
+	if err := json.Unmarshal(data, out); err != nil || !isJSON(resp.Header) {
+		return notRelay(l.api.base, resp.Header, data)
 	}
 	return nil
 }
@@ -409,6 +428,9 @@ func (l *listener) post(ctx context.Context, path string, q url.Values, in, out 
 // relay was not reached, answered 5xx, or asked to slow down.
 func listenRetryable(err error) bool {
 	var se *listenStatusError
+	if errors.Is(err, errNotRelay) {
+		return false
+	}
 	if !errors.As(err, &se) {
 		return true
 	}

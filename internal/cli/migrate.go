@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hookrelay/hookrelay/internal/relay"
+	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 func runMigrate(ctx context.Context, env Env, args []string) error {
@@ -18,9 +20,19 @@ func runMigrate(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	var pending []string
+	if ms, ok := st.(store.MigrationStatus); ok {
+		if pending, err = ms.PendingMigrations(ctx); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
 	if err := st.Migrate(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	fmt.Fprintln(env.Stdout, "migrations applied")
+	if len(pending) == 0 {
+		fmt.Fprintln(env.Stdout, "database up to date: nothing to apply")
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "applied %d migrations: %s\n", len(pending), strings.Join(pending, ", "))
 	return nil
 }

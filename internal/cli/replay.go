@@ -47,6 +47,9 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	if req.Until, err = parseWhen("until", *until, now); err != nil {
 		return err
 	}
+	if err := checkWindow(req.Since, req.Until); err != nil {
+		return err
+	}
 	if len(ids) == 0 && *source == "" && *typ == "" && *status == "" && *dest == "" && *since == "" && *until == "" {
 		return fmt.Errorf("%w: choose what to replay: --id, or a filter (--source, --type, --status, --destination, --since, --until)", errUsage)
 	}

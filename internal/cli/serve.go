@@ -13,7 +13,9 @@ import (
 func runServe(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "serve")
 	path := addConfigFlag(fs)
-	roleName := fs.String("role", string(relay.RoleAll), "what this process runs: all, receiver or worker")
+	roleName := fs.String("role", string(relay.RoleAll), "what this process runs: all (every part), receiver (public listener: ingest), worker (delivery and retention); each also serves the admin listener")
+	listen := fs.String("listen", "", "public listener address, instead of the config's listen")
+	adminListen := fs.String("admin-listen", "", "admin listener address, instead of the config's admin_listen")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -25,12 +27,17 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := overrideListeners(cfg, *listen, *adminListen); err != nil {
+		return err
+	}
 	logs := newBufferedLog(env.Stderr)
 	defer logs.Close()
 	logger := newLogger(logs, cfg.Log.Level, cfg.Log.Format)
 	for _, w := range cfg.Warnings {
 		logger.Warn("config: " + w)
 	}
+	local := addLocalToken(cfg, logger)
+	defer local.remove()
 
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()

@@ -60,8 +60,12 @@ func TestLoadExampleWithEmptyEnvironment(t *testing.T) {
 	if s, _ := c.Source("stripe"); len(s.Secrets) != 2 || s.ActiveSecrets() {
 		t.Errorf("stripe secrets = %q, want two empty slots", s.Secrets)
 	}
-	if len(c.Tokens) != 0 || len(c.Destinations) != 0 {
-		t.Errorf("tokens, destinations = %+v, %+v; want none", c.Tokens, c.Destinations)
+	if len(c.Tokens) != 0 {
+		t.Errorf("tokens = %+v; want none", c.Tokens)
+	}
+	// The pull destination works out of the box, with its stand-in secret.
+	if d, ok := c.Destination("dev"); len(c.Destinations) != 1 || !ok || !d.Pull || d.Secret == "" {
+		t.Errorf("destinations = %+v; want the pull destination dev only", c.Destinations)
 	}
 	if len(c.Warnings) != 6 {
 		t.Errorf("Warnings = %q, want 2 dropped tokens and 4 sources without a secret", c.Warnings)

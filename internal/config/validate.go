@@ -45,7 +45,25 @@ type validator struct {
 }
 
 func (v *validator) add(path, format string, args ...any) {
-	v.problems = append(v.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+	msg := fmt.Sprintf(format, args...)
+	if rest, ok := strings.CutPrefix(msg, "required"); ok {
+		msg = v.emptyVariables(path) + rest
+	}
+	v.problems = append(v.problems, Problem{Path: path, Message: msg})
+}
+
+// emptyVariables says which variables a value came from when it expanded
+// to nothing (`${DATABASE_URL} is empty: set it`), or "required" when it
+// was not written with any.
+func (v *validator) emptyVariables(path string) string {
+	o := v.c.origins[path]
+	switch len(o.vars) {
+	case 0:
+		return "required"
+	case 1:
+		return fmt.Sprintf("${%s} is empty: set %s", o.vars[0], o.vars[0])
+	}
+	return fmt.Sprintf("${%s} are empty: set one", strings.Join(o.vars, "}, ${"))
 }
 
 // Validate checks c and returns a *ValidationError listing every problem, or

@@ -186,7 +186,7 @@ func (r *Relay) Start(ctx context.Context) error {
 	publicCap, adminCap := connCaps(r.cfg, nofile)
 	if r.public != nil {
 		if r.publicLn, err = listenCapped(r.cfg.Listen, publicCap); err != nil {
-			return err
+			return listenError("listen", r.cfg.Listen, err)
 		}
 		go r.serve(r.public, r.publicLn)
 	}
@@ -194,7 +194,7 @@ func (r *Relay) Start(ctx context.Context) error {
 		if r.publicLn != nil {
 			_ = r.publicLn.Close()
 		}
-		return err
+		return listenError("admin_listen", r.cfg.AdminListen, err)
 	}
 	go r.serve(r.admin, r.adminLn)
 	attrs := []any{"role", string(r.role), "admin", r.adminLn.Addr().String(),
@@ -252,7 +252,9 @@ func (r *Relay) Shutdown(ctx context.Context) error {
 func (r *Relay) shutdown(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
 	defer cancel()
-	r.logger.Info("hookrelay shutting down")
+	if r.adminLn != nil { // a relay that never started serving has nothing to shut down
+		r.logger.Info("hookrelay shutting down")
+	}
 	var errs []error
 	if r.public != nil {
 		if err := r.public.Shutdown(ctx); err != nil {

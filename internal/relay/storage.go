@@ -17,9 +17,13 @@ import (
 func OpenStore(ctx context.Context, url string, logger *slog.Logger) (store.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
-		s, err := sqlite.Open(ctx, strings.TrimPrefix(url, "sqlite:"), logger)
+		path := strings.TrimPrefix(url, "sqlite:")
+		if err := checkSQLitePath(path); err != nil {
+			return nil, err
+		}
+		s, err := sqlite.Open(ctx, path, logger)
 		if err != nil {
-			return nil, fmt.Errorf("open sqlite: %w", err)
+			return nil, fmt.Errorf("database sqlite:%s: %w", path, err)
 		}
 		return s, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
