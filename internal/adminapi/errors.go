@@ -76,7 +76,12 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, Error{Error: msg})
 }
 
+// APIHeader is set on every answer of the admin API, so that a client can
+// tell it from another service that also answers JSON.
+const APIHeader = "Hookrelay-Api"
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set(APIHeader, "v1")
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

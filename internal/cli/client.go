@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
 )
 
 // Environment variables the API commands read.
@@ -115,7 +117,7 @@ func (c *apiClient) call(ctx context.Context, method, path string, query url.Val
 		return nil, nil, fmt.Errorf("read answer of %s %s: %w", method, path, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, nil, c.refusal(resp.StatusCode, data)
+		return nil, nil, c.refusal(resp.StatusCode, resp.Header, data)
 	}
 	return data, resp.Header, nil
 }
@@ -126,23 +128,23 @@ func (c *apiClient) callJSON(ctx context.Context, method, path string, query url
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(data, out); err != nil || !isJSON(h) {
+	if err := json.Unmarshal(data, out); err != nil || !isRelay(h) {
 		return nil, notRelay(c.base, h, data)
 	}
 	return data, nil
 }
 
 // refusal turns a non-2xx answer into an error that says what to do next.
-func (c *apiClient) refusal(status int, body []byte) error {
+func (c *apiClient) refusal(status int, h http.Header, body []byte) error {
 	var e struct {
 		Error string `json:"error"`
 	}
-	if json.Unmarshal(body, &e) != nil || e.Error == "" {
+	if json.Unmarshal(body, &e) != nil || e.Error == "" || !isRelay(h) {
 		if status == http.StatusNotFound {
 			return fmt.Errorf("%s answered 404 without an API error: is it hookrelay's admin listener (admin_listen), not the public one?", c.base)
 		}
 		if status != http.StatusServiceUnavailable {
-			return fmt.Errorf("%s answered %d %s: %w", c.base, status, http.StatusText(status), notRelay(c.base, nil, body))
+			return fmt.Errorf("%s answered %d %s: %w", c.base, status, http.StatusText(status), notRelay(c.base, h, body))
 		}
 		e.Error = strings.TrimSpace(string(body))
 	}
@@ -197,11 +199,17 @@ func isJSON(h http.Header) bool {
 	return strings.TrimSpace(strings.ToLower(ct)) == "application/json"
 }
 
+// isRelay reports whether an answer comes from hookrelay's admin API: JSON
+// with the API's own header.
+func isRelay(h http.Header) bool { return isJSON(h) && h.Get(adminapi.APIHeader) != "" }
+
 // notRelay says that base answered something other than the admin API's
 // JSON (an HTML page, another service's JSON), and what to change.
 func notRelay(base string, h http.Header, body []byte) error {
 	what := "an answer that is not the admin API's JSON"
-	if ct := h.Get("Content-Type"); ct != "" && !isJSON(h) {
+	if ct := h.Get("Content-Type"); isJSON(h) {
+		what = "JSON without the " + adminapi.APIHeader + " header of hookrelay's admin API"
+	} else if ct != "" {
 		what = "a " + ct + " answer"
 	} else if bytes.HasPrefix(bytes.TrimSpace(body), []byte("<")) {
 		what = "an HTML page"

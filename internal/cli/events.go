@@ -39,8 +39,9 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 	limit := fs.Int("limit", 50, "events per page, at most 1000")
 	cursor := fs.String("cursor", "", "the page after the one that printed this cursor")
 	asJSON := fs.Bool("json", false, "print the API's JSON")
+	idsOnly := fs.Bool("ids", false, "print only the events' ids, one a line: hookrelay events show $(hookrelay events list --limit 1 --ids)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: hookrelay events list [filters] [--json]\n\nLists events, newest first. A time is "+timeHelp+".\n\n")
+		fmt.Fprint(fs.Output(), "Usage: hookrelay events list [filters] [--json | --ids]\n\nLists events, newest first. A time is "+timeHelp+".\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -80,6 +81,12 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 	}
 	if *asJSON {
 		return printJSON(env.Stdout, data)
+	}
+	if *idsOnly {
+		for _, e := range list.Events {
+			fmt.Fprintln(env.Stdout, e.ID)
+		}
+		return nil
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RECEIVED\tID\tSOURCE\tTYPE\tPROVIDER ID\tDELIVERIES")

@@ -407,7 +407,7 @@ func (l *listener) post(ctx context.Context, path string, q url.Values, in, out 
 	}
 	if resp.StatusCode/100 != 2 {
 		var e adminapi.Error
-		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+		if json.Unmarshal(data, &e) != nil || e.Error == "" || !isRelay(resp.Header) {
 			if resp.StatusCode != http.StatusNotFound && resp.StatusCode < 500 {
 				return notRelay(l.api.base, resp.Header, data)
 			}
@@ -418,7 +418,7 @@ func (l *listener) post(ctx context.Context, path string, q url.Values, in, out 
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(data, out); err != nil || !isJSON(resp.Header) {
+	if err := json.Unmarshal(data, out); err != nil || !isRelay(resp.Header) {
 		return notRelay(l.api.base, resp.Header, data)
 	}
 	return nil

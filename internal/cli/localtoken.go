@@ -80,20 +80,27 @@ func loopbackOnly(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// overrideListeners applies serve's --listen and --admin-listen, so that a
-// receiver and a worker can run from one config on one host.
-func overrideListeners(cfg *config.Config, listen, adminListen string) error {
-	for _, o := range []struct {
-		flag, value string
-		key         *string
-	}{{"listen", listen, &cfg.Listen}, {"admin-listen", adminListen, &cfg.AdminListen}} {
-		if o.value == "" {
+// checkListenFlags refuses a --listen or --admin-listen that is not
+// HOST:PORT, before the config is read.
+func checkListenFlags(listen, adminListen string) error {
+	for flag, v := range map[string]string{"listen": listen, "admin-listen": adminListen} {
+		if v == "" {
 			continue
 		}
-		if _, _, err := net.SplitHostPort(o.value); err != nil {
-			return fmt.Errorf("%w: --%s %q: want HOST:PORT, e.g. 127.0.0.1:8091 (%v)", errUsage, o.flag, o.value, err)
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			return fmt.Errorf("%w: --%s %q: want HOST:PORT, e.g. 127.0.0.1:8091 (%v)", errUsage, flag, v, err)
 		}
-		*o.key = o.value
 	}
 	return nil
+}
+
+// overrideListeners applies serve's --listen and --admin-listen, so that a
+// receiver and a worker can run from one config on one host.
+func overrideListeners(cfg *config.Config, listen, adminListen string) {
+	if listen != "" {
+		cfg.Listen = listen
+	}
+	if adminListen != "" {
+		cfg.AdminListen = adminListen
+	}
 }

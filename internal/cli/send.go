@@ -102,6 +102,7 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	for k, v := range signed.Header {
 		req.Header[k] = v
 	}
+	req.Header.Set("User-Agent", "hookrelay/"+Version)
 	if req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}

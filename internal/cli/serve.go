@@ -23,13 +23,14 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if err := checkListenFlags(*listen, *adminListen); err != nil {
+		return err
+	}
 	cfg, err := loadConfig(env, *path)
 	if err != nil {
 		return err
 	}
-	if err := overrideListeners(cfg, *listen, *adminListen); err != nil {
-		return err
-	}
+	overrideListeners(cfg, *listen, *adminListen)
 	logs := newBufferedLog(env.Stderr)
 	defer logs.Close()
 	logger := newLogger(logs, cfg.Log.Level, cfg.Log.Format)

@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/relayproc"
+)
+
+// TestFirstRun follows the README's first run on the example config: the
+// relay makes a one-run admin token on its loopback admin listener, send
+// stores an event, listen --print-json takes it from the example's pull
+// destination, and events show lists the delivery done with its attempt.
+// --listen and --admin-listen move the listeners to free ports.
+func TestFirstRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	example, err := os.ReadFile("../examples/hookrelay.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "hookrelay.yaml")
+	if err := os.WriteFile(config, example, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "events"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	addrs := freeAddrs(t, 2)
+	env := []string{"STRIPE_WEBHOOK_SECRET=whsec_dGVzdC1zZWNyZXQ", "HOOKRELAY_ADMIN_TOKEN=", "DEV_SIGNING_SECRET="}
+	logs := &relayproc.Buffer{}
+	proc, err := relayproc.Start(relayproc.Options{
+		Binary: binary, Args: []string{"serve", "--config", config, "--listen", addrs[0], "--admin-listen", addrs[1]},
+		Env: env, Output: logs, Admin: addrs[1],
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if !proc.Exited() {
+			proc.Kill()
+		}
+		if t.Failed() {
+			t.Logf("relay logs:\n%s", logs.String())
+		}
+	})
+	if err := proc.WaitReady(context.Background(), 30*time.Second); err != nil {
+		t.Fatalf("relay: %v\n%s", err, logs.String())
+	}
+
+	tokenPath := filepath.Join(dir, "hookrelay.admin-token")
+	st, err := os.Stat(tokenPath)
+	if err != nil {
+		t.Fatalf("no one-run admin token: %v", err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %v, want 0600", st.Mode().Perm())
+	}
+	raw, _ := os.ReadFile(tokenPath)
+	token := strings.TrimSpace(string(raw))
+	contains(t, "relay log", logs.String(), "no admin token is configured", tokenPath)
+	if strings.Contains(logs.String(), token) {
+		t.Error("the relay logged its admin token")
+	}
+
+	wantRun(t, env, 0, "send", "--config", config, "--url", "http://"+addrs[0], "--source", "stripe", "--file", "../examples/events/stripe-invoice-paid.json")
+	cli := []string{"HOOKRELAY_SERVER=http://" + addrs[1], "HOOKRELAY_TOKEN=" + token}
+	listen := startBg(t, cli, "listen", "--destination", "dev", "--print-json", "--wait", "2s")
+	listen.waitOutput(t, `"provider_event_id":"evt_1QExample000000000000001"`, 20*time.Second)
+	if code := listen.stop(t); code != 0 {
+		t.Errorf("listen exited %d after Ctrl-C", code)
+	}
+	contains(t, "listen --print-json", listen.stdout.String(), `"body":{"id":"evt_1QExample000000000000001"`, `"Webhook-Signature":"v1,`, `"body_base64":"`)
+
+	r := wantRun(t, cli, 0, "events", "list")
+	contains(t, "events list", r.stdout, "evt_1QExample000000000000001", "dev:done")
+	id := strings.TrimSpace(wantRun(t, cli, 0, "events", "list", "--limit", "1", "--ids").stdout)
+	r = wantRun(t, cli, 0, "events", "show", id)
+	contains(t, "events show", r.stdout, "dev", "done", "attempts 1")
+
+	if err := proc.Signal(syscall.SIGTERM, 40*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tokenPath); !os.IsNotExist(err) {
+		t.Errorf("the token file outlived the relay: %v", err)
+	}
+}
