@@ -175,4 +175,6 @@ type Operations interface {
 	// their deliveries and attempts, and returns how many it deleted. It
 	// never deletes an event with a pending, processing or failed delivery.
 	Prune(ctx context.Context, req PruneRequest) (int64, error)
+
+	Operator
 }

@@ -46,6 +46,10 @@ type Attempt struct {
 	Error string
 	// ResponseSnippet is the start of the response body, at most 1 KiB.
 	ResponseSnippet string
+	// Round is the delivery's replay count when the attempt was made: 0
+	// for the attempts before any replay, 1 after the first, and so on.
+	// The store records it; a Completion's value is ignored.
+	Round int
 }
 
 // Completion records the outcome of one claimed attempt.

@@ -23,7 +23,7 @@ func (s *Store) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]store
 			ms      int64
 			snippet []byte
 		)
-		if err := row.Scan(&a.ID, &a.DeliveryID, &a.AttemptedAt, &ms, &a.StatusCode, &a.Error, &snippet); err != nil {
+		if err := row.Scan(&a.ID, &a.DeliveryID, &a.AttemptedAt, &ms, &a.StatusCode, &a.Error, &snippet, &a.Round); err != nil {
 			return store.Attempt{}, err
 		}
 		a.AttemptedAt = a.AttemptedAt.UTC()

@@ -40,6 +40,9 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		now = time.Now()
 	}
 	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
+		if paused, err := s.isPaused(ctx, tx, req.Destination); err != nil || paused {
+			return err // a paused destination's deliveries wait
+		}
 		rows, err := tx.Query(ctx, claimCandidates, req.Destination, now, req.Max, keyLockClass)
 		if err != nil {
 			return err
@@ -69,6 +72,12 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 // NextDue returns the earliest due time or lease end among the
 // destination's live deliveries; ok is false when it has none.
 func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, bool, error) {
+	if paused, err := s.isPaused(ctx, s.other, destination); err != nil || paused {
+		if err != nil {
+			return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, s.mapErr(ctx, err))
+		}
+		return time.Time{}, false, nil // nothing is due while it is paused
+	}
 	var at *time.Time
 	if err := s.other.QueryRow(ctx, nextDue, destination).Scan(&at); err != nil {
 		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, s.mapErr(ctx, err))

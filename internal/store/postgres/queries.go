@@ -236,6 +236,6 @@ WHERE c.id = r.id AND c.status = 'processing' AND c.lease_token = r.token`
 	(SELECT min(lease_until) FROM deliveries WHERE destination = $1 AND status = 'processing')
 )`
 
-	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet
+	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, round
 FROM attempts WHERE delivery_id = $1 ORDER BY id`
 )

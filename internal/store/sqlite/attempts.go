@@ -27,7 +27,7 @@ func (s *Store) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]store
 			at, ms  int64
 			snippet []byte
 		)
-		if err := rows.Scan(&a.ID, &a.DeliveryID, &at, &ms, &a.StatusCode, &a.Error, &snippet); err != nil {
+		if err := rows.Scan(&a.ID, &a.DeliveryID, &at, &ms, &a.StatusCode, &a.Error, &snippet, &a.Round); err != nil {
 			return nil, fmt.Errorf("attempts of delivery %d: %w", deliveryID, mapErr(ctx, err))
 		}
 		a.AttemptedAt = fromMicros(at)

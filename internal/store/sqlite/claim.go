@@ -36,6 +36,12 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 	if req.Now.IsZero() {
 		req.Now = time.Now()
 	}
+	if paused, err := s.isPaused(ctx, req.Destination); err != nil || paused {
+		if err != nil {
+			return nil, fmt.Errorf("claim deliveries of %s: %w", req.Destination, mapErr(ctx, err))
+		}
+		return []store.Claim{}, nil // a paused destination's deliveries wait
+	}
 	claims, err := s.claim(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries of %s: %w", req.Destination, mapErr(ctx, err))
@@ -158,6 +164,12 @@ func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, boo
 		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, err)
 	}
 	defer s.mu.RUnlock()
+	if paused, err := s.isPaused(ctx, destination); err != nil || paused {
+		if err != nil {
+			return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, mapErr(ctx, err))
+		}
+		return time.Time{}, false, nil // nothing is due while it is paused
+	}
 	var at sql.NullInt64
 	if err := s.reader.QueryRowContext(ctx, nextDue, destination).Scan(&at); err != nil {
 		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, mapErr(ctx, err))

@@ -164,6 +164,6 @@ WHERE deliveries.id = r.value ->> 0 AND deliveries.status = 'processing' AND del
 	SELECT min(lease_until) FROM deliveries WHERE destination = ?1 AND status = 'processing'
 )`
 
-	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet
+	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, round
 FROM attempts WHERE delivery_id = ? ORDER BY id`
 )

@@ -54,3 +54,24 @@ func auditTime(t time.Time) string {
 	}
 	return t.UTC().Format(time.RFC3339Nano)
 }
+
+// AuditDestination returns the detail of a pause or resume audit row.
+func AuditDestination(destination string) string {
+	b, _ := json.Marshal(struct { // cannot fail for a string
+		Destination string `json:"destination"`
+	}{destination})
+	return string(b)
+}
+
+// AuditDelivery returns the detail of a skip audit row.
+func AuditDelivery(d store.Delivery) string {
+	b, _ := json.Marshal(struct { // cannot fail for these types
+		DeliveryID  int64  `json:"delivery_id"`
+		EventID     string `json:"event_id"`
+		Destination string `json:"destination"`
+	}{d.ID, d.EventID, d.Destination})
+	return string(b)
+}
+
+// SkipNote is the last error a skipped delivery records.
+func SkipNote(actor string) string { return "skipped by " + actor }

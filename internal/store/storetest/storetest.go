@@ -107,6 +107,10 @@ var tests = []conformanceTest{
 	{"PruneRacesBackfill", testPruneRacesBackfill},
 
 	{"Activity", testActivity},
+	{"PauseHoldsClaims", testPauseHoldsClaims},
+	{"SkipDelivery", testSkipDelivery},
+	{"AuditLog", testAuditLog},
+	{"AttemptRounds", testAttemptRounds},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its

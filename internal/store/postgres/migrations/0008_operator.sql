@@ -1,0 +1,27 @@
+-- 0008: what an operator does during an incident — pause a destination,
+-- skip a stuck delivery, tell replay rounds apart.
+
+-- A destination listed here is paused: claims pass it by, its deliveries
+-- wait. Pauses and resumes are also written to the audit log (replays).
+CREATE TABLE paused_destinations (
+	destination text        NOT NULL PRIMARY KEY,
+	paused_at   timestamptz NOT NULL,
+	actor       text        NOT NULL
+);
+
+-- The replay round an attempt was made in: the delivery's replay_count at
+-- the time. A trigger records it, so that every writer of attempts gets it
+-- right without knowing of it; a replay never re-arms a delivery that is
+-- processing, so the count cannot change between the claim and the
+-- attempt's row.
+ALTER TABLE attempts ADD COLUMN round integer NOT NULL DEFAULT 0;
+
+CREATE FUNCTION attempts_round() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	NEW.round := coalesce((SELECT replay_count FROM deliveries WHERE id = NEW.delivery_id), 0);
+	RETURN NEW;
+END;
+$$;
+
+CREATE TRIGGER attempts_round BEFORE INSERT ON attempts
+FOR EACH ROW EXECUTE FUNCTION attempts_round();
