@@ -92,6 +92,8 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 			Duration:    max(0, now.Sub(held.UpdatedAt)),
 			StatusCode:  req.StatusCode,
 			Error:       delivery.ShortError(req.Error),
+			// The store keeps at most 1 KiB of it.
+			ResponseSnippet: req.ResponseSnippet,
 		},
 		Now: now,
 	}

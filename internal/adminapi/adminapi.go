@@ -79,6 +79,12 @@ func (s *Service) Handler() http.Handler {
 	h.handle("GET /api/v1/stats", allowRead, h.stats)
 	h.handle("GET /api/v1/secrets", allowRead, h.secrets)
 	h.handleAudited("POST /api/v1/reload", allowAdmin, h.reload)
+	h.handle("GET /api/v1/rejections", allowRead, h.rejections)
+	h.handle("GET /api/v1/audit", allowRead, h.auditLog)
+	h.handle("GET /api/v1/destinations", allowRead, h.listDestinations)
+	h.handleAudited("POST /api/v1/destinations/{name}/pause", allowAdmin, h.pause)
+	h.handleAudited("POST /api/v1/destinations/{name}/resume", allowAdmin, h.resume)
+	h.handleAudited("POST /api/v1/deliveries/{id}/skip", allowAdmin, h.skip)
 	return h
 }
 

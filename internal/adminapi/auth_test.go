@@ -32,6 +32,15 @@ func TestEveryRouteEveryRole(t *testing.T) {
 		}
 		aliceAck, aliceBody := ack(alice)
 		bobAck, bobBody := ack(bob)
+		var ev adminapi.EventDetail
+		wantStatus(t, "show", b.call(t, readToken, "GET", "/api/v1/events/"+id, nil, &ev), 200)
+		var billing int64
+		for _, d := range ev.Deliveries {
+			if d.Destination == "billing" {
+				billing = d.ID
+			}
+		}
+		skip := fmt.Sprintf("/api/v1/deliveries/%d/skip", billing)
 
 		type route struct {
 			method, path string
@@ -54,6 +63,14 @@ func TestEveryRouteEveryRole(t *testing.T) {
 			{"GET", "/api/v1/stats", nil, 200, 200, 403, 403},
 			{"GET", "/api/v1/secrets", nil, 200, 200, 403, 403},
 			{"POST", "/api/v1/reload", nil, 501, 403, 403, 403},
+			{"GET", "/api/v1/rejections?source=stripe&since=2020-01-01T00:00:00Z", nil, 200, 200, 403, 403},
+			{"GET", "/api/v1/audit?since=2020-01-01T00:00:00Z&limit=5", nil, 200, 200, 403, 403},
+			{"GET", "/api/v1/destinations", nil, 200, 200, 403, 403},
+			{"POST", "/api/v1/destinations/billing/pause", nil, 200, 403, 403, 403},
+			{"POST", "/api/v1/destinations/billing/resume", nil, 200, 403, 403, 403},
+			{"POST", "/api/v1/destinations/no-such/pause", nil, 404, 403, 403, 403},
+			{"POST", skip, nil, 200, 403, 403, 403},
+			{"POST", "/api/v1/deliveries/999999/skip", nil, 404, 403, 403, 403},
 		}
 		tokens := []struct{ name, secret string }{{"admin", adminToken}, {"read", readToken}, {"alice", aliceToken}, {"bob", bobToken}}
 		for _, r := range routes {

@@ -91,6 +91,7 @@ func deliveryDetail(d store.Delivery, attempts []store.Attempt) Delivery {
 			StatusCode:      a.StatusCode,
 			Error:           a.Error,
 			ResponseSnippet: a.ResponseSnippet,
+			Round:           a.Round,
 		}
 	}
 	return out

@@ -48,6 +48,8 @@ func statusOf(err error) (int, string) {
 		return http.StatusNotFound, "not found"
 	case errors.Is(err, store.ErrBadFilter):
 		return http.StatusBadRequest, err.Error()
+	case errors.Is(err, store.ErrFinal):
+		return http.StatusConflict, "the delivery is already final (done, skipped or dead): nothing to skip"
 	case errors.Is(err, store.ErrLeaseLost):
 		return http.StatusConflict, "the lease was lost: the delivery was claimed again or released; its outcome was not recorded"
 	case errors.Is(err, store.ErrUnavailable):

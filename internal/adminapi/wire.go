@@ -49,6 +49,9 @@ type Attempt struct {
 	StatusCode      int       `json:"status_code"`
 	Error           string    `json:"error"`
 	ResponseSnippet string    `json:"response_snippet"`
+	// Round is the replay round the attempt was made in: 0 before any
+	// replay, then the delivery's replay count at the time.
+	Round int `json:"round"`
 }
 
 // Delivery is one delivery with every field and its attempts.
@@ -194,6 +197,9 @@ type AckRequest struct {
 	LeaseToken string `json:"lease_token"`
 	// StatusCode is the consumer's local response code, when it has one.
 	StatusCode int `json:"status_code,omitempty"`
+	// ResponseSnippet is the start of the local response's body, kept
+	// with the attempt (at most 1 KiB).
+	ResponseSnippet string `json:"response_snippet,omitempty"`
 }
 
 // AckResult is the answer of an ack: the delivery's new status, and when a
@@ -212,6 +218,9 @@ type DestinationStats struct {
 	Skipped                 int64   `json:"skipped"`
 	Dead                    int64   `json:"dead"`
 	OldestPendingAgeSeconds float64 `json:"oldest_pending_age_seconds"`
+	// Paused tells whether the destination's deliveries wait (hookrelay
+	// destinations pause).
+	Paused bool `json:"paused"`
 }
 
 // SourceStats counts one source's ingest outcomes.

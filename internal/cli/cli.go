@@ -48,6 +48,9 @@ func commands() []command {
 		{"stats", runStats},
 		{"secrets", runSecrets},
 		{"reload", runReload},
+		{"destinations", runDestinations},
+		{"rejections", runRejections},
+		{"audit", runAudit},
 		{"listen", runListen},
 		{"version", runVersion},
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -171,16 +172,47 @@ func printEvent(w io.Writer, ev adminapi.EventDetail) error {
 	}
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, d := range ev.Deliveries {
-		fmt.Fprintf(tw, "  %s\t%s\tattempts %d\treplays %d\t%s\n", d.Destination, d.Status, d.Attempts, d.ReplayCount, deliveryNote(d))
-		for _, a := range d.AttemptLog {
-			code := "-"
-			if a.StatusCode != 0 {
-				code = fmt.Sprint(a.StatusCode)
-			}
-			fmt.Fprintf(tw, "    %s\t%s\t%dms\t%s\t\n", stamp(a.AttemptedAt), code, a.DurationMS, a.Error)
-		}
+		fmt.Fprintf(tw, "  %s\t%s\tdelivery %d\tattempts %d\treplays %d\t%s\n", d.Destination, d.Status, d.ID, d.Attempts, d.ReplayCount, deliveryNote(d))
+		printAttempts(tw, d)
 	}
 	return tw.Flush()
+}
+
+// snippetShown bounds the response snippet printed with an attempt.
+const snippetShown = 120
+
+// printAttempts prints a delivery's attempts with their response
+// snippets, under a heading for each replay round once it was replayed.
+func printAttempts(w io.Writer, d adminapi.Delivery) {
+	round := -1
+	for _, a := range d.AttemptLog {
+		if a.Round != round && d.ReplayCount > 0 {
+			round = a.Round
+			if round == 0 {
+				fmt.Fprintln(w, "    first run\t\t\t\t\t")
+			} else {
+				fmt.Fprintf(w, "    replay %d\t\t\t\t\t\n", round)
+			}
+		}
+		code := "-"
+		if a.StatusCode != 0 {
+			code = fmt.Sprint(a.StatusCode)
+		}
+		fmt.Fprintf(w, "    %s\t%s\t%dms\t%s\t%s\t\n", stamp(a.AttemptedAt), code, a.DurationMS, a.Error, shownSnippet(a.ResponseSnippet))
+	}
+}
+
+// shownSnippet is a response snippet on one line, at most snippetShown
+// characters, quoted so that its end is visible; "" when empty.
+func shownSnippet(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return ""
+	}
+	if r := []rune(s); len(r) > snippetShown {
+		s = string(r[:snippetShown]) + "…"
+	}
+	return "response: " + strconv.Quote(s)
 }
 
 // deliveryNote says what comes next for a delivery, or how it ended.

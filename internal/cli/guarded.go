@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 )
@@ -35,13 +33,8 @@ func (g guardedPost[R]) run(ctx context.Context, env Env, c *apiClient) error {
 	}
 	var dry R
 	data, err := c.callJSON(ctx, http.MethodPost, g.path, nil, g.request(true), &dry)
-	var ae *apiError
-	if errors.As(err, &ae) && (ae.status == http.StatusBadRequest || ae.status == http.StatusNotFound) {
-		// Refused before anything was done: a mistake in what was asked.
-		return fmt.Errorf("%w: %s", errUsage, ae.msg)
-	}
 	if err != nil {
-		return err
+		return usageIfRefused(err) // refused before anything was done
 	}
 	n, question := g.preview(out, dry)
 	if g.dryRun || n == 0 {

@@ -247,6 +247,7 @@ type forwarded struct {
 	outcome  string
 	err      string
 	duration time.Duration
+	snippet  string // the start of the local answer's body
 }
 
 // forward POSTs the delivery's raw body with its headers to the local URL.
@@ -268,9 +269,10 @@ func (l *listener) forward(ctx context.Context, d adminapi.ClaimedDelivery) forw
 	if err != nil {
 		return forwarded{outcome: adminapi.OutcomeFailed, err: listenTransportError(err), duration: time.Since(start)}
 	}
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()
-	f := forwarded{status: resp.StatusCode, duration: time.Since(start)}
+	f := forwarded{status: resp.StatusCode, duration: time.Since(start), snippet: string(snippet)}
 	f.outcome, f.err = listenOutcome(resp.StatusCode, resp.Header)
 	return f
 }
@@ -320,7 +322,7 @@ func listenTransportError(err error) string {
 // ack records the local outcome, trying again while the relay cannot be
 // reached and the lease lasts.
 func (l *listener) ack(ctx context.Context, d adminapi.ClaimedDelivery, f forwarded, deadline time.Time) (adminapi.AckResult, error) {
-	req := adminapi.AckRequest{Outcome: f.outcome, Error: f.err, LeaseToken: d.LeaseToken, StatusCode: f.status}
+	req := adminapi.AckRequest{Outcome: f.outcome, Error: f.err, LeaseToken: d.LeaseToken, StatusCode: f.status, ResponseSnippet: f.snippet}
 	var res adminapi.AckResult
 	var backoff time.Duration
 	for {

@@ -39,10 +39,13 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 	if now.IsZero() {
 		now = time.Now()
 	}
-	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
-		if paused, err := s.isPaused(ctx, tx, req.Destination); err != nil || paused {
-			return err // a paused destination's deliveries wait
+	if paused, err := s.isPaused(ctx, req.Destination); err != nil || paused {
+		if err != nil {
+			return nil, fmt.Errorf("claim deliveries of %s: %w", req.Destination, s.mapErr(ctx, err))
 		}
+		return claims, nil // a paused destination's deliveries wait
+	}
+	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, claimCandidates, req.Destination, now, req.Max, keyLockClass)
 		if err != nil {
 			return err
@@ -72,7 +75,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 // NextDue returns the earliest due time or lease end among the
 // destination's live deliveries; ok is false when it has none.
 func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, bool, error) {
-	if paused, err := s.isPaused(ctx, s.other, destination); err != nil || paused {
+	if paused, err := s.isPaused(ctx, destination); err != nil || paused {
 		if err != nil {
 			return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, s.mapErr(ctx, err))
 		}

@@ -38,6 +38,7 @@ func (s *Store) SetPaused(ctx context.Context, destination string, paused bool, 
 		}
 		return err
 	})
+	s.paused.Forget()
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", kind, destination, s.mapErr(ctx, err))
 	}
@@ -66,12 +67,8 @@ func (s *Store) Paused(ctx context.Context) (map[string]time.Time, error) {
 }
 
 // isPaused reports whether destination is paused; claims and NextDue ask.
-func (s *Store) isPaused(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}, destination string) (bool, error) {
-	var paused bool
-	err := q.QueryRow(ctx, selectPaused, destination).Scan(&paused)
-	return paused, err
+func (s *Store) isPaused(ctx context.Context, destination string) (bool, error) {
+	return s.paused.Paused(ctx, destination, s.Paused)
 }
 
 // SkipDelivery makes a live delivery skipped and writes the audit row, in

@@ -3,8 +3,6 @@ package postgres
 // The SQL of pause, skip and the audit log.
 
 const (
-	selectPaused = `SELECT EXISTS (SELECT 1 FROM paused_destinations WHERE destination = $1)`
-
 	listPaused = `SELECT destination, paused_at FROM paused_destinations`
 
 	insertPaused = `INSERT INTO paused_destinations (destination, paused_at, actor) VALUES ($1, $2, $3)

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // Options sizes the connection pools. Zero fields take their defaults.
@@ -46,7 +47,8 @@ const (
 type Store struct {
 	ingest *pgxpool.Pool // Ingest only; synchronous_commit=on
 	other  *pgxpool.Pool
-	conn   *pgx.ConnConfig // for the connections Listen opens
+	paused sqlstore.PausedCache // which destinations claims pass by
+	conn   *pgx.ConnConfig      // for the connections Listen opens
 	logger *slog.Logger
 	closed atomic.Bool
 

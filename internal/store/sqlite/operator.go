@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -36,6 +34,7 @@ func (s *Store) SetPaused(ctx context.Context, destination string, paused bool, 
 	if err == nil {
 		err = tx.Commit()
 	}
+	s.paused.Forget()
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", kind, destination, mapErr(ctx, err))
 	}
@@ -48,6 +47,11 @@ func (s *Store) Paused(ctx context.Context) (map[string]time.Time, error) {
 		return nil, fmt.Errorf("paused destinations: %w", err)
 	}
 	defer s.mu.RUnlock()
+	return s.readPaused(ctx)
+}
+
+// readPaused reads the paused destinations; the caller holds s.mu.
+func (s *Store) readPaused(ctx context.Context) (map[string]time.Time, error) {
 	rows, err := s.reader.QueryContext(ctx, listPaused)
 	if err != nil {
 		return nil, fmt.Errorf("paused destinations: %w", mapErr(ctx, err))
@@ -71,13 +75,9 @@ func (s *Store) Paused(ctx context.Context) (map[string]time.Time, error) {
 }
 
 // isPaused reports whether destination is paused; claims and NextDue ask.
+// The caller holds s.mu.
 func (s *Store) isPaused(ctx context.Context, destination string) (bool, error) {
-	var one int
-	err := s.reader.QueryRowContext(ctx, selectPaused, destination).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
+	return s.paused.Paused(ctx, destination, s.readPaused)
 }
 
 // SkipDelivery makes a live delivery skipped and writes the audit row, in

@@ -3,8 +3,6 @@ package sqlite
 // The SQL of pause, skip and the audit log.
 
 const (
-	selectPaused = `SELECT 1 FROM paused_destinations WHERE destination = ?`
-
 	listPaused = `SELECT destination, paused_at FROM paused_destinations`
 
 	insertPaused = `INSERT INTO paused_destinations (destination, paused_at, actor) VALUES (?, ?, ?)

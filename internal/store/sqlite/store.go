@@ -23,6 +23,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // busyTimeoutMS is how long a connection waits for a lock held by another
@@ -41,6 +42,7 @@ type Store struct {
 	reader       *sql.DB // read-only pool
 	checkpointer *sql.DB // one connection that runs WAL checkpoints
 	wal          *walSyncer
+	paused       sqlstore.PausedCache // which destinations claims pass by
 	logger       *slog.Logger
 
 	stopCheckpoints chan struct{}

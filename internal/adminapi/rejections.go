@@ -1,0 +1,61 @@
+package adminapi
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"time"
+)
+
+// rejections answers GET /api/v1/rejections?source=&since=&limit=: the
+// newest requests that failed verification.
+func (h *handler) rejections(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if err := checkQuery(q, "source", "since", "limit"); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	limit, err := intParam(q, "limit", defaultLimit, 1, maxLimit)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	since, err := parseTime("since", q.Get("since"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out, err := h.Rejections(r.Context(), q.Get("source"), since, limit)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// Rejections returns up to limit rejection records of source (every source
+// when empty) from since on (all kept when zero), newest first. The record
+// is bounded by ingest.rejections_keep, so it is read whole and filtered
+// here.
+func (s *Service) Rejections(ctx context.Context, source string, since time.Time, limit int) (Rejections, error) {
+	rs, err := s.store.Rejections(ctx, max(s.cfg.Ingest.RejectionsKeep, limit))
+	if err != nil {
+		return Rejections{}, err
+	}
+	out := Rejections{Rejections: []Rejection{}}
+	for _, rj := range rs {
+		if len(out.Rejections) == limit {
+			break
+		}
+		if source != "" && rj.Source != source || rj.At.Before(since) {
+			continue
+		}
+		row := Rejection{At: rj.At.UTC(), Source: rj.Source, Reason: rj.Reason, RemoteAddr: rj.RemoteAddr, BodySize: rj.BodySize}
+		if rj.HasSkew {
+			skew := math.Round(rj.Skew.Seconds()*1000) / 1000
+			row.SkewSeconds = &skew
+		}
+		out.Rejections = append(out.Rejections, row)
+	}
+	return out, nil
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"text/tabwriter"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+)
+
+// runAudit prints the audit log: replays, backfills, pauses, resumes and
+// skips, newest first, with who asked.
+func runAudit(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "audit")
+	api := addAPIFlags(fs)
+	since := fs.String("since", "", "only what was done at or after this time: "+timeHelp)
+	limit := fs.Int("limit", 50, "rows to print, at most 1000")
+	asJSON := fs.Bool("json", false, "print the API's JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	q, err := listQuery(*limit, nil, *since)
+	if err != nil {
+		return err
+	}
+	c, err := api.client(env, "read")
+	if err != nil {
+		return err
+	}
+	log, data, err := fetchJSON[adminapi.AuditLog](ctx, c, http.MethodGet, "/api/v1/audit", q)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(env.Stdout, data)
+	}
+	if len(log.Entries) == 0 {
+		fmt.Fprintln(env.Stderr, "nothing in the audit log matches")
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "AT\tWHO\tWHAT\tSELECTED\tRESULT")
+	for _, e := range log.Entries {
+		detail, _ := json.Marshal(e.Detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", stamp(e.At), e.Actor, e.Kind, detail, auditResult(e))
+	}
+	return tw.Flush()
+}
+
+// auditResult says what an audited action did.
+func auditResult(e adminapi.AuditEntry) string {
+	dry := ""
+	if e.DryRun {
+		dry = " (dry run)"
+	}
+	switch e.Kind {
+	case "replay":
+		return fmt.Sprintf("%d matched, %d re-armed, %d in flight%s", e.Matched, e.Rearmed, e.InFlight, dry)
+	case "backfill":
+		return fmt.Sprintf("%d created%s", e.Created, dry)
+	}
+	return "-"
+}
