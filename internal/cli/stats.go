@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"text/tabwriter"
-	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 )
@@ -40,14 +39,7 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tOLDEST PENDING")
 	for _, name := range slices.Sorted(maps.Keys(s.Destinations)) {
 		d := s.Destinations[name]
-		age := "-"
-		switch secs := d.OldestPendingAgeSeconds; {
-		case secs >= 1:
-			age = time.Duration(secs * float64(time.Second)).Round(time.Second).String()
-		case secs > 0:
-			age = "<1s"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, d.Pending, d.Processing, d.Failed, d.Done, d.Skipped, d.Dead, age)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, d.Pending, d.Processing, d.Failed, d.Done, d.Skipped, d.Dead, age(d.OldestPendingAgeSeconds))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
