@@ -138,6 +138,7 @@ var claimsInFlight = newByteBudget(claimsInFlightBytes)
 // (held counts what is still held) once written, so the answer never sits
 // whole in memory.
 func writeClaimed(w http.ResponseWriter, out Claimed, claims []store.Claim, held *int64) error {
+	w.Header().Set(APIHeader, "v1")
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
