@@ -46,15 +46,7 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	if err := s.addProviderLag(ctx, out.Sources); err != nil {
 		return Stats{}, err
 	}
-	paused, err := s.ops.Paused(ctx)
-	if err != nil {
-		return Stats{}, err
-	}
-	for name := range paused {
-		d := out.Destinations[name]
-		d.Paused = true
-		out.Destinations[name] = d
-	}
+
 	return out, nil
 }
 

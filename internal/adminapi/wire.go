@@ -218,9 +218,6 @@ type DestinationStats struct {
 	Skipped                 int64   `json:"skipped"`
 	Dead                    int64   `json:"dead"`
 	OldestPendingAgeSeconds float64 `json:"oldest_pending_age_seconds"`
-	// Paused tells whether the destination's deliveries wait (hookrelay
-	// destinations pause).
-	Paused bool `json:"paused"`
 }
 
 // SourceStats counts one source's ingest outcomes.
