@@ -63,6 +63,10 @@ func TestFirstRun(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(tokenPath)
 	token := strings.TrimSpace(string(raw))
+	// The relay's log is buffered for a moment: wait for the line naming the file.
+	waitFor(t, "the relay logs where its admin token is", func() bool {
+		return strings.Contains(logs.String(), "no admin token is configured")
+	})
 	contains(t, "relay log", logs.String(), "no admin token is configured", tokenPath)
 	if strings.Contains(logs.String(), token) {
 		t.Error("the relay logged its admin token")
