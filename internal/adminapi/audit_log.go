@@ -15,12 +15,7 @@ func (h *handler) auditLog(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	limit, err := intParam(q, "limit", defaultLimit, 1, maxLimit)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	since, err := parseTime("since", q.Get("since"))
+	since, limit, err := sinceAndLimit(q)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -147,3 +147,18 @@ func (f Filter) LogValue() slog.Value {
 	}
 	return slog.GroupValue(attrs...)
 }
+
+// sinceAndLimit reads the since and limit parameters of the record
+// listings (rejections, audit): since defaults to no bound, limit to
+// defaultLimit, at most maxLimit.
+func sinceAndLimit(q url.Values) (time.Time, int, error) {
+	limit, err := intParam(q, "limit", defaultLimit, 1, maxLimit)
+	if err != nil {
+		return time.Time{}, 0, err
+	}
+	since, err := parseTime("since", q.Get("since"))
+	if err != nil {
+		return time.Time{}, 0, err
+	}
+	return since, limit, nil
+}
