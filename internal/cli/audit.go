@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"text/tabwriter"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
@@ -25,28 +24,19 @@ func runAudit(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := api.client(env, "read")
-	if err != nil {
-		return err
-	}
-	log, data, err := fetchJSON[adminapi.AuditLog](ctx, c, http.MethodGet, "/api/v1/audit", q)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(env.Stdout, data)
-	}
-	if len(log.Entries) == 0 {
-		fmt.Fprintln(env.Stderr, "nothing in the audit log matches")
-		return nil
-	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "AT\tWHO\tWHAT\tSELECTED\tRESULT")
-	for _, e := range log.Entries {
-		detail, _ := json.Marshal(e.Detail)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", stamp(e.At), e.Actor, e.Kind, detail, auditResult(e))
-	}
-	return tw.Flush()
+	return readView(ctx, env, api, "/api/v1/audit", q, *asJSON, func(log adminapi.AuditLog) error {
+		if len(log.Entries) == 0 {
+			fmt.Fprintln(env.Stderr, "nothing in the audit log matches")
+			return nil
+		}
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "AT\tWHO\tWHAT\tSELECTED\tRESULT")
+		for _, e := range log.Entries {
+			detail, _ := json.Marshal(e.Detail)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", stamp(e.At), e.Actor, e.Kind, detail, auditResult(e))
+		}
+		return tw.Flush()
+	})
 }
 
 // auditResult says what an audited action did.

@@ -34,31 +34,22 @@ func runDestinationsList(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	c, err := api.client(env, "read")
-	if err != nil {
-		return err
-	}
-	list, data, err := fetchJSON[adminapi.Destinations](ctx, c, http.MethodGet, "/api/v1/destinations", nil)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(env.Stdout, data)
-	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DESTINATION\tKIND\tURL\tSTATE\tBACKLOG\tOLDEST PENDING\tDEAD\tLAST ERROR")
-	for _, d := range list.Destinations {
-		state := "delivering"
-		if d.Paused {
-			state = "paused since " + stampPtr(d.PausedAt)
+	return readView(ctx, env, api, "/api/v1/destinations", nil, *asJSON, func(list adminapi.Destinations) error {
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "DESTINATION\tKIND\tURL\tSTATE\tBACKLOG\tOLDEST PENDING\tDEAD\tLAST ERROR")
+		for _, d := range list.Destinations {
+			state := "delivering"
+			if d.Paused {
+				state = "paused since " + stampPtr(d.PausedAt)
+			}
+			lastErr := "-"
+			if d.LastError != "" {
+				lastErr = stampPtr(d.LastErrorAt) + " " + d.LastError
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", d.Name, d.Kind, dash(d.URL), state, d.Backlog, age(d.OldestPendingAgeSeconds), d.Dead, lastErr)
 		}
-		lastErr := "-"
-		if d.LastError != "" {
-			lastErr = stampPtr(d.LastErrorAt) + " " + d.LastError
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", d.Name, d.Kind, dash(d.URL), state, d.Backlog, age(d.OldestPendingAgeSeconds), d.Dead, lastErr)
-	}
-	return tw.Flush()
+		return tw.Flush()
+	})
 }
 
 // age writes an age in seconds for a table: "-" for none.

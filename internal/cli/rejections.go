@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"text/tabwriter"
 	"time"
@@ -27,31 +26,22 @@ func runRejections(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := api.client(env, "read")
-	if err != nil {
-		return err
-	}
-	list, data, err := fetchJSON[adminapi.Rejections](ctx, c, http.MethodGet, "/api/v1/rejections", q)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(env.Stdout, data)
-	}
-	if len(list.Rejections) == 0 {
-		fmt.Fprintln(env.Stderr, "no rejections match")
-		return nil
-	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "AT\tSOURCE\tREASON\tSKEW\tREMOTE ADDRESS\tBODY")
-	for _, r := range list.Rejections {
-		skew := "-"
-		if r.SkewSeconds != nil {
-			skew = time.Duration(*r.SkewSeconds * float64(time.Second)).Round(time.Second).String()
+	return readView(ctx, env, api, "/api/v1/rejections", q, *asJSON, func(list adminapi.Rejections) error {
+		if len(list.Rejections) == 0 {
+			fmt.Fprintln(env.Stderr, "no rejections match")
+			return nil
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d bytes\n", stamp(r.At), r.Source, r.Reason, skew, dash(r.RemoteAddr), r.BodySize)
-	}
-	return tw.Flush()
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "AT\tSOURCE\tREASON\tSKEW\tREMOTE ADDRESS\tBODY")
+		for _, r := range list.Rejections {
+			skew := "-"
+			if r.SkewSeconds != nil {
+				skew = time.Duration(*r.SkewSeconds * float64(time.Second)).Round(time.Second).String()
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d bytes\n", stamp(r.At), r.Source, r.Reason, skew, dash(r.RemoteAddr), r.BodySize)
+		}
+		return tw.Flush()
+	})
 }
 
 // listQuery builds the query of a listing: limit, the non-empty values,

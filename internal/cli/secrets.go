@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -26,18 +25,9 @@ func runSecrets(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	c, err := api.client(env, "read")
-	if err != nil {
-		return err
-	}
-	s, data, err := fetchJSON[adminapi.Secrets](ctx, c, http.MethodGet, "/api/v1/secrets", nil)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(env.Stdout, data)
-	}
-	return printSecrets(env.Stdout, s, time.Now())
+	return readView(ctx, env, api, "/api/v1/secrets", nil, *asJSON, func(s adminapi.Secrets) error {
+		return printSecrets(env.Stdout, s, time.Now())
+	})
 }
 
 // printSecrets writes the slot table, then one line of advice per slot that

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"text/tabwriter"
 
@@ -24,34 +23,25 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	c, err := api.client(env, "read")
-	if err != nil {
-		return err
-	}
-	s, data, err := fetchJSON[adminapi.Stats](ctx, c, http.MethodGet, "/api/v1/stats", nil)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(env.Stdout, data)
-	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tOLDEST PENDING")
-	for _, name := range slices.Sorted(maps.Keys(s.Destinations)) {
-		d := s.Destinations[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, d.Pending, d.Processing, d.Failed, d.Done, d.Skipped, d.Dead, age(d.OldestPendingAgeSeconds))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(env.Stdout)
-	tw = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SOURCE\tRECEIVED\tDUPLICATES\tREJECTED\tPROVIDER LAG (MEDIAN, MAX)")
-	for _, name := range slices.Sorted(maps.Keys(s.Sources)) {
-		src := s.Sources[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", name, src.Received, src.Duplicates, src.Rejected, providerLag(src))
-	}
-	return tw.Flush()
+	return readView(ctx, env, api, "/api/v1/stats", nil, *asJSON, func(s adminapi.Stats) error {
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tOLDEST PENDING")
+		for _, name := range slices.Sorted(maps.Keys(s.Destinations)) {
+			d := s.Destinations[name]
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, d.Pending, d.Processing, d.Failed, d.Done, d.Skipped, d.Dead, age(d.OldestPendingAgeSeconds))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stdout)
+		tw = tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SOURCE\tRECEIVED\tDUPLICATES\tREJECTED\tPROVIDER LAG (MEDIAN, MAX)")
+		for _, name := range slices.Sorted(maps.Keys(s.Sources)) {
+			src := s.Sources[name]
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", name, src.Received, src.Duplicates, src.Rejected, providerLag(src))
+		}
+		return tw.Flush()
+	})
 }
 
 // providerLag writes a source's provider lag, or "-" when its scheme gives
