@@ -297,7 +297,10 @@ func TestConcurrencyCapIs503(t *testing.T) {
 				first <- resp.StatusCode
 			}()
 			// The first request holds the only slot while its body trickles.
+			// Its first bytes are on the wire once Write returns; give the
+			// server a moment to take the slot before the probes race for it.
 			_, _ = pw.Write(body[:10])
+			time.Sleep(200 * time.Millisecond)
 			deadline := time.Now().Add(5 * time.Second)
 			var status int
 			var retry string
