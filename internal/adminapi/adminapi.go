@@ -42,7 +42,7 @@ type Options struct {
 	// due work (after a replay or a backfill).
 	Wake func(destination string)
 	// SchemeOptions maps a source to its signature scheme's options, as the
-	// receiver builds them; verify needs it (relay.SchemeOptions).
+	// receiver builds them; verify needs it (config.Source.SchemeOptions).
 	SchemeOptions func(config.Source) signature.Options
 	// Reload, when set, serves POST /api/v1/reload.
 	Reload ReloadFunc

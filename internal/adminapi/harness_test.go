@@ -149,7 +149,7 @@ func (b *testBundle) serve(t *testing.T, cfg *config.Config, now func() time.Tim
 		Config:        cfg,
 		Logger:        logger,
 		Wake:          b.woken.add,
-		SchemeOptions: relay.SchemeOptions,
+		SchemeOptions: config.Source.SchemeOptions,
 		Now:           now,
 	}))
 	t.Cleanup(srv.Close)
@@ -162,7 +162,7 @@ func (b *testBundle) receiver(t *testing.T, logger *slog.Logger) http.Handler {
 	t.Helper()
 	var sources []receiver.Source
 	for _, s := range b.cfg.Sources {
-		scheme, err := signature.New(relay.SchemeOptions(s))
+		scheme, err := signature.New(s.SchemeOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +242,7 @@ func (b *testBundle) post(w webhook) (string, error) {
 	if w.signedAt.IsZero() {
 		w.signedAt = b.clock()
 	}
-	h, err := signature.Sign(relay.SchemeOptions(*src), 0, signature.Message{ID: w.id, Type: w.typ, Body: w.body, Now: w.signedAt})
+	h, err := signature.Sign(src.SchemeOptions(), 0, signature.Message{ID: w.id, Type: w.typ, Body: w.body, Now: w.signedAt})
 	if err != nil {
 		return "", err
 	}

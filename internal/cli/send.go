@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/bodyfield"
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/signature"
 )
 
@@ -80,7 +79,7 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if msg.Type == "" {
 		msg.Type, _ = bodyfield.Lookup(body, "type")
 	}
-	signed, err := signature.SignRequest(relay.SchemeOptions(*src), *slot, msg)
+	signed, err := signature.SignRequest(src.SchemeOptions(), *slot, msg)
 	if err != nil {
 		return err
 	}

@@ -70,14 +70,10 @@ type Token struct {
 	Destinations []string `yaml:"destinations,omitempty"`
 }
 
-// Verification schemes a source may use.
-var Schemes = []string{"stripe", "github", "shopify", "standard", "slack", "gitlab", "hmac", "none",
-	"twilio", "paddle", "zoom", "meta", "discord", "sendgrid", "mailgun", "square", "linear", "intercom", "msgraph"}
-
 // Source is a provider that posts to /webhooks/{name}.
 type Source struct {
 	Name string `yaml:"name"`
-	// Verify is the signature scheme, one of Schemes.
+	// Verify is the signature scheme, one of signature.Names().
 	Verify string `yaml:"verify"`
 	// Secrets are the active secrets, numbered by their place from slot 0.
 	// An empty entry (an unset variable) keeps its slot but never matches.

@@ -45,11 +45,11 @@ func (v *validator) sources() {
 		p := fmt.Sprintf("sources[%d]", i)
 		v.name(p+".name", s.Name)
 		v.unique(p+".name", s.Name, seen)
-		switch {
+		switch schemes := signature.Names(); {
 		case s.Verify == "":
-			v.add(p+".verify", "required (want one of %s)", strings.Join(Schemes, ", "))
-		case !slices.Contains(Schemes, s.Verify):
-			v.add(p+".verify", "unknown scheme %q (want one of %s)", s.Verify, strings.Join(Schemes, ", "))
+			v.add(p+".verify", "required (want one of %s)", strings.Join(schemes, ", "))
+		case !slices.Contains(schemes, s.Verify):
+			v.add(p+".verify", "unknown scheme %q (want one of %s)", s.Verify, strings.Join(schemes, ", "))
 		}
 		v.durationPositive(p+".tolerance", s.Tolerance)
 		if s.MaxBody <= 0 || s.MaxBody > MaxMaxBody {

@@ -87,7 +87,7 @@ func setup(t testing.TB, driver testdb.Driver) *bundle {
 	}
 	b := &bundle{driver: driver.Name, url: dbURL, store: st, cfg: cfg, logs: &relayproc.Buffer{}}
 	logger := slog.New(slog.NewJSONHandler(b.logs, nil))
-	svc := adminapi.NewService(adminapi.Options{Store: st, Config: cfg, Logger: logger, SchemeOptions: relay.SchemeOptions})
+	svc := adminapi.NewService(adminapi.Options{Store: st, Config: cfg, Logger: logger, SchemeOptions: config.Source.SchemeOptions})
 	mux := http.NewServeMux()
 	mux.Handle("/api/", svc.Handler())
 	mux.Handle("/", console.New(console.Options{Service: svc, Store: st, Logger: logger}))
@@ -123,7 +123,7 @@ func (b *bundle) ingest(t testing.TB, s seed) string {
 	if !ok {
 		t.Fatalf("no source %q", s.source)
 	}
-	h, err := signature.Sign(relay.SchemeOptions(*src), 0, signature.Message{ID: s.id, Type: s.typ, Body: s.body, Now: s.at})
+	h, err := signature.Sign(src.SchemeOptions(), 0, signature.Message{ID: s.id, Type: s.typ, Body: s.body, Now: s.at})
 	if err != nil {
 		t.Fatal(err)
 	}

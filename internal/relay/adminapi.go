@@ -2,6 +2,7 @@ package relay
 
 import (
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/config"
 )
 
 // adminService builds the admin API's service over the relay's store and
@@ -13,7 +14,7 @@ func (r *Relay) adminService() *adminapi.Service {
 		Config:        r.cfg,
 		Logger:        r.logger,
 		Wake:          r.wake,
-		SchemeOptions: SchemeOptions,
+		SchemeOptions: config.Source.SchemeOptions,
 		Reload:        r.Reload,
 	})
 }

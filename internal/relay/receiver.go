@@ -44,7 +44,7 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.Tally, error) {
 	sources := make([]receiver.Source, 0, len(cfg.Sources))
 	for i, s := range cfg.Sources {
-		scheme, err := signature.New(SchemeOptions(s))
+		scheme, err := signature.New(s.SchemeOptions())
 		if err != nil {
 			return nil, nil, fmt.Errorf("sources[%d] (%s): %w", i, s.Name, err)
 		}
@@ -90,21 +90,3 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 }
 
 var _ receiver.Committer = (*groupcommit.Committer)(nil)
-
-// SchemeOptions maps a configured source to its signature scheme's options.
-func SchemeOptions(s config.Source) signature.Options {
-	return signature.Options{
-		Scheme:      s.Verify,
-		Secrets:     s.Secrets,
-		Tolerance:   time.Duration(s.Tolerance),
-		AllowSHA1:   s.AllowSHA1,
-		HMAC:        signature.HMACOptions(s.HMAC),
-		PublicURL:   s.PublicURL,
-		PublicKeys:  s.PublicKeys,
-		VerifyToken: s.VerifyToken,
-		IDHeader:    s.IDHeader,
-		IDField:     s.IDField,
-		TypeHeader:  s.TypeHeader,
-		TypeField:   s.TypeField,
-	}
-}
