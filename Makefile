@@ -15,9 +15,11 @@ run:
 test:
 	./scripts/test.sh
 
+# gofmt, go vet, and go.mod/go.sum exactly as `go mod tidy` would write them.
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
+	$(GO) mod tidy -diff
 
 # Ingest throughput and latency against a no-op handler, both drivers.
 bench:
