@@ -61,24 +61,11 @@ func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, rec
 		if r.Repeat {
 			continue
 		}
-		a := r.Attempt
-		res, err := update.ExecContext(ctx,
-			r.DeliveryID, r.LeaseToken, string(r.Status), optMicros(r.Next), a.Error, a.StatusCode, optMicros(r.Finished), micros(r.Now))
+		ok, err := recordCompletion(ctx, update, insert, r)
 		if err != nil {
 			return err
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			continue
-		}
-		if _, err := insert.ExecContext(ctx,
-			r.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error, r.Snippet); err != nil {
-			return fmt.Errorf("insert attempt: %w", err)
-		}
-		recorded[i] = true
+		recorded[i] = ok
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)

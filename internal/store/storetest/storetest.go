@@ -111,6 +111,13 @@ var tests = []conformanceTest{
 	{"SkipDelivery", testSkipDelivery},
 	{"AuditLog", testAuditLog},
 	{"AttemptRounds", testAttemptRounds},
+
+	{"WithinCommitsTogether", testWithinCommitsTogether},
+	{"WithinRollsBackTogether", testWithinRollsBackTogether},
+	{"WithinPanicRollsBack", testWithinPanicRollsBack},
+	{"WithinLeaseLost", testWithinLeaseLost},
+	{"WithinRejectsFailedStatus", testWithinRejectsFailedStatus},
+	{"WithinHoldsOffClaimers", testWithinHoldsOffClaimers},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its

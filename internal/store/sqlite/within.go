@@ -1,0 +1,93 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
+)
+
+// leaseHeld selects delivery ?1 while it is processing under lease token
+// ?2. Run inside the writer's transaction (BEGIN IMMEDIATE), which holds
+// the database's write lock, no claim can lease the row again before the
+// transaction ends.
+const leaseHeld = `SELECT 1 FROM deliveries WHERE id = ?1 AND status = 'processing' AND lease_token = ?2`
+
+var _ store.TxCompleter = (*Store)(nil)
+
+// CompleteWithin runs fn in a transaction of the writer and records c in
+// it, as store.TxCompleter says. fn receives the *sql.Tx. The writer is
+// the only connection that writes, so while fn runs every other write of
+// this store — ingest, claims, outcomes — waits for it; they resume, in
+// turn, once the transaction ends. The commit is durable against a crash
+// of the process; an operating-system crash may lose the last ones, fn's
+// writes together with their outcome, never one without the other.
+func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store.WithinFunc) error {
+	if err := s.enter(); err != nil {
+		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, err)
+	}
+	defer s.mu.RUnlock()
+	// Prepared before the transaction: preparing takes the writer too.
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, err)
+	}
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("complete delivery %d within: begin: %w", c.DeliveryID, mapErr(ctx, err))
+	}
+	defer tx.Rollback()
+	var one int
+	switch err := tx.QueryRowContext(ctx, leaseHeld, c.DeliveryID, c.LeaseToken).Scan(&one); {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, store.ErrLeaseLost)
+	case err != nil:
+		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, mapErr(ctx, err))
+	}
+	if err := fn(ctx, tx, &c); err != nil {
+		return err
+	}
+	if c.Status != store.StatusDone && c.Status != store.StatusSkipped {
+		return fmt.Errorf("complete delivery %d within: status %q is not done or skipped", c.DeliveryID, c.Status)
+	}
+	rows, err := sqlstore.CompletionRows([]store.Completion{c}, time.Now())
+	if err != nil {
+		return err
+	}
+	update, insert := tx.StmtContext(ctx, st.completeDelivery), tx.StmtContext(ctx, st.insertAttempt)
+	recorded, err := recordCompletion(ctx, update, insert, rows[0])
+	switch {
+	case err != nil:
+		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, mapErr(ctx, err))
+	case !recorded:
+		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, store.ErrLeaseLost)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("complete delivery %d within: commit: %w", c.DeliveryID, mapErr(ctx, err))
+	}
+	return nil
+}
+
+// recordCompletion sets r's outcome with update and, when the lease held,
+// records its attempt with insert; it reports whether it did.
+func recordCompletion(ctx context.Context, update, insert *sql.Stmt, r sqlstore.CompletionRow) (bool, error) {
+	a := r.Attempt
+	res, err := update.ExecContext(ctx,
+		r.DeliveryID, r.LeaseToken, string(r.Status), optMicros(r.Next), a.Error, a.StatusCode, optMicros(r.Finished), micros(r.Now))
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return false, err
+	}
+	if _, err := insert.ExecContext(ctx,
+		r.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error, r.Snippet); err != nil {
+		return false, fmt.Errorf("insert attempt: %w", err)
+	}
+	return true, nil
+}
