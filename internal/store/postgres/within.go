@@ -42,15 +42,12 @@ func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store
 	if err := fn(ctx, tx, &c); err != nil {
 		return err
 	}
-	if c.Status != store.StatusDone && c.Status != store.StatusSkipped {
-		return fmt.Errorf("complete delivery %d within: status %q is not done or skipped", c.DeliveryID, c.Status)
-	}
-	rows, err := sqlstore.CompletionRows([]store.Completion{c}, time.Now())
+	row, err := sqlstore.WithinRow(c, time.Now())
 	if err != nil {
 		return err
 	}
 	var a completionArrays
-	a.add(rows[0])
+	a.add(row)
 	ids, err := tx.Query(ctx, completeDeliveries, a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished,
 		a.nows, a.attemptedAt, a.durations, a.snippets)
 	if err != nil {

@@ -51,15 +51,12 @@ func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store
 	if err := fn(ctx, tx, &c); err != nil {
 		return err
 	}
-	if c.Status != store.StatusDone && c.Status != store.StatusSkipped {
-		return fmt.Errorf("complete delivery %d within: status %q is not done or skipped", c.DeliveryID, c.Status)
-	}
-	rows, err := sqlstore.CompletionRows([]store.Completion{c}, time.Now())
+	row, err := sqlstore.WithinRow(c, time.Now())
 	if err != nil {
 		return err
 	}
 	update, insert := tx.StmtContext(ctx, st.completeDelivery), tx.StmtContext(ctx, st.insertAttempt)
-	recorded, err := recordCompletion(ctx, update, insert, rows[0])
+	recorded, err := recordCompletion(ctx, update, insert, row)
 	switch {
 	case err != nil:
 		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, mapErr(ctx, err))
