@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -24,16 +23,19 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	source := fs.String("source", "", "source to send to, as named in the config (required)")
 	file := fs.String("file", "", "payload file to send, byte for byte (required; - reads standard input)")
 	target := fs.String("url", "", "ingest base URL (default: the config's listen address)")
-	id := fs.String("id", "", "provider event id for schemes that carry it in a header (default: the body's id field, else generated)")
-	eventType := fs.String("type", "", "event type for schemes that carry it in a header (default: the body's type field)")
-	slot := fs.Int("slot", -1, "secret slot to sign with (default: the first non-empty secret)")
+	id := fs.String("id", "", "provider event id for schemes that carry it in a header (default: the body's id field, else generated);\nan error for a scheme that reads its id from the body (stripe, paddle, ...)")
+	eventType := fs.String("type", "", "event type for schemes that carry it in a header; required for github (default: the body's type field)")
+	slot := fs.Int("slot", -1, "secret slot to sign with, from 0 (default: the first non-empty secret)")
 	keyFile := fs.String("private-key", "", "file holding the private key for verify: discord, sendgrid, or standard with public_keys (v1a)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: hookrelay send --source NAME --file PAYLOAD [flags]\n\n"+
 			"Signs PAYLOAD exactly as the source's provider would, with the source's secret from the\n"+
 			"config (or --private-key for a public-key scheme), and posts it to the relay's ingest\n"+
 			"listener. A provider that signs inside the body (mailgun, msgraph, linear) or the URL\n"+
-			"(twilio) gets the payload with its signature or send time written in.\n\n")
+			"(twilio) gets the payload with its signature or send time written in.\n\n"+
+			"What would not reach the relay as asked is refused before anything is sent (exit 2):\n"+
+			"an --id the source's scheme does not read (its id is in the body: edit the payload),\n"+
+			"a github send without --type, an unknown --source, a --slot the source does not have.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -46,9 +48,9 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	src, ok := cfg.Source(*source)
-	if !ok {
-		return fmt.Errorf("%w: source %q is not in %s", errUsage, *source, *path)
+	src, err := sendSource(cfg, *source)
+	if err != nil {
+		return err
 	}
 	body, err := readPayload(*file)
 	if err != nil {
@@ -60,14 +62,8 @@ func runSend(ctx context.Context, env Env, args []string) error {
 			return err
 		}
 		*slot = 0 // unused: the key signs
-	}
-	if *slot < 0 {
-		if *slot, err = firstSecretSlot(src.Secrets); err != nil {
-			if len(src.PublicKeys) > 0 {
-				err = fmt.Errorf("%w: its public_keys verify: sign with --private-key", err)
-			}
-			return fmt.Errorf("source %q: %w", *source, err)
-		}
+	} else if *slot, err = signingSlot(cfg, src, *slot); err != nil {
+		return err
 	}
 	if msg.ID == "" {
 		if v, ok := bodyfield.Lookup(body, "id"); ok {
@@ -81,6 +77,9 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	}
 	signed, err := signature.SignRequest(src.SchemeOptions(), *slot, msg)
 	if err != nil {
+		return signError(src, msg, err)
+	}
+	if err := checkID(src, signed, msg, *id); err != nil {
 		return err
 	}
 
@@ -132,15 +131,6 @@ func readPayload(name string) ([]byte, error) {
 		return nil, fmt.Errorf("read payload: %w", err)
 	}
 	return b, nil
-}
-
-func firstSecretSlot(secrets []string) (int, error) {
-	for i, s := range secrets {
-		if s != "" {
-			return i, nil
-		}
-	}
-	return 0, errors.New("no secret is set (set the variable its config entry names)")
 }
 
 // dialable turns a listen address into one a client can dial: an empty or

@@ -3,7 +3,7 @@ package signature
 import (
 	"crypto/sha1"
 	"crypto/sha256"
-	"errors"
+	"fmt"
 	"net/http"
 )
 
@@ -66,8 +66,11 @@ func (g *github) Identify(req Request) (Identity, error) {
 }
 
 func (g *github) sign(slot int, msg Message) (http.Header, error) {
-	if msg.ID == "" || msg.Type == "" {
-		return nil, errors.New("github needs a message id and type")
+	if msg.ID == "" {
+		return nil, fmt.Errorf("github needs a message id for %s: %w", githubDelivery, ErrMissingIdentity)
+	}
+	if msg.Type == "" {
+		return nil, fmt.Errorf("github needs an event type for %s: %w", githubEvent, ErrMissingIdentity)
 	}
 	c := &content{body: msg.Body}
 	sig, err := g.sha256Keys.sign(slot, bodyOnly, c, hexEncoding)

@@ -38,7 +38,8 @@ var (
 	// is outside the tolerance, in either direction.
 	ErrStale = errors.New("signature: timestamp outside tolerance")
 	// ErrMissingIdentity reports a verified request whose event id or type,
-	// required by the scheme, cannot be read.
+	// required by the scheme, cannot be read; Sign returns it for a message
+	// without the id or type the scheme must send.
 	ErrMissingIdentity = errors.New("signature: missing event identity")
 )
 
