@@ -40,9 +40,9 @@ func (s *Service) Destinations(ctx context.Context) (Destinations, error) {
 	}
 	out := Destinations{Destinations: make([]Destination, 0, len(s.cfg.Destinations))}
 	for _, d := range s.cfg.Destinations {
-		row := Destination{Name: d.Name, Kind: "push", URL: displayURL(d.URL)}
-		if d.Pull {
-			row.Kind, row.URL = "pull", ""
+		row := Destination{Name: d.Name, Kind: d.Kind()}
+		if row.Kind == "push" {
+			row.URL = displayURL(d.URL)
 		}
 		ds := destinationStats(st.Destinations[d.Name])
 		row.Backlog = ds.Pending + ds.Failed + ds.Processing

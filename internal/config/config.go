@@ -129,6 +129,10 @@ type Destination struct {
 	URL string `yaml:"url,omitempty"`
 	// Pull makes the destination a queue claimed over the admin API.
 	Pull bool `yaml:"pull,omitempty"`
+	// Handler makes the destination one whose deliveries a Go function
+	// handles inside the transaction that records them (package hookrelay,
+	// Relay.Handle). It is set in code, never read from a file.
+	Handler bool `yaml:"-"`
 	// Secret (whsec_…) signs what the destination receives.
 	Secret string `yaml:"secret"`
 	// Sources lists the sources whose events the destination receives.
@@ -150,6 +154,17 @@ type Destination struct {
 	OrderingKey string `yaml:"ordering_key,omitempty"`
 	// ForwardHeaders also sends the original provider headers.
 	ForwardHeaders bool `yaml:"forward_headers,omitempty"`
+}
+
+// Kind is "push", "pull" or "handler".
+func (d Destination) Kind() string {
+	switch {
+	case d.Handler:
+		return "handler"
+	case d.Pull:
+		return "pull"
+	}
+	return "push"
 }
 
 // Retention says how long finished events are kept.

@@ -96,6 +96,9 @@ func (v *validator) destinations() {
 		v.name(p+".name", d.Name)
 		v.unique(p+".name", d.Name, seen)
 		switch {
+		case d.Handler && (d.Pull || d.URL != ""):
+			v.add(p+".url", "a handler destination has neither url nor pull")
+		case d.Handler:
 		case d.Pull && d.URL != "":
 			v.add(p+".url", "set either url or pull: true, not both")
 		case !d.Pull && d.URL == "":
@@ -103,7 +106,9 @@ func (v *validator) destinations() {
 		case d.URL != "":
 			v.httpURL(p+".url", d.URL)
 		}
-		v.signingSecret(p+".secret", d.Secret)
+		if !d.Handler || d.Secret != "" {
+			v.signingSecret(p+".secret", d.Secret)
+		}
 		if len(d.Sources) == 0 {
 			v.add(p+".sources", "empty (list the sources this destination receives)")
 		}

@@ -12,8 +12,9 @@ import (
 // destinationView is one destination's row of the destinations page.
 type destinationView struct {
 	Name    string
-	URL     string // empty for a pull destination
+	URL     string // empty for a pull or handler destination
 	Pull    bool
+	Handler bool // handled in code, inside the application's transaction
 	Stats   adminapi.DestinationStats
 	Backlog int64
 	// LastError is the last error of its most recent failed or dead
@@ -35,7 +36,7 @@ func (c *Console) destinations(w http.ResponseWriter, r *http.Request, s *sessio
 	for _, d := range c.cfg.Destinations {
 		st := stats.Destinations[d.Name]
 		v := destinationView{
-			Name: d.Name, URL: d.URL, Pull: d.Pull, Stats: st,
+			Name: d.Name, URL: d.URL, Pull: d.Pull, Handler: d.Handler, Stats: st,
 			Backlog:   st.Pending + st.Processing + st.Failed,
 			FailedURL: "/events?" + url.Values{"destination": {d.Name}, "status": {"failed"}}.Encode(),
 			DeadURL:   "/events?" + url.Values{"destination": {d.Name}, "status": {"dead"}}.Encode(),

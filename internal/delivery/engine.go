@@ -68,6 +68,11 @@ type Options struct {
 	// Outcomes tunes the committer that records outcomes in batches;
 	// MaxBatch defaults to DefaultOutcomeBatch and CommitTimeout to 20s.
 	Outcomes groupcommit.Options
+	// Handlers are the handlers of the handler destinations, by name;
+	// Within runs them inside the transactions that record their outcomes
+	// (see handler.go).
+	Handlers map[string]Handler
+	Within   store.TxCompleter
 }
 
 // DefaultClaimers is how many claims of one destination may be in flight
@@ -81,6 +86,7 @@ const DefaultOutcomeBatch = 64
 type Engine struct {
 	workers  map[string]*worker
 	order    []*worker
+	handlers map[string]*handlerWorker
 	outcomes *groupcommit.Outcomes
 	alerts   *alerter // nil without an alert URL
 	metrics  *metrics
@@ -116,6 +122,7 @@ func New(o Options) (*Engine, error) {
 	}
 	e := &Engine{
 		workers:  map[string]*worker{},
+		handlers: map[string]*handlerWorker{},
 		logger:   o.Logger.With("component", "delivery"),
 		now:      o.Now,
 		poll:     o.PollInterval,
@@ -126,8 +133,17 @@ func New(o Options) (*Engine, error) {
 		if d.Pull {
 			continue
 		}
-		if _, dup := e.workers[d.Name]; dup {
+		if _, dup := e.workers[d.Name]; dup || e.handlers[d.Name] != nil {
 			return nil, fmt.Errorf("new delivery engine: destination %q listed twice", d.Name)
+		}
+		names = append(names, d.Name)
+		if d.Handler {
+			h, err := newHandlerWorker(e, o.Queue, o.Within, d, o.Handlers[d.Name])
+			if err != nil {
+				return nil, fmt.Errorf("new delivery engine: destination %q: %w", d.Name, err)
+			}
+			e.handlers[d.Name] = h
+			continue
 		}
 		w, err := newWorker(e, o.Queue, d)
 		if err != nil {
@@ -135,7 +151,6 @@ func New(o Options) (*Engine, error) {
 		}
 		e.workers[d.Name] = w
 		e.order = append(e.order, w)
-		names = append(names, d.Name)
 	}
 	m, err := newMetrics(o.Registerer, names)
 	if err != nil {
@@ -167,7 +182,10 @@ func (e *Engine) Run(ctx context.Context) error {
 	for _, w := range e.order {
 		wg.Go(func() { w.run(ctx, e.claimers) })
 	}
-	e.logger.Info("delivery started", "destinations", len(e.order))
+	for _, h := range e.handlers {
+		wg.Go(func() { h.run(ctx) })
+	}
+	e.logger.Info("delivery started", "destinations", len(e.order)+len(e.handlers))
 	<-ctx.Done()
 	wg.Wait()
 	e.outcomes.Close()
@@ -187,6 +205,8 @@ func (e *Engine) Run(ctx context.Context) error {
 func (e *Engine) Wake(destination string) {
 	if w, ok := e.workers[destination]; ok {
 		w.wakeUp()
+	} else if h, ok := e.handlers[destination]; ok {
+		h.wakeUp()
 	}
 }
 

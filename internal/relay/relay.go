@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -77,6 +78,7 @@ type Relay struct {
 	// wakeDelivery is the running engine's Wake, set by Start when this
 	// role delivers; the receiver calls it through wake.
 	wakeDelivery  atomic.Pointer[func(destination string)]
+	handlers      map[string]delivery.Handler // of the handler destinations; see embed.go
 	stopDelivery  func()
 	stopRetention func()
 }
@@ -167,17 +169,8 @@ func (r *Relay) Start(ctx context.Context) error {
 	r.reload.mu.Lock()
 	defer r.reload.mu.Unlock()
 	r.reload.started = true
-	if r.role.delivers() && r.hasPushDestinations() {
-		wake, stop, err := r.startDelivery(context.WithoutCancel(ctx))
-		if err != nil {
-			return err
-		}
-		r.wakeDelivery.Store(&wake)
-		r.stopDelivery = stop
-		r.forwardNotifications(ctx)
-	}
-	if r.role.delivers() {
-		r.stopRetention = r.startRetention(context.WithoutCancel(ctx))
+	if err := r.startWork(ctx); err != nil {
+		return err
 	}
 	nofile, err := descriptorLimit()
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// startDelivery runs the delivery engine for the configured push
-// destinations in the background. wake tells a destination's loop that a
+// startDelivery runs the delivery engine for the configured push and
+// handler destinations in the background. wake tells a destination's loop that a
 // commit gave it work; stop cancels the engine and waits until the attempts
 // in flight have finished and recorded their outcomes.
 func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string), stop func(), err error) {
@@ -25,6 +25,7 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 			push = append(push, d)
 		}
 	}
+	within, _ := r.store.(store.TxCompleter) // checked by delivery.New when a handler needs it
 	claimers, outcomes := deliveryOptions(r.cfg.Database)
 	eng, err := delivery.New(delivery.Options{
 		Queue:        q,
@@ -34,6 +35,8 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 		Registerer:   r.registry,
 		Claimers:     claimers,
 		Outcomes:     outcomes,
+		Handlers:     r.handlers,
+		Within:       within,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("start delivery: %w", err)

@@ -1,0 +1,166 @@
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Handler handles one delivery of a handler destination inside the
+// transaction that records its outcome. tx is the store driver's own
+// transaction: a pgx.Tx on PostgreSQL, a *sql.Tx on SQLite. Returning nil
+// commits the handler's writes with the delivery marked done; an error
+// wrapping ErrSkip commits them with the delivery marked skipped; any
+// other error, or a panic, rolls them back and fails the attempt, which
+// is then retried on the destination's backoff or goes dead.
+type Handler func(ctx context.Context, tx any, c store.Claim) error
+
+// ErrSkip, returned by a Handler (wrapped or not), marks the delivery
+// skipped: the event was seen and deliberately not acted on.
+var ErrSkip = errors.New("hookrelay: skip")
+
+// handlerWorker runs one handler destination: concurrency loops, each
+// claiming one delivery at a time and running the handler on it inside
+// the store transaction that records its outcome. An idle destination is
+// looked at by one loop at a time; a loop that finds work wakes another.
+type handlerWorker struct {
+	engine      *Engine
+	queue       store.Queue
+	within      store.TxCompleter
+	name        string
+	handle      Handler
+	policy      Policy
+	concurrency int
+	timeout     time.Duration
+	lease       time.Duration
+	wake        chan struct{} // capacity 1
+}
+
+func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d config.Destination, h Handler) (*handlerWorker, error) {
+	if within == nil {
+		return nil, errors.New("the store cannot run handlers inside its transactions")
+	}
+	if h == nil {
+		return nil, errors.New("no handler registered")
+	}
+	def := config.DefaultDestination()
+	timeout := d.Timeout.Std()
+	if timeout <= 0 {
+		timeout = def.Timeout.Std()
+	}
+	return &handlerWorker{
+		engine:      e,
+		queue:       q,
+		within:      within,
+		name:        d.Name,
+		handle:      h,
+		policy:      PolicyFor(d),
+		concurrency: max(1, d.Concurrency),
+		timeout:     timeout,
+		lease:       timeout + LeaseMargin,
+		wake:        make(chan struct{}, 1),
+	}, nil
+}
+
+func (h *handlerWorker) wakeUp() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run handles due deliveries until ctx is done; a handler already running
+// finishes (within the destination's timeout) and its outcome is recorded.
+func (h *handlerWorker) run(ctx context.Context) {
+	var loops sync.WaitGroup
+	for i := range h.concurrency {
+		loops.Go(func() { h.loop(ctx, i == 0) })
+	}
+	loops.Wait()
+}
+
+func (h *handlerWorker) loop(ctx context.Context, first bool) {
+	if !first {
+		h.sleep(ctx, h.engine.poll)
+	}
+	for ctx.Err() == nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
+		claims, err := h.queue.ClaimDeliveries(cctx, store.ClaimRequest{Destination: h.name, Max: 1, Lease: h.lease, Now: h.engine.now()})
+		cancel()
+		if err != nil {
+			h.engine.logger.Warn("claim deliveries failed", keyDestination, h.name, keyError, err)
+		}
+		if len(claims) == 0 {
+			h.sleep(ctx, h.engine.poll)
+			continue
+		}
+		h.wakeUp() // more may be due: let another loop look too
+		h.deliver(claims[0])
+	}
+}
+
+// sleep waits for d, a wake or ctx, whichever comes first.
+func (h *handlerWorker) sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-h.wake:
+	case <-t.C:
+	}
+}
+
+// deliver runs the handler on c inside the transaction that records its
+// outcome; when the handler fails, the failure is recorded afterwards, in
+// a transaction of its own, as a push's would be.
+func (h *handlerWorker) deliver(c store.Claim) {
+	d := c.Delivery
+	start := h.engine.now()
+	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
+	defer cancel()
+	comp := store.Completion{
+		DeliveryID: d.ID, LeaseToken: c.LeaseToken, Status: store.StatusDone,
+		Attempt: store.Attempt{AttemptedAt: start},
+	}
+	status := store.StatusDone
+	err := h.within.CompleteWithin(ctx, comp, func(ctx context.Context, tx any, comp *store.Completion) error {
+		err := h.call(ctx, tx, c)
+		comp.Now = h.engine.now()
+		comp.Attempt.Duration = comp.Now.Sub(start)
+		if errors.Is(err, ErrSkip) {
+			status, comp.Attempt.Error, err = store.StatusSkipped, err.Error(), nil
+		}
+		comp.Status = status
+		return err
+	})
+	took := h.engine.now().Sub(start)
+	h.engine.metrics.attempted(h.name, took)
+	switch {
+	case err == nil:
+		h.recorded(c, status, took)
+	case errors.Is(err, store.ErrLeaseLost):
+		h.engine.logger.Warn("handler outcome dropped: lease lost", keyDestination, h.name, keyDeliveryID, d.ID,
+			keyEventID, d.EventID, keyAttempts, d.Attempts)
+	default:
+		h.failed(c, err, start, took)
+	}
+}
+
+// call runs the handler, turning a panic into an error that carries the
+// panic's value; the stack goes to the log.
+func (h *handlerWorker) call(ctx context.Context, tx any, c store.Claim) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			h.engine.logger.Error("handler panicked", keyDestination, h.name, keyDeliveryID, c.Delivery.ID,
+				keyEventID, c.Delivery.EventID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = fmt.Errorf("handler panicked: %v", p)
+		}
+	}()
+	return h.handle(ctx, tx, c)
+}
