@@ -1,8 +1,6 @@
 package adminapi
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 
@@ -42,7 +40,7 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, badRequest("status_code: want an HTTP status code, got %d", req.StatusCode))
 		return
 	}
-	l, ok := openLease(req.LeaseToken)
+	l, ok := delivery.OpenLease(req.LeaseToken)
 	if !ok {
 		h.fail(w, r, badRequest("lease_token: not a token a claim handed out"))
 		return
@@ -61,56 +59,24 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, errLeaseMismatch)
 		return
 	}
-	held, err := h.leasedDelivery(r.Context(), l)
+	if req.Outcome == OutcomeReleased {
+		if err := h.puller.Release(r.Context(), l); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, AckResult{Status: OutcomeReleased})
+		return
+	}
+	status, next, err := h.puller.Ack(r.Context(), *dest, l, delivery.PullOutcome{
+		Status:          store.DeliveryStatus(req.Outcome),
+		StatusCode:      req.StatusCode,
+		Error:           req.Error,
+		ResponseSnippet: req.ResponseSnippet,
+	})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-
-	if req.Outcome == OutcomeReleased {
-		if err := h.queue.ReleaseDeliveries(r.Context(), []store.Release{{DeliveryID: id, LeaseToken: l.StoreToken}}); err != nil {
-			h.fail(w, r, fmt.Errorf("release delivery %d: %w", id, err))
-			return
-		}
-		h.pulls.notify(dest.Name)
-		writeJSON(w, http.StatusOK, AckResult{Status: OutcomeReleased})
-		return
-	}
-
-	if held.Status != store.StatusProcessing {
-		h.fail(w, r, fmt.Errorf("delivery %d is %s: %w", id, held.Status, store.ErrLeaseLost))
-		return
-	}
-	now := h.now()
-	c := store.Completion{
-		DeliveryID: id,
-		LeaseToken: l.StoreToken,
-		Status:     store.DeliveryStatus(req.Outcome),
-		Attempt: store.Attempt{
-			DeliveryID:  id,
-			AttemptedAt: held.UpdatedAt,
-			Duration:    max(0, now.Sub(held.UpdatedAt)),
-			StatusCode:  req.StatusCode,
-			Error:       delivery.ShortError(req.Error),
-			// The store keeps at most 1 KiB of it.
-			ResponseSnippet: req.ResponseSnippet,
-		},
-		Now: now,
-	}
-	if c.Status == store.StatusFailed {
-		c.Status, c.NextAttemptAt = delivery.PolicyFor(*dest).Decide(held.Attempts, 0, now)
-	}
-	if err := h.queue.CompleteDelivery(r.Context(), c); err != nil {
-		if !errors.Is(err, store.ErrLeaseLost) {
-			err = fmt.Errorf("complete delivery %d: %w", id, err)
-		}
-		h.fail(w, r, err)
-		return
-	}
-	audit(r.Context(), keyStatus, c.Status)
-	if c.Status == store.StatusDead {
-		h.logger.Error("delivery dead", keyDeliveryID, id, keyEventID, l.EventID, keyDestination, dest.Name,
-			"attempts", held.Attempts, keyError, c.Attempt.Error)
-	}
-	writeJSON(w, http.StatusOK, AckResult{Status: string(c.Status), NextAttemptAt: timePtr(c.NextAttemptAt)})
+	audit(r.Context(), keyStatus, status)
+	writeJSON(w, http.StatusOK, AckResult{Status: string(status), NextAttemptAt: timePtr(next)})
 }

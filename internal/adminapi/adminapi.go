@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
@@ -44,6 +45,9 @@ type Options struct {
 	// SchemeOptions maps a source to its signature scheme's options, as the
 	// receiver builds them; verify needs it (config.Source.SchemeOptions).
 	SchemeOptions func(config.Source) signature.Options
+	// Puller serves the claims and acks of pull destinations; nil makes
+	// one over Store that raises no alert and registers no metric.
+	Puller *delivery.Puller
 	// Reload, when set, serves POST /api/v1/reload.
 	Reload ReloadFunc
 }

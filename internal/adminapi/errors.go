@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -50,6 +51,8 @@ func statusOf(err error) (int, string) {
 		return http.StatusBadRequest, err.Error()
 	case errors.Is(err, store.ErrFinal):
 		return http.StatusConflict, "the delivery is already final (done, skipped or dead): nothing to skip"
+	case errors.Is(err, delivery.ErrNoLease):
+		return errLeaseMismatch.status, errLeaseMismatch.msg
 	case errors.Is(err, store.ErrLeaseLost):
 		return http.StatusConflict, "the lease was lost: the delivery was claimed again or released; its outcome was not recorded"
 	case errors.Is(err, store.ErrUnavailable):

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
@@ -26,7 +27,7 @@ type Service struct {
 	wakeFn  func(string)
 	schemes func(config.Source) signature.Options
 	tokens  tokenSet
-	pulls   *signals
+	puller  *delivery.Puller // nil when the store has no queue
 	// reloadFn serves POST /api/v1/reload; nil when the relay cannot.
 	reloadFn ReloadFunc
 }
@@ -50,12 +51,16 @@ func NewService(o Options) *Service {
 		wakeFn:  o.Wake,
 		schemes: o.SchemeOptions,
 		tokens:  newTokenSet(o.Config.Tokens),
-		pulls:   newSignals(),
 
 		reloadFn: o.Reload,
 	}
 	s.queue, _ = o.Store.(store.Queue)
 	s.ops, _ = o.Store.(store.Operations)
+	s.puller = o.Puller
+	if s.puller == nil && s.queue != nil {
+		// Without the relay's Puller: no alerts and no metrics.
+		s.puller, _ = delivery.NewPuller(delivery.PullerOptions{Queue: s.queue, Events: o.Store, Logger: o.Logger, Now: s.now})
+	}
 	return s
 }
 
@@ -84,7 +89,9 @@ func (s *Service) wake(destination string) {
 	if s.wakeFn != nil {
 		s.wakeFn(destination)
 	}
-	s.pulls.notify(destination)
+	if s.puller != nil {
+		s.puller.Wake(destination)
+	}
 }
 
 // WithToken returns ctx carrying the token a request was authenticated

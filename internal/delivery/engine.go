@@ -210,25 +210,18 @@ func (e *Engine) Wake(destination string) {
 	}
 }
 
-// deadLetter reports a delivery that went dead: an error log line, the
-// metric and, when configured, an alert. None of them carries the payload.
+// deadLetter reports a push delivery that went dead (see reportDead).
 func (e *Engine) deadLetter(c store.Claim, res Result) {
 	d := c.Delivery
-	e.logger.Error("delivery dead",
-		keyDeliveryID, d.ID, keyEventID, d.EventID, keyDestination, d.Destination,
-		keyAttempts, d.Attempts, keyStatusCode, res.StatusCode, keyError, res.Error)
-	e.metrics.dead.WithLabelValues(d.Destination).Inc()
-	if e.alerts != nil {
-		e.alerts.enqueue(Alert{
-			DeliveryID:      d.ID,
-			EventID:         d.EventID,
-			ProviderEventID: c.Event.ProviderEventID,
-			Source:          c.Event.Source,
-			Type:            c.Event.Type,
-			Destination:     d.Destination,
-			Attempts:        d.Attempts,
-			LastError:       res.Error,
-			LastStatusCode:  res.StatusCode,
-		})
-	}
+	reportDead(e.logger, e.metrics, e.alerts, Alert{
+		DeliveryID:      d.ID,
+		EventID:         d.EventID,
+		ProviderEventID: c.Event.ProviderEventID,
+		Source:          c.Event.Source,
+		Type:            c.Event.Type,
+		Destination:     d.Destination,
+		Attempts:        d.Attempts,
+		LastError:       res.Error,
+		LastStatusCode:  res.StatusCode,
+	})
 }

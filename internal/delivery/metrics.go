@@ -17,7 +17,8 @@ const (
 	alertDropped = "dropped" // the alert queue was full
 )
 
-// metrics are the delivery engine's Prometheus collectors.
+// metrics are the Prometheus collectors of the delivery engine and of the
+// Puller; registered on one registry, they share their series.
 //
 // The backlog and oldest-pending-age gauges per destination are not here:
 // they come from the store's stats query, which the admin API's stats
@@ -36,7 +37,7 @@ func newMetrics(reg prometheus.Registerer, destinations []string) (*metrics, err
 	m := &metrics{
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookrelay_deliveries_total",
-			Help: "Delivery attempts recorded, by destination and the delivery's resulting status (done, skipped, failed, dead).",
+			Help: "Delivery attempts recorded, pushed or acknowledged by a pull consumer, by destination and the delivery's resulting status (done, skipped, failed, dead).",
 		}, []string{"destination", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "hookrelay_delivery_attempt_duration_seconds",
@@ -70,16 +71,23 @@ func newMetrics(reg prometheus.Registerer, destinations []string) (*metrics, err
 		}
 	}
 	for _, d := range destinations {
-		for _, s := range []store.DeliveryStatus{store.StatusDone, store.StatusSkipped, store.StatusFailed, store.StatusDead} {
-			m.deliveries.WithLabelValues(d, string(s))
-		}
+		m.track(d)
 		m.duration.WithLabelValues(d)
-		m.dead.WithLabelValues(d)
 	}
 	for _, o := range []string{alertSent, alertFailed, alertDropped} {
 		m.alerts.WithLabelValues(o)
 	}
 	return m, nil
+}
+
+// track sets a destination's outcome and dead-letter series to zero, so
+// that they exist before its first outcome. A pull destination has no
+// attempt duration: its consumer makes the attempt.
+func (m *metrics) track(destination string) {
+	for _, s := range []store.DeliveryStatus{store.StatusDone, store.StatusSkipped, store.StatusFailed, store.StatusDead} {
+		m.deliveries.WithLabelValues(destination, string(s))
+	}
+	m.dead.WithLabelValues(destination)
 }
 
 // adopt registers c with reg, or returns the collector registered before

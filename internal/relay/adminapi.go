@@ -14,6 +14,7 @@ func (r *Relay) adminService() *adminapi.Service {
 		Config:        r.cfg,
 		Logger:        r.logger,
 		Wake:          r.wake,
+		Puller:        r.puller,
 		SchemeOptions: config.Source.SchemeOptions,
 		Reload:        r.Reload,
 	})

@@ -56,8 +56,11 @@ type Relay struct {
 	role   Role
 	logger *slog.Logger
 
-	store      store.Store
-	registry   *prometheus.Registry
+	store    store.Store
+	registry *prometheus.Registry
+	// puller serves the claims and acks of pull destinations, in every
+	// role: every role serves the admin API.
+	puller     *delivery.Puller
 	committer  *groupcommit.Committer
 	rejections *receiver.RejectionRecorder
 	tally      *receiver.Tally
@@ -105,6 +108,10 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 	}
 	r.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.registerBacklog(cfg)
+	if r.puller, err = r.newPuller(); err != nil {
+		_ = st.Close()
+		return nil, err
+	}
 
 	if role.receives() {
 		h, err := r.buildReceiver()
@@ -275,6 +282,9 @@ func (r *Relay) shutdown(ctx context.Context) error {
 		if err := r.admin.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("shut down admin listener: %w", err))
 		}
+	}
+	if r.puller != nil {
+		r.puller.Close()
 	}
 	if err := r.store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close store: %w", err))

@@ -58,3 +58,31 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 	}
 	return eng.Wake, stop, nil
 }
+
+// newPuller returns the Puller of the pull destinations, or nil when the
+// store has no delivery queue. Its dead letters raise the alert and the
+// metrics the engine's do, on the same registry.
+func (r *Relay) newPuller() (*delivery.Puller, error) {
+	q, ok := r.store.(store.Queue)
+	if !ok {
+		return nil, nil
+	}
+	var pull []string
+	for _, d := range r.cfg.Destinations {
+		if d.Pull {
+			pull = append(pull, d.Name)
+		}
+	}
+	p, err := delivery.NewPuller(delivery.PullerOptions{
+		Queue:        q,
+		Events:       r.store,
+		Destinations: pull,
+		AlertURL:     r.cfg.Alerts.URL,
+		Logger:       r.logger,
+		Registerer:   r.registry,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start pull delivery: %w", err)
+	}
+	return p, nil
+}

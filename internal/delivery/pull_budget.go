@@ -1,17 +1,9 @@
-package adminapi
+package delivery
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
 	"sync"
 	"time"
-
-	"github.com/hookrelay/hookrelay/internal/config"
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // Byte budgets of the claims: what bounds the memory pull consumers can
@@ -108,21 +100,6 @@ func (b *byteBudget) inUse() int64 {
 	return b.used
 }
 
-// largestBody returns the largest body the destination's sources accept,
-// which is the most one claimed delivery can carry.
-func largestBody(cfg *config.Config, dest *config.Destination) int64 {
-	var largest int64
-	for _, name := range dest.Sources {
-		if src, ok := cfg.Source(name); ok {
-			largest = max(largest, int64(src.MaxBody))
-		}
-	}
-	if largest <= 0 {
-		return int64(config.DefaultMaxBody)
-	}
-	return largest
-}
-
 // claimRows returns how many more deliveries of bodies of up to perBody
 // bytes each fit in a claim answer that holds answered bytes of bodies:
 // at most asked, at most what is left of claimAnswerBytes; 0 when full.
@@ -132,37 +109,3 @@ func claimRows(asked int, perBody, answered int64) int {
 
 // claimsInFlight is the process's budget of claimed bodies.
 var claimsInFlight = newByteBudget(claimsInFlightBytes)
-
-// writeClaimed writes the claim answer out, one delivery at a time: each
-// body is encoded when its turn comes, and its bytes go back to the budget
-// (held counts what is still held) once written, so the answer never sits
-// whole in memory.
-func writeClaimed(w http.ResponseWriter, out Claimed, claims []store.Claim, held *int64) error {
-	w.Header().Set(APIHeader, "v1")
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	if _, err := io.WriteString(w, `{"deliveries":[`); err != nil {
-		return err
-	}
-	for i := range out.Deliveries {
-		d := out.Deliveries[i]
-		d.BodyBase64 = base64.StdEncoding.EncodeToString(claims[i].Event.Body)
-		b, err := json.Marshal(d)
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			b = append([]byte{','}, b...)
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		n := int64(len(claims[i].Event.Body))
-		claims[i].Event.Body = nil
-		claimsInFlight.give(n)
-		*held -= n
-	}
-	_, err := fmt.Fprintf(w, "],\"lease_seconds\":%d}\n", out.LeaseSeconds)
-	return err
-}

@@ -1,0 +1,146 @@
+package relay_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/delivery"
+	"github.com/hookrelay/hookrelay/internal/relay"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+const consumerToken = "consumer-token-0123456789"
+
+// alertSink records the alerts posted to it.
+type alertSink struct {
+	mu     sync.Mutex
+	alerts []delivery.Alert
+}
+
+func (s *alertSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var a delivery.Alert
+	if err := json.NewDecoder(r.Body).Decode(&a); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.alerts = append(s.alerts, a)
+	s.mu.Unlock()
+}
+
+func (s *alertSink) received() []delivery.Alert {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]delivery.Alert(nil), s.alerts...)
+}
+
+// TestPullDeadLetterAlertsAndCounts checks that a pull delivery whose
+// consumer fails it until max_attempts goes dead as a pushed one does: the
+// alert is posted to alerts.url and the dead letter is counted on /metrics,
+// with only pull destinations configured.
+func TestPullDeadLetterAlertsAndCounts(t *testing.T) {
+	t.Parallel()
+	for _, driver := range testdb.Drivers() {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			sink := &alertSink{}
+			alerts := httptest.NewServer(sink)
+			defer alerts.Close()
+			r := startRelay(t, driver.URL(t), `alerts: {url: "`+alerts.URL+`"}
+tokens:
+  - {name: dev, role: consumer, secret: "`+consumerToken+`", destinations: [dev]}
+destinations:
+  - {name: dev, pull: true, secret: "`+secret+`", sources: [stripe], max_attempts: 2, backoff: [1s]}
+`)
+			if code := post(t, r, `{"id":"evt_pd1","type":"invoice.paid","created":1700000000}`); code != 200 {
+				t.Fatalf("post: %d", code)
+			}
+			var last adminapi.AckResult
+			for attempt := 1; attempt <= 2; attempt++ {
+				got := claim(t, r, "dev")
+				if len(got.Deliveries) != 1 {
+					t.Fatalf("claim %d: %d deliveries, want 1", attempt, len(got.Deliveries))
+				}
+				d := got.Deliveries[0]
+				if d.Attempt != attempt {
+					t.Errorf("claim %d: attempt %d", attempt, d.Attempt)
+				}
+				last = ack(t, r, d, adminapi.AckRequest{Outcome: adminapi.OutcomeFailed, Error: "local server down", StatusCode: 502})
+				if want := map[int]string{1: "failed", 2: "dead"}[attempt]; last.Status != want {
+					t.Fatalf("ack %d: status %q, want %q", attempt, last.Status, want)
+				}
+			}
+
+			deadline := time.Now().Add(10 * time.Second)
+			for len(sink.received()) == 0 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			got := sink.received()
+			if len(got) != 1 {
+				t.Fatalf("alerts posted: %d, want 1", len(got))
+			}
+			a := got[0]
+			if a.Destination != "dev" || a.Source != "stripe" || a.Type != "invoice.paid" || a.ProviderEventID != "evt_pd1" ||
+				a.Attempts != 2 || a.LastStatusCode != 502 || a.LastError != "local server down" || a.DeliveryID == 0 || a.EventID == "" {
+				t.Errorf("alert = %+v", a)
+			}
+
+			m := scrape(t, r)
+			for _, want := range []string{
+				`hookrelay_dead_letters_total{destination="dev"} 1`,
+				`hookrelay_deliveries_total{destination="dev",outcome="failed"} 1`,
+				`hookrelay_deliveries_total{destination="dev",outcome="dead"} 1`,
+				`hookrelay_dead_letter_alerts_total{outcome="sent"} 1`,
+			} {
+				if !strings.Contains(m, want) {
+					t.Errorf("/metrics lacks %s:\n%s", want, grepLines(m, `destination="dev"`))
+				}
+			}
+		})
+	}
+}
+
+// claim long-polls a pull destination for up to 5 seconds.
+func claim(t *testing.T, r *relay.Relay, destination string) adminapi.Claimed {
+	t.Helper()
+	var out adminapi.Claimed
+	adminPost(t, r, "/api/v1/destinations/"+destination+"/claim?wait=5s", nil, &out)
+	return out
+}
+
+// ack acknowledges a claimed delivery.
+func ack(t *testing.T, r *relay.Relay, d adminapi.ClaimedDelivery, req adminapi.AckRequest) adminapi.AckResult {
+	t.Helper()
+	req.LeaseToken = d.LeaseToken
+	var out adminapi.AckResult
+	adminPost(t, r, fmt.Sprintf("/api/v1/deliveries/%d/ack", d.ID), req, &out)
+	return out
+}
+
+func adminPost(t *testing.T, r *relay.Relay, path string, in, out any) {
+	t.Helper()
+	body, _ := json.Marshal(in)
+	req, _ := http.NewRequest(http.MethodPost, "http://"+r.AdminAddr()+path, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+consumerToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s: %d %s", path, resp.StatusCode, data)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		t.Fatalf("POST %s: %v: %s", path, err, data)
+	}
+}
