@@ -25,10 +25,9 @@ const (
 	// nothing wakes it: work created by another process (an ingest, a
 	// failed delivery coming due) wakes nobody here.
 	claimPoll = 250 * time.Millisecond
-	// pullStoreTimeout bounds the store calls a Puller makes on its own,
-	// after its caller went away: handing claims back, reading a dead
-	// letter's event.
-	pullStoreTimeout = 10 * time.Second
+	// deadEventTimeout bounds reading a dead letter's event for its
+	// alert.
+	deadEventTimeout = 10 * time.Second
 )
 
 // EventReader reads what a Puller needs of the event log: a delivery's row
@@ -144,7 +143,7 @@ func (p *Puller) deadLetter(d store.Delivery, a store.Attempt) {
 		DeliveryID: d.ID, EventID: d.EventID, Destination: d.Destination, Attempts: d.Attempts,
 		LastError: a.Error, LastStatusCode: a.StatusCode,
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), pullStoreTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), deadEventTimeout)
 	defer cancel()
 	if ev, err := p.events.GetEvent(ctx, d.EventID); err == nil {
 		al.ProviderEventID, al.Source, al.Type = ev.ProviderEventID, ev.Source, ev.Type

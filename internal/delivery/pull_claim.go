@@ -207,13 +207,7 @@ func (p *Puller) release(claims []store.Claim) {
 	if len(claims) == 0 {
 		return
 	}
-	rs := make([]store.Release, len(claims))
-	for i, c := range claims {
-		rs[i] = store.Release{DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), pullStoreTimeout)
-	defer cancel()
-	if err := p.queue.ReleaseDeliveries(ctx, rs); err != nil {
+	if err := releaseClaims(p.queue, claims); err != nil {
 		p.logger.Warn("release claimed deliveries; they return when their lease runs out", keyError, err)
 	}
 }

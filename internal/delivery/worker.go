@@ -299,15 +299,21 @@ func (w *worker) release(cs ...store.Claim) {
 	if len(cs) == 0 {
 		return
 	}
+	if err := releaseClaims(w.queue, cs); err != nil {
+		w.engine.logger.Warn("release deliveries failed; they are claimed again when their lease runs out",
+			keyDestination, w.name, "count", len(cs), keyError, err)
+	}
+	w.giveBack(len(cs))
+}
+
+// releaseClaims hands claimed deliveries back to q unattempted, within
+// releaseTimeout whatever the caller's state.
+func releaseClaims(q store.Queue, cs []store.Claim) error {
 	rs := make([]store.Release, len(cs))
 	for i, c := range cs {
 		rs[i] = store.Release{DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
-	if err := w.queue.ReleaseDeliveries(ctx, rs); err != nil {
-		w.engine.logger.Warn("release deliveries failed; they are claimed again when their lease runs out",
-			keyDestination, w.name, "count", len(rs), keyError, err)
-	}
-	w.giveBack(len(cs))
+	return q.ReleaseDeliveries(ctx, rs)
 }
