@@ -90,14 +90,17 @@ func (h *handlerWorker) loop(ctx context.Context, first bool) {
 		h.sleep(ctx, h.engine.poll)
 	}
 	for ctx.Err() == nil {
+		now := h.engine.now()
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
-		claims, err := h.queue.ClaimDeliveries(cctx, store.ClaimRequest{Destination: h.name, Max: 1, Lease: h.lease, Now: h.engine.now()})
+		claims, err := h.queue.ClaimDeliveries(cctx, store.ClaimRequest{Destination: h.name, Max: 1, Lease: h.lease, Now: now})
 		cancel()
 		if err != nil {
 			h.engine.logger.Warn("claim deliveries failed", keyDestination, h.name, keyError, err)
+			h.sleep(ctx, h.engine.poll)
+			continue
 		}
 		if len(claims) == 0 {
-			h.sleep(ctx, h.engine.poll)
+			h.sleep(ctx, h.idleWait(ctx, now))
 			continue
 		}
 		h.wakeUp() // more may be due: let another loop look too
@@ -105,8 +108,21 @@ func (h *handlerWorker) loop(ctx context.Context, first bool) {
 	}
 }
 
+// idleWait returns how long a loop whose claim at claimedAt found nothing
+// sleeps: until the next delivery is due, at most the poll interval.
+func (h *handlerWorker) idleWait(ctx context.Context, claimedAt time.Time) time.Duration {
+	at, ok, err := h.queue.NextDue(ctx, h.name)
+	if err != nil || !ok || !at.After(claimedAt) {
+		return h.engine.poll
+	}
+	return min(h.engine.poll, at.Sub(h.engine.now()))
+}
+
 // sleep waits for d, a wake or ctx, whichever comes first.
 func (h *handlerWorker) sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -1,0 +1,140 @@
+package hookrelay
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+)
+
+// Config says where hookrelay keeps its tables and which webhooks it takes.
+// Handler destinations are not part of it: Relay.Handle declares them.
+type Config struct {
+	// Database is the application's own database, where hookrelay keeps its
+	// tables next to the application's: "sqlite:PATH" (a file name) or
+	// "postgres://user@host:5432/db". Handlers run in transactions on it,
+	// so what they write commits with hookrelay's record of the delivery.
+	// When File is set too, Database overrides the file's database.
+	Database string
+
+	// File, when set, is a hookrelay YAML configuration, as `hookrelay
+	// serve` reads it: its sources, push and pull destinations, tokens
+	// (for Admin), retention and alerts are used; its listen addresses
+	// and log settings are not. ${NAME} values are expanded from the
+	// environment.
+	File string
+
+	// Sources are the webhook senders, added to those of File.
+	Sources []Source
+
+	// Logger receives hookrelay's logs: ids, types and outcomes, never
+	// payloads or secrets. Nil discards them.
+	Logger *slog.Logger
+}
+
+// Source is one webhook sender: POST /webhooks/{Name} takes its events,
+// verified with Verify over the exact bytes that arrived.
+type Source struct {
+	// Name is the {source} of the URL: lower-case letters, digits, '-'
+	// and '_'.
+	Name string
+	// Verify names the signature scheme: "stripe", "github", "shopify",
+	// "standard" (Standard Webhooks, Svix, Clerk, Resend), "slack",
+	// "paddle", "linear", ... — every scheme of the README's table.
+	// Schemes that need more settings than a secret are set in File.
+	Verify string
+	// Secrets are the active signing secrets; during a rotation, several.
+	Secrets []string
+	// Tolerance is how far a signed timestamp may be from now; zero means
+	// 5 minutes.
+	Tolerance time.Duration
+	// MaxBody is the largest body taken, in bytes; zero means 1 MiB.
+	MaxBody int64
+}
+
+// Destination declares a handler destination: which events it receives
+// and how its failures are retried. Zero fields take the defaults of
+// every destination.
+type Destination struct {
+	// Name names the destination in listings, stats, replays and the
+	// console: lower-case letters, digits, '-' and '_'.
+	Name string
+	// Sources lists the sources whose events it receives.
+	Sources []string
+	// Types are event-type globs (path.Match syntax, "invoice.*"); none
+	// means every type.
+	Types []string
+	// OrderingKey is a dotted path into the JSON body
+	// ("data.object.customer"): deliveries with the same value are handled
+	// one at a time, in the order the events occurred, and one that
+	// fails holds back the later ones of its key until it is done or dead.
+	OrderingKey string
+	// MaxAttempts counts every try, the first included; zero means 7.
+	MaxAttempts int
+	// Backoff is the wait before each retry, the last step repeating;
+	// none means 10s, 1m, 5m, 30m, 2h, 8h.
+	Backoff []time.Duration
+	// Timeout bounds one call of the handler, through its context; zero
+	// means 10 seconds.
+	Timeout time.Duration
+	// Concurrency is how many deliveries are handled at once; zero means
+	// 4. On SQLite, where a handler's transaction holds the only writer,
+	// handlers run one at a time whatever it says.
+	Concurrency int
+}
+
+// internalConfig builds the relay's configuration from c and the handler
+// destinations, and validates it.
+func internalConfig(c Config, handlers []Destination) (*config.Config, error) {
+	cfg := config.Default()
+	if c.File != "" {
+		var err error
+		if cfg, err = config.Load(c.File, nil); err != nil {
+			return nil, fmt.Errorf("hookrelay: config %s: %w", c.File, err)
+		}
+	}
+	if c.Database != "" {
+		cfg.Database = c.Database
+	}
+	for _, s := range c.Sources {
+		src := config.DefaultSource()
+		src.Name, src.Verify, src.Secrets = s.Name, s.Verify, s.Secrets
+		if s.Tolerance > 0 {
+			src.Tolerance = config.Duration(s.Tolerance)
+		}
+		if s.MaxBody > 0 {
+			src.MaxBody = config.ByteSize(s.MaxBody)
+		}
+		cfg.Sources = append(cfg.Sources, src)
+	}
+	for _, h := range handlers {
+		cfg.Destinations = append(cfg.Destinations, h.internal())
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("hookrelay: config: %w", err)
+	}
+	return cfg, nil
+}
+
+// internal returns d as the relay's destination of kind handler.
+func (d Destination) internal() config.Destination {
+	out := config.DefaultDestination()
+	out.Name, out.Handler, out.Sources, out.Types, out.OrderingKey = d.Name, true, d.Sources, d.Types, d.OrderingKey
+	if d.MaxAttempts > 0 {
+		out.MaxAttempts = d.MaxAttempts
+	}
+	if len(d.Backoff) > 0 {
+		out.Backoff = make([]config.Duration, len(d.Backoff))
+		for i, b := range d.Backoff {
+			out.Backoff[i] = config.Duration(b)
+		}
+	}
+	if d.Timeout > 0 {
+		out.Timeout = config.Duration(d.Timeout)
+	}
+	if d.Concurrency > 0 {
+		out.Concurrency = d.Concurrency
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+// Package hookrelay embeds the hookrelay webhook relay in a Go application,
+// on the application's own database, with handlers whose effects are
+// applied exactly once.
+//
+// A webhook is received by the application's own HTTP server, verified
+// over the exact bytes that arrived, and stored in the application's
+// database before the provider is answered 200. hookrelay then hands it to
+// each handler destination that wants it, inside one database
+// transaction:
+//
+//	claim the delivery → BEGIN → your handler's writes → mark done → COMMIT
+//
+// The handler's writes and hookrelay's record that the delivery is done
+// commit together or not at all. A crash, a kill or a lost connection
+// before the commit leaves neither — the event is handled again, from the
+// start — and after it leaves both, so it is never handled twice. Delivery
+// to an HTTP endpoint cannot promise that: an endpoint that applied an
+// effect and then lost its answer gets the event again.
+//
+// # Use
+//
+//	r, err := hookrelay.New(hookrelay.Config{
+//		Database: "postgres://app@localhost:5432/app", // or "sqlite:app.db"
+//		Sources: []hookrelay.Source{
+//			{Name: "stripe", Verify: "stripe", Secrets: []string{os.Getenv("STRIPE_WEBHOOK_SECRET")}},
+//		},
+//	})
+//	if err != nil { ... }
+//	r.Handle(hookrelay.Destination{Name: "orders", Sources: []string{"stripe"}, Types: []string{"checkout.session.completed"}},
+//		func(ctx context.Context, tx hookrelay.Tx, ev hookrelay.Event) error {
+//			_, err := tx.Postgres().Exec(ctx, `UPDATE orders SET paid_at = now() WHERE id = $1`, orderID(ev.Body))
+//			return err
+//		})
+//	if err := r.Start(ctx); err != nil { ... }   // opens the database, migrates hookrelay's tables
+//	defer r.Close()
+//
+//	mux := http.NewServeMux()
+//	mux.Handle("/webhooks/", r.Receiver())     // POST /webhooks/stripe
+//	go http.ListenAndServe("127.0.0.1:8081", r.Admin()) // operators only: API and console
+//
+// examples/orders in the repository is a complete application built this
+// way, runnable in two commands.
+//
+// # The transaction
+//
+// A handler gets the transaction as the database's own Go driver gives it:
+// Tx.Postgres returns a pgx.Tx (github.com/jackc/pgx/v5), Tx.SQLite a
+// *sql.Tx (modernc.org/sqlite); exactly one is set, by the Config's
+// Database. hookrelay adds no query layer of its own: a team that writes
+// pgx or database/sql keeps writing it, with its own helpers, its sqlc or
+// its ORM, as long as they take that transaction. The alternatives were
+// worse: one interface over both drivers is a new query API to learn and
+// loses each driver's features (pgx's batches and COPY, its types), and
+// one registration per driver doubles the API for what is, for any one
+// application, a single database. An application that supports both can
+// branch once in a helper (both drivers take $1 placeholders).
+//
+// # Outcomes
+//
+// A HandlerFunc's result decides the delivery's outcome: nil is done; an
+// error wrapping Skip is skipped, its writes committed; any other error,
+// or a panic, rolls back and is a failed attempt, retried on the
+// Destination's Backoff until MaxAttempts, then dead. Every outcome is
+// recorded like a push's: listed by `hookrelay events`, counted by stats
+// and metrics, shown in the console, dead letters alerted. Replay and
+// backfill re-arm handler deliveries as any other: the handler runs again,
+// with Event.ReplayCount counting the replays. Ordering keys hold one
+// key's deliveries to one at a time, in the order the events occurred.
+//
+// A handler should do its work through tx alone. A call to another
+// service from a handler is made again when the transaction rolls back or
+// the process dies before the commit; keep such calls idempotent, or
+// record the intent in tx and make the call elsewhere.
+//
+// # Keep handlers short
+//
+// The transaction holds a database connection while the handler runs. On
+// SQLite it holds the only writer: webhooks received meanwhile wait for
+// the commit before they are stored and answered (a handler that holds it
+// for seconds makes them time out, answered 503, which providers retry),
+// and handlers run one at a time. A handler must not write through another connection to the
+// same SQLite file — that connection would wait for the writer the
+// handler holds — and must not wait for something that itself needs to
+// write, such as a webhook posted to its own Receiver. Each call is
+// bounded by the Destination's Timeout.
+//
+// # Tables
+//
+// Start applies hookrelay's migrations, which create and change only
+// hookrelay's own tables: events, deliveries, attempts, replays,
+// rejections, delivery_counts, delivery_count_deltas, ingest_counts,
+// paused_destinations, secret_slot_hours and schema_migrations (and, on
+// PostgreSQL, the functions and triggers that keep the counts). An
+// application with a table of one of these names gives hookrelay a schema
+// of its own on PostgreSQL (search_path=hookrelay in the URL, the schema
+// created beforehand) and names its own tables with their schema in
+// handlers.
+//
+// # Beside hookrelay serve
+//
+// The relay embedded here is the one `hookrelay serve` runs: the same
+// ingest contract, storage, delivery engine and admin API. Config.File
+// takes a serve configuration, so push and pull destinations, tokens,
+// retention and alerts work as documented in the README. Handler
+// destinations run only in the application that declares them.
+package hookrelay

@@ -1,0 +1,315 @@
+package hookrelay_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hookrelay/hookrelay"
+	"github.com/hookrelay/hookrelay/internal/testdb"
+)
+
+// The tests drive hookrelay through its public API alone: a Relay made
+// with New, handlers declared with Handle, webhooks posted to Receiver
+// signed as Stripe signs them, and what happened read back from the
+// application's own table and from the admin API.
+
+const (
+	stripeSecret = "whsec_dGVzdC1zZWNyZXQ"
+	adminToken   = "tok_0123456789abcdef0123456789abcdef"
+)
+
+// bundle is what a test works with.
+type bundle struct {
+	relay   *hookrelay.Relay
+	ingest  string // base URL of the server that mounts Receiver
+	admin   string // base URL of the server that mounts Admin
+	app     appDB
+	cleanup []func()
+}
+
+// eachDriver runs test on SQLite and on PostgreSQL, each on a fresh
+// database.
+func eachDriver(t *testing.T, test func(t *testing.T, drv testdb.Driver)) {
+	for _, drv := range testdb.Drivers() {
+		t.Run(drv.Name, func(t *testing.T) {
+			t.Parallel()
+			test(t, drv)
+		})
+	}
+}
+
+// setup creates the application's table "effects" on a fresh database,
+// builds a Relay whose stripe source and admin token come from a config
+// file and a struct, lets declare add its handler destinations, starts it
+// and serves Receiver and Admin on test servers.
+func setup(t *testing.T, drv testdb.Driver, declare func(r *hookrelay.Relay)) *bundle {
+	t.Helper()
+	db := drv.URL(t)
+	b := &bundle{app: openApp(t, db)}
+	b.app.exec(t, `CREATE TABLE effects (event_id text NOT NULL, note text NOT NULL DEFAULT '')`)
+
+	file := filepath.Join(t.TempDir(), "hookrelay.yaml")
+	yaml := fmt.Sprintf("tokens:\n  - {name: test, role: admin, secret: %q}\n", adminToken)
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := hookrelay.New(hookrelay.Config{
+		Database: db,
+		File:     file,
+		Sources:  []hookrelay.Source{{Name: "stripe", Verify: "stripe", Secrets: []string{stripeSecret}}},
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	declare(r)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := r.Start(ctx); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/webhooks/", r.Receiver())
+	ingest := httptest.NewServer(mux)
+	admin := httptest.NewServer(r.Admin())
+	t.Cleanup(func() {
+		ingest.Close()
+		admin.Close()
+		if err := r.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	b.relay, b.ingest, b.admin = r, ingest.URL, admin.URL
+	return b
+}
+
+// stripeEvent is the body of a Stripe event of type typ for an order,
+// created at created.
+func stripeEvent(id, typ, order string, created time.Time) []byte {
+	return fmt.Appendf(nil, `{"id":%q,"type":%q,"created":%d,"data":{"object":{"id":"cs_%s","client_reference_id":%q}}}`,
+		id, typ, created.Unix(), order, order)
+}
+
+// post signs body as Stripe does and posts it to the stripe source; it
+// returns the status.
+func (b *bundle) post(t *testing.T, body []byte) int {
+	t.Helper()
+	ts := time.Now().Unix()
+	mac := hmac.New(sha256.New, []byte(stripeSecret))
+	fmt.Fprintf(mac, "%d.%s", ts, body)
+	req, err := http.NewRequest(http.MethodPost, b.ingest+"/webhooks/stripe", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Stripe-Signature", fmt.Sprintf("t=%d,v1=%s", ts, hex.EncodeToString(mac.Sum(nil))))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("post: %v", err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// mustPost posts body and fails the test unless it is stored (200).
+func (b *bundle) mustPost(t *testing.T, body []byte) {
+	t.Helper()
+	if code := b.post(t, body); code != http.StatusOK {
+		t.Fatalf("post %s: status %d, want 200", body, code)
+	}
+}
+
+// adminDelivery is a delivery as the admin API lists it.
+type adminDelivery struct {
+	Destination string `json:"destination"`
+	Status      string `json:"status"`
+	Attempts    int    `json:"attempts"`
+	ReplayCount int    `json:"replay_count"`
+	LastError   string `json:"last_error"`
+}
+
+// adminCall calls the admin API with the admin token and decodes the
+// answer into out.
+func (b *bundle) adminCall(t *testing.T, method, path, body string, out any) {
+	t.Helper()
+	req, err := http.NewRequest(method, b.admin+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%s %s: status %d", method, path, resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		t.Fatalf("%s %s: decode: %v", method, path, err)
+	}
+}
+
+// delivery returns the delivery of the event whose provider id is
+// providerID to destination, as the admin API shows it.
+func (b *bundle) delivery(t *testing.T, providerID, destination string) adminDelivery {
+	t.Helper()
+	var list struct {
+		Events []struct {
+			ID              string `json:"id"`
+			ProviderEventID string `json:"provider_event_id"`
+		} `json:"events"`
+	}
+	b.adminCall(t, http.MethodGet, "/api/v1/events?source=stripe&limit=500", "", &list)
+	for _, e := range list.Events {
+		if e.ProviderEventID != providerID {
+			continue
+		}
+		var ev struct {
+			Deliveries []adminDelivery `json:"deliveries"`
+		}
+		b.adminCall(t, http.MethodGet, "/api/v1/events/"+e.ID, "", &ev)
+		for _, d := range ev.Deliveries {
+			if d.Destination == destination {
+				return d
+			}
+		}
+	}
+	t.Fatalf("no delivery of %s to %s", providerID, destination)
+	return adminDelivery{}
+}
+
+// waitStatus waits until the delivery of providerID to destination has
+// status want, and returns it.
+func (b *bundle) waitStatus(t *testing.T, providerID, destination, want string) adminDelivery {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		d := b.delivery(t, providerID, destination)
+		if d.Status == want {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("delivery of %s to %s is %+v, want %s", providerID, destination, d, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// appDB is the application's own connection to the database, outside
+// hookrelay.
+type appDB struct {
+	sq *sql.DB
+	pg *pgxpool.Pool
+}
+
+func openApp(t *testing.T, database string) appDB {
+	t.Helper()
+	if path, ok := strings.CutPrefix(database, "sqlite:"); ok {
+		db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return appDB{sq: db}
+	}
+	pool, err := pgxpool.New(context.Background(), database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return appDB{pg: pool}
+}
+
+func (a appDB) exec(t *testing.T, query string, args ...any) {
+	t.Helper()
+	var err error
+	if a.pg != nil {
+		_, err = a.pg.Exec(context.Background(), query, args...)
+	} else {
+		_, err = a.sq.Exec(query, args...)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// strings returns the one text column query selects, row by row.
+func (a appDB) strings(t *testing.T, query string, args ...any) []string {
+	t.Helper()
+	var (
+		r   rows
+		err error
+	)
+	if a.pg != nil {
+		var pr pgx.Rows
+		pr, err = a.pg.Query(context.Background(), query, args...)
+		if err == nil {
+			defer pr.Close()
+			r = pr
+		}
+	} else {
+		var sr *sql.Rows
+		sr, err = a.sq.Query(query, args...)
+		if err == nil {
+			defer sr.Close()
+			r = sr
+		}
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	var out []string
+	for r.Next() {
+		var s string
+		if err := r.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// rows is what pgx.Rows and *sql.Rows share.
+type rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// insertEffect records ev in the application's table, inside tx, with
+// note.
+func insertEffect(ctx context.Context, tx hookrelay.Tx, ev hookrelay.Event, note string) error {
+	const q = `INSERT INTO effects (event_id, note) VALUES ($1, $2)`
+	if pg := tx.Postgres(); pg != nil {
+		_, err := pg.Exec(ctx, q, ev.ProviderEventID, note)
+		return err
+	}
+	_, err := tx.SQLite().ExecContext(ctx, q, ev.ProviderEventID, note)
+	return err
+}
+
+// httptestRecorder serves one request with an empty body to h.
+func httptestRecorder(h http.Handler, method, path string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	return rec
+}

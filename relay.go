@@ -1,0 +1,170 @@
+package hookrelay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"sync"
+
+	"github.com/hookrelay/hookrelay/internal/delivery"
+	"github.com/hookrelay/hookrelay/internal/relay"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Relay is hookrelay running inside an application: it receives webhooks
+// on the handler Receiver returns, stores them in the application's
+// database, and delivers them — to handler destinations declared with
+// Handle, and to the push and pull destinations of Config.File. Its methods
+// are safe for concurrent use.
+type Relay struct {
+	cfg    Config
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	handlers []Destination               // guarded by mu
+	funcs    map[string]delivery.Handler // guarded by mu
+	inner    *relay.Relay                // guarded by mu; set by Start
+	state    int                         // guarded by mu: one of the states below
+	ingest   http.Handler                // guarded by mu; set by Start
+	admin    http.Handler                // guarded by mu; set by Start
+}
+
+// Relay states.
+const (
+	stateNew = iota
+	stateStarted
+	stateClosed
+)
+
+// New checks c and returns a Relay that is not started yet: declare its
+// handler destinations with Handle, then call Start. It does not touch
+// the database.
+func New(c Config) (*Relay, error) {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if _, err := internalConfig(c, nil); err != nil {
+		return nil, err
+	}
+	return &Relay{cfg: c, logger: c.Logger, funcs: map[string]delivery.Handler{}}, nil
+}
+
+var validName = regexp.MustCompile(`^[a-z0-9_-]+$`)
+
+// Handle declares a handler destination: every event of d's sources and
+// types is handed to fn, once per event, inside the transaction that marks
+// its delivery done (see HandlerFunc). Handle panics, as http.ServeMux's
+// does, when fn is nil, d's name is empty, invalid or declared twice, or
+// the Relay has started; Start reports what else is wrong with d.
+func (r *Relay) Handle(d Destination, fn HandlerFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case fn == nil:
+		panic("hookrelay: Handle with a nil HandlerFunc")
+	case !validName.MatchString(d.Name):
+		panic(fmt.Sprintf("hookrelay: Handle: destination name %q (want lower-case letters, digits, '-' and '_')", d.Name))
+	case r.funcs[d.Name] != nil:
+		panic(fmt.Sprintf("hookrelay: Handle: destination %q declared twice", d.Name))
+	case r.state != stateNew:
+		panic("hookrelay: Handle after Start")
+	}
+	r.handlers = append(r.handlers, d)
+	r.funcs[d.Name] = func(ctx context.Context, tx any, c store.Claim) error {
+		return fn(ctx, txOf(tx), eventOf(c))
+	}
+}
+
+// Start opens the database, applies hookrelay's migrations — which create
+// and change hookrelay's own tables only — and starts delivering: each
+// handler destination's deliveries are handled in the background until
+// Close. From then on Receiver stores webhooks. ctx bounds opening and
+// migrating only.
+func (r *Relay) Start(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state != stateNew {
+		return errors.New("hookrelay: Start called twice or after Close")
+	}
+	cfg, err := internalConfig(r.cfg, r.handlers)
+	if err != nil {
+		return err
+	}
+	inner, err := relay.New(ctx, cfg, relay.RoleAll, r.logger)
+	if err != nil {
+		return fmt.Errorf("hookrelay: start: %w", err)
+	}
+	inner.SetHandlers(r.funcs)
+	if err := inner.StartWork(ctx); err != nil {
+		_ = inner.Shutdown(context.WithoutCancel(ctx))
+		return fmt.Errorf("hookrelay: start: %w", err)
+	}
+	r.inner, r.ingest, r.admin, r.state = inner, inner.IngestHandler(), inner.AdminHandler(), stateStarted
+	return nil
+}
+
+// Receiver returns the ingest handler: POST /webhooks/{source}, with every
+// rule of hookrelay's ingest contract (the README's "What the provider is
+// told"): it verifies the signature over the raw bytes, stores the event
+// durably, and only then answers 200. Mount it on the path prefix
+// "/webhooks/" of the application's mux:
+//
+//	mux.Handle("/webhooks/", relay.Receiver())
+//
+// Before Start and after Close it answers 503 with Retry-After, which
+// providers retry.
+func (r *Relay) Receiver() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.serve(w, req, func() http.Handler { return r.ingest })
+	})
+}
+
+// Admin returns the admin handler: /healthz, /readyz, /metrics, the admin
+// API under /api/ and the web console at /, with the tokens of
+// Config.File. Serve it on a listener of its own that only operators
+// reach (as `hookrelay serve` does on admin_listen), not on the public one
+// and not under a path prefix.
+func (r *Relay) Admin() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.serve(w, req, func() http.Handler { return r.admin })
+	})
+}
+
+// serve passes the request to the handler pick returns while the Relay
+// runs, and answers 503 otherwise.
+func (r *Relay) serve(w http.ResponseWriter, req *http.Request, pick func() http.Handler) {
+	r.mu.Lock()
+	h := pick()
+	running := r.state == stateStarted
+	r.mu.Unlock()
+	if !running || h == nil {
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"error":"not_running"}`))
+		return
+	}
+	h.ServeHTTP(w, req)
+}
+
+// Close stops delivering — handlers already running finish and their
+// outcomes are recorded — lets the webhooks being stored commit, and closes
+// hookrelay's connections to the database. Shut the application's HTTP
+// server down first, so that no webhook arrives meanwhile. Closing twice,
+// or a Relay never started, is a no-op.
+func (r *Relay) Close() error {
+	r.mu.Lock()
+	inner, state := r.inner, r.state
+	r.state = stateClosed
+	r.mu.Unlock()
+	if state != stateStarted {
+		return nil
+	}
+	if err := inner.Shutdown(context.Background()); err != nil {
+		return fmt.Errorf("hookrelay: close: %w", err)
+	}
+	return nil
+}
