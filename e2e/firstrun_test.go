@@ -87,6 +87,17 @@ func TestFirstRun(t *testing.T) {
 	r = wantRun(t, cli, 0, "events", "show", id)
 	contains(t, "events show", r.stdout, "dev", "done", "attempts 1")
 
+	// A reload keeps what this run added to the config: the one-run token
+	// still lets the CLI in, and the listener flags are not taken for
+	// changes that need a restart.
+	r = wantRun(t, cli, 0, "reload")
+	contains(t, "reload", r.stdout, "config reloaded")
+	if strings.Contains(r.stdout, "restart") {
+		t.Errorf("reload with --listen and --admin-listen: %q", r.stdout)
+	}
+	r = wantRun(t, cli, 0, "events", "list")
+	contains(t, "events list after reload", r.stdout, "evt_1QExample000000000000001")
+
 	if err := proc.Signal(syscall.SIGTERM, 40*time.Second); err != nil {
 		t.Fatal(err)
 	}

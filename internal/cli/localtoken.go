@@ -48,11 +48,20 @@ func addLocalToken(cfg *config.Config, logger *slog.Logger) *localToken {
 			"path", t.path, "error", err)
 		return nil
 	}
-	cfg.Tokens = append(cfg.Tokens, config.Token{Name: "local", Role: config.RoleAdmin, Secret: t.secret})
+	t.addTo(cfg)
 	logger.Warn("no admin token is configured: this run's admin token, for the loopback admin listener only, is in "+t.path+
 		" (export HOOKRELAY_TOKEN=$(cat "+t.path+")); it is removed when the relay stops",
 		"path", t.path, "admin_listen", cfg.AdminListen)
 	return t
+}
+
+// addTo adds the token to cfg, if there is one. A config read again on a
+// reload gets it too: the token lasts the run, as its log line says.
+func (t *localToken) addTo(cfg *config.Config) {
+	if t == nil {
+		return
+	}
+	cfg.Tokens = append(cfg.Tokens, config.Token{Name: "local", Role: config.RoleAdmin, Secret: t.secret})
 }
 
 // remove deletes the token file if it still holds this run's token (a

@@ -46,7 +46,17 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
-	r.SetConfigLoader(func() (*config.Config, error) { return loadConfig(env, *path) })
+	// A reload reads the file again with what this run added to it: the
+	// listener flags and the one-run admin token.
+	r.SetConfigLoader(func() (*config.Config, error) {
+		next, err := loadConfig(env, *path)
+		if err != nil {
+			return nil, err
+		}
+		overrideListeners(next, *listen, *adminListen)
+		local.addTo(next)
+		return next, nil
+	})
 	reloadOnHangup(ctx, r)
 	return r.Run(ctx)
 }
