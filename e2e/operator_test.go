@@ -97,6 +97,8 @@ func TestOperatorSeesWhy(t *testing.T) {
 			r = wantRun(t, admin, 2, "destinations", "pause", "deev")
 			contains(t, "pause of a typo", r.stderr, `no destination "deev" in the config (did you mean "dev"?)`)
 			contains(t, "destinations after pause", wantRun(t, read, 0, "destinations").stdout, "paused since")
+			contains(t, "stats --json after pause", wantRun(t, read, 0, "stats", "--json").stdout, `"paused_for_seconds"`)
+			contains(t, "stats after pause", wantRun(t, read, 0, "stats").stdout, "PAUSED", "for ")
 			var claimed struct {
 				Deliveries []struct{} `json:"deliveries"`
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 
 	"github.com/hookrelay/hookrelay/internal/signature"
@@ -57,7 +56,7 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	res, err := scheme.Verify(signature.Request{Header: ev.Headers, Body: ev.Body, Now: ev.ReceivedAt})
 	out.WithinTolerance = true
 	if res.HasTimestamp {
-		skew := math.Round(res.Skew.Seconds()*1000) / 1000
+		skew := roundMS(res.Skew.Seconds())
 		out.SkewSeconds = &skew
 		out.SignedAt = timePtr(res.Timestamp)
 		out.WithinTolerance = res.Skew <= tolerance && res.Skew >= -tolerance

@@ -2,7 +2,6 @@ package adminapi
 
 import (
 	"context"
-	"math"
 	"net/http"
 	"time"
 )
@@ -47,7 +46,7 @@ func (s *Service) Rejections(ctx context.Context, source string, since time.Time
 		}
 		row := Rejection{At: rj.At.UTC(), Source: rj.Source, Reason: rj.Reason, RemoteAddr: rj.RemoteAddr, BodySize: rj.BodySize}
 		if rj.HasSkew {
-			skew := math.Round(rj.Skew.Seconds()*1000) / 1000
+			skew := roundMS(rj.Skew.Seconds())
 			row.SkewSeconds = &skew
 		}
 		out.Rejections = append(out.Rejections, row)

@@ -2,7 +2,6 @@ package adminapi
 
 import (
 	"context"
-	"math"
 	"net/http"
 
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -30,7 +29,7 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return Stats{}, err
 	}
-	out := Stats{Destinations: map[string]DestinationStats{}, Sources: map[string]SourceStats{}}
+	out := Stats{Destinations: map[string]DestinationStats{}, Sources: map[string]SourceStats{}, Paused: map[string]PausedStats{}}
 	for _, d := range s.cfg.Destinations {
 		out.Destinations[d.Name] = DestinationStats{}
 	}
@@ -46,7 +45,13 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	if err := s.addProviderLag(ctx, out.Sources); err != nil {
 		return Stats{}, err
 	}
-
+	paused, err := s.ops.Paused(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	for name, at := range paused {
+		out.Paused[name] = PausedStats{PausedForSeconds: roundMS(s.now().Sub(at).Seconds())}
+	}
 	return out, nil
 }
 
@@ -58,6 +63,6 @@ func destinationStats(d store.DestinationStats) DestinationStats {
 		Done:                    d.Counts[store.StatusDone],
 		Skipped:                 d.Counts[store.StatusSkipped],
 		Dead:                    d.Counts[store.StatusDead],
-		OldestPendingAgeSeconds: math.Round(d.OldestPendingAge.Seconds()*1000) / 1000,
+		OldestPendingAgeSeconds: roundMS(d.OldestPendingAge.Seconds()),
 	}
 }

@@ -22,6 +22,9 @@ func TestStats(t *testing.T) {
 				}
 			}
 		}
+		if p, ok := raw["paused"]; !ok || len(p) != 0 {
+			t.Errorf("paused = %v (present %t), want {}", p, ok)
+		}
 		for _, s := range []string{"stripe", "github", "gitlab"} {
 			for _, k := range []string{"received", "duplicates", "rejected"} {
 				if _, ok := raw["sources"][s][k]; !ok {
@@ -46,6 +49,17 @@ func TestStats(t *testing.T) {
 		}
 		if got := s.Destinations["dev-alice"]; got.Pending != 2 {
 			t.Errorf("dev-alice = %+v, want 2 pending", got)
+		}
+
+		// A paused destination shows in paused; its counts stay numbers.
+		wantStatus(t, "pause", b.call(t, adminToken, "POST", "/api/v1/destinations/billing/pause", nil, nil), 200)
+		raw = nil
+		wantStatus(t, "stats", b.call(t, readToken, "GET", "/api/v1/stats", nil, &raw), 200)
+		if v, ok := raw["paused"]["billing"]["paused_for_seconds"]; !ok || v < 0 || len(raw["paused"]) != 1 {
+			t.Errorf("paused = %v, want billing alone", raw["paused"])
+		}
+		if got := raw["destinations"]["billing"]["pending"]; got != 1 {
+			t.Errorf("billing pending %v after pause, want 1", got)
 		}
 	})
 }

@@ -236,4 +236,13 @@ type SourceStats struct {
 type Stats struct {
 	Destinations map[string]DestinationStats `json:"destinations"`
 	Sources      map[string]SourceStats      `json:"sources"`
+	// Paused holds the paused destinations (hookrelay destinations pause),
+	// apart from Destinations so that every field there stays a number;
+	// empty when none is.
+	Paused map[string]PausedStats `json:"paused"`
+}
+
+// PausedStats tells how long a destination has been paused.
+type PausedStats struct {
+	PausedForSeconds float64 `json:"paused_for_seconds"`
 }

@@ -16,8 +16,8 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the API's JSON")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: hookrelay stats [--json]\n\n"+
-			"Prints each destination's deliveries by status and the age of its oldest due one, and each\n"+
-			"source's ingest counts.\n\n")
+			"Prints each destination's deliveries by status, the age of its oldest due one and how long\n"+
+			"it has been paused (hookrelay destinations pause), and each source's ingest counts.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -25,10 +25,14 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	}
 	return readView(ctx, env, api, "/api/v1/stats", nil, *asJSON, func(s adminapi.Stats) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tOLDEST PENDING")
+		fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tOLDEST PENDING\tPAUSED")
 		for _, name := range slices.Sorted(maps.Keys(s.Destinations)) {
 			d := s.Destinations[name]
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, d.Pending, d.Processing, d.Failed, d.Done, d.Skipped, d.Dead, age(d.OldestPendingAgeSeconds))
+			paused := "-"
+			if p, ok := s.Paused[name]; ok {
+				paused = "for " + age(p.PausedForSeconds)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", name, d.Pending, d.Processing, d.Failed, d.Done, d.Skipped, d.Dead, age(d.OldestPendingAgeSeconds), paused)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
