@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -33,25 +31,11 @@ func TestFirstRun(t *testing.T) {
 	}
 	addrs := freeAddrs(t, 2)
 	env := []string{"STRIPE_WEBHOOK_SECRET=whsec_dGVzdC1zZWNyZXQ", "HOOKRELAY_ADMIN_TOKEN=", "DEV_SIGNING_SECRET="}
-	logs := &relayproc.Buffer{}
-	proc, err := relayproc.Start(relayproc.Options{
-		Binary: binary, Args: []string{"serve", "--config", config, "--listen", addrs[0], "--admin-listen", addrs[1]},
-		Env: env, Output: logs, Admin: addrs[1],
+	relay := relayproc.Launch(t, "relay", relayproc.RelayOptions{
+		Binary: binary, ConfigPath: config, Args: []string{"--listen", addrs[0], "--admin-listen", addrs[1]},
+		Admin: addrs[1], Env: env, ReadyTimeout: 30 * time.Second,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if !proc.Exited() {
-			proc.Kill()
-		}
-		if t.Failed() {
-			t.Logf("relay logs:\n%s", logs.String())
-		}
-	})
-	if err := proc.WaitReady(context.Background(), 30*time.Second); err != nil {
-		t.Fatalf("relay: %v\n%s", err, logs.String())
-	}
+	logs := relay.Logs
 
 	tokenPath := filepath.Join(dir, "hookrelay.admin-token")
 	st, err := os.Stat(tokenPath)
@@ -98,7 +82,7 @@ func TestFirstRun(t *testing.T) {
 	r = wantRun(t, cli, 0, "events", "list")
 	contains(t, "events list after reload", r.stdout, "evt_1QExample000000000000001")
 
-	if err := proc.Signal(syscall.SIGTERM, 40*time.Second); err != nil {
+	if err := relay.Stop(40 * time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(tokenPath); !os.IsNotExist(err) {

@@ -97,8 +97,7 @@ type relayProc struct {
 func writeConfig(t *testing.T, database, public, admin, body string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "hookrelay.yaml")
-	cfg := fmt.Sprintf("database: %q\nlisten: %q\nadmin_listen: %q\n%s", database, public, admin, body)
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(relayproc.ConfigYAML(database, public, admin, body)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -123,30 +122,12 @@ func launchRelay(t *testing.T, name, database, body string, env []string, args .
 // that execs it, such as prlimit: wrap is the wrapper and its arguments.
 func launchWrapped(t *testing.T, name string, wrap []string, database, body string, env []string, args ...string) *relayProc {
 	t.Helper()
-	addrs := freeAddrs(t, 2)
-	p := &relayProc{public: addrs[0], admin: addrs[1], env: env, logs: &relayproc.Buffer{}}
-	p.configPath = writeConfig(t, database, p.public, p.admin, body)
-	argv := append(append(append([]string(nil), wrap...), binary, "serve", "--config", p.configPath), args...)
-	proc, err := relayproc.Start(relayproc.Options{
-		Binary: argv[0], Args: argv[1:],
-		Env: env, Output: p.logs, Admin: p.admin,
+	r := relayproc.Launch(t, name, relayproc.RelayOptions{
+		Binary: binary, Wrap: wrap, ConfigPath: filepath.Join(t.TempDir(), "hookrelay.yaml"),
+		Database: database, Config: body, Env: env, Args: args, ReadyTimeout: 30 * time.Second,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Proc = proc
-	t.Cleanup(func() {
-		if !p.Exited() {
-			p.Kill()
-		}
-		if t.Failed() {
-			t.Logf("%s logs:\n%s", name, p.logs.String())
-		}
-	})
-	if err := p.WaitReady(context.Background(), 30*time.Second); err != nil {
-		t.Fatalf("%s: %v\n%s", name, err, p.logs.String())
-	}
-	return p
+	o := r.Options
+	return &relayProc{Proc: r.Proc, public: o.Public, admin: o.Admin, configPath: o.ConfigPath, env: env, logs: r.Logs}
 }
 
 // stop sends SIGTERM and returns the exit code.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 func TestRunUsage(t *testing.T) {
@@ -42,12 +44,13 @@ func TestRunUsage(t *testing.T) {
 	}
 }
 
-// TestWriteConfigLoads checks that the soak's config is one the relay
+// TestConfigLoads checks that the soak's config is one the relay
 // accepts, with the secrets the soak gives it.
-func TestWriteConfigLoads(t *testing.T) {
+func TestConfigLoads(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "hookrelay.yaml")
-	if err := writeConfig(path, "sqlite:/tmp/soak.db", "127.0.0.1:1", "127.0.0.1:2", "http://127.0.0.1:3/hook"); err != nil {
+	o := relayOptions("hookrelay", t.TempDir(), "sqlite:/tmp/soak.db", "http://127.0.0.1:3/hook")
+	path := o.ConfigPath
+	if err := os.WriteFile(path, []byte(relayproc.ConfigYAML(o.Database, "127.0.0.1:1", "127.0.0.1:2", o.Config)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{}

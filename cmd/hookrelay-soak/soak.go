@@ -51,16 +51,7 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 	}
 	defer dest.Close()
 
-	addrs, err := relayproc.FreeAddrs(2)
-	if err != nil {
-		return err
-	}
-	public, admin := addrs[0], addrs[1]
-	cfgPath, logPath := filepath.Join(dir, "hookrelay.yaml"), filepath.Join(dir, "relay.log")
-	if err := writeConfig(cfgPath, database, public, admin, dest.URL()); err != nil {
-		return err
-	}
-	p, err := startRelay(work, binary, cfgPath, logPath, admin)
+	p, err := relayproc.StartRelay(work, relayOptions(binary, dir, database, dest.URL()))
 	if err != nil {
 		return err
 	}
@@ -84,7 +75,7 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 	}
 
 	sim, err := providersim.New(providersim.Options{
-		URL: "http://" + public + "/webhooks/stripe", Secret: stripeSecret,
+		URL: p.IngestURL("stripe"), Secret: stripeSecret,
 		Concurrency: o.concurrency, Rate: o.rate,
 		MaxAttempts: 100000, Deadline: max(5*time.Minute, 4*o.maxUptime),
 	})
@@ -111,9 +102,11 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 		p.Kill()
 		kills++
 		time.Sleep(randDuration(o.maxDowntime))
-		if p, err = startRelay(work, binary, cfgPath, logPath, admin); err != nil {
+		q, err := relayproc.StartRelay(work, p.Options)
+		if err != nil {
 			return fmt.Errorf("restart after kill %d: %w", kills, err)
 		}
+		p = q
 		fmt.Fprintf(out, "%8s  kill %d, restarted: %d events acknowledged\n",
 			time.Since(start).Round(time.Second), kills, sim.Acked())
 	}
@@ -136,7 +129,7 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 		return err
 	}
 	l.CheckDelivered(dest)
-	if err := stopRelay(p); err != nil {
+	if err := p.Stop(0); err != nil {
 		l.Problems = append(l.Problems, err.Error())
 	}
 	if providersim.Live(ds) > 0 || ds.Counts[store.StatusDead] > 0 {

@@ -1,9 +1,7 @@
 package reliability
 
 import (
-	"context"
 	"net/http"
-	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -20,71 +18,37 @@ const (
 
 var relayEnv = []string{"REL_STRIPE_SECRET=" + stripeSecret, "REL_SINK_SECRET=" + sinkSecret}
 
-// relayConfig is the tests' config: the stripe source and one push
-// destination, "sink", at url, retried on backoff (a YAML list) for as many
-// attempts as a test can need.
-func relayConfig(database, public, admin, url, backoff string) string {
-	return relayproc.SinkConfig{
-		Database: database, Listen: public, AdminListen: admin,
-		URL: url, Backoff: backoff, SecretPrefix: "REL",
-	}.YAML()
-}
-
 // relayProcess is one `hookrelay serve` child process.
 type relayProcess struct {
-	*relayproc.Proc
+	*relayproc.Relay
 	public, admin string
-	configPath    string
-	logs          *relayproc.Buffer
 }
 
-// startRelay writes the config for database and destination url on fresh
-// loopback ports, starts the relay and waits until it is ready. It is
-// killed at the end of the test if still running.
+// startRelay writes the tests' config — the stripe source and one push
+// destination, "sink", at url, retried on backoff (a YAML list) for as
+// many attempts as a test can need — for database on fresh loopback ports,
+// starts the relay and waits until it is ready. It is killed at the end of
+// the test if still running.
 func startRelay(t *testing.T, database, url, backoff string) *relayProcess {
 	t.Helper()
-	addrs := freeAddrs(t, 2)
-	p := &relayProcess{public: addrs[0], admin: addrs[1]}
-	p.configPath = filepath.Join(t.TempDir(), "hookrelay.yaml")
-	cfg := relayConfig(database, p.public, p.admin, url, backoff)
-	if err := os.WriteFile(p.configPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	p.launch(t)
-	return p
+	return launch(t, relayproc.RelayOptions{
+		Binary: binary, ConfigPath: filepath.Join(t.TempDir(), "hookrelay.yaml"), Database: database,
+		Config: relayproc.SinkConfig{URL: url, Backoff: backoff, SecretPrefix: "REL"}.YAML(),
+		Env:    relayEnv, ReadyTimeout: 30 * time.Second,
+	})
 }
 
-// restart starts the relay again after it has exited, with the same config
-// file: the same database and the same ports.
+// restart starts the relay again after it has exited, with the same
+// config: the same database and the same ports.
 func (p *relayProcess) restart(t *testing.T) *relayProcess {
 	t.Helper()
-	q := &relayProcess{public: p.public, admin: p.admin, configPath: p.configPath}
-	q.launch(t)
-	return q
+	return launch(t, p.Options)
 }
 
-func (p *relayProcess) launch(t *testing.T) {
+func launch(t *testing.T, o relayproc.RelayOptions) *relayProcess {
 	t.Helper()
-	p.logs = &relayproc.Buffer{}
-	proc, err := relayproc.Start(relayproc.Options{
-		Binary: binary, Args: []string{"serve", "--config", p.configPath},
-		Env: relayEnv, Output: p.logs, Admin: p.admin,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Proc = proc
-	t.Cleanup(func() {
-		if !p.Exited() {
-			p.Kill()
-		}
-		if t.Failed() {
-			t.Logf("relay (pid %d) logs:\n%s", p.Pid(), p.logs.String())
-		}
-	})
-	if err := p.WaitReady(context.Background(), 30*time.Second); err != nil {
-		t.Fatalf("%v\n%s", err, p.logs.String())
-	}
+	r := relayproc.Launch(t, "relay", o)
+	return &relayProcess{Relay: r, public: r.Options.Public, admin: r.Options.Admin}
 }
 
 // kill sends SIGKILL, as a crash or the OOM killer would, and waits until

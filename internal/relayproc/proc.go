@@ -146,3 +146,29 @@ func (p *Proc) ExitCode() (int, error) {
 	}
 	return 0, p.err
 }
+
+// Stop sends SIGTERM and waits up to timeout (0 waits as long as it takes)
+// for the child to exit, killing it after that. It returns nil only when
+// the child exited with status 0; a child that had already exited is
+// reported as such.
+func (p *Proc) Stop(timeout time.Duration) error {
+	if p.Exited() {
+		return p.exitErr("exited early")
+	}
+	if err := p.Signal(syscall.SIGTERM, timeout); errors.Is(err, ErrStillRunning) {
+		p.Kill()
+		return fmt.Errorf("still running %v after SIGTERM; killed", timeout)
+	} else if err != nil {
+		return err
+	}
+	return p.exitErr("exited after SIGTERM")
+}
+
+// exitErr is nil when the child exited with status 0, or says what
+// happened and wraps how it ended.
+func (p *Proc) exitErr(what string) error {
+	if p.err != nil {
+		return fmt.Errorf("%s: %w", what, p.err)
+	}
+	return nil
+}

@@ -6,9 +6,6 @@ import "fmt"
 // destination, "sink", retried for as many attempts as a crash or soak
 // test can need: what the reliability tests and the soak run.
 type SinkConfig struct {
-	Database    string
-	Listen      string
-	AdminListen string
 	// URL is the sink's address.
 	URL string
 	// Backoff is the sink's backoff, a YAML list such as "[100ms, 1s]".
@@ -18,13 +15,10 @@ type SinkConfig struct {
 	SecretPrefix string
 }
 
-// YAML returns the config file's text. The secrets stay in the
-// environment.
+// YAML returns the config's text after the database and the listeners
+// (RelayOptions.Config). The secrets stay in the environment.
 func (c SinkConfig) YAML() string {
-	return fmt.Sprintf(`database: %q
-listen: %q
-admin_listen: %q
-sources:
+	return fmt.Sprintf(`sources:
   - name: stripe
     verify: stripe
     secrets: ["${%s_STRIPE_SECRET}"]
@@ -39,5 +33,5 @@ destinations:
     concurrency: 8
 log:
   level: warn
-`, c.Database, c.Listen, c.AdminListen, c.SecretPrefix, c.URL, c.SecretPrefix, c.Backoff)
+`, c.SecretPrefix, c.URL, c.SecretPrefix, c.Backoff)
 }

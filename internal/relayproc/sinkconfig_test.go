@@ -19,10 +19,10 @@ func TestSinkConfigLoads(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := SinkConfig{Database: "sqlite:/tmp/x.db", Listen: "127.0.0.1:1", AdminListen: "127.0.0.1:2",
-				URL: "http://127.0.0.1:3/hook", Backoff: tt.backoff, SecretPrefix: tt.prefix}
+			c := SinkConfig{URL: "http://127.0.0.1:3/hook", Backoff: tt.backoff, SecretPrefix: tt.prefix}
 			path := filepath.Join(t.TempDir(), "hookrelay.yaml")
-			if err := os.WriteFile(path, []byte(c.YAML()), 0o600); err != nil {
+			yaml := ConfigYAML("sqlite:/tmp/x.db", "127.0.0.1:1", "127.0.0.1:2", c.YAML())
+			if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			env := map[string]string{
