@@ -1,6 +1,7 @@
 // Package testdb gives tests real, isolated databases: a SQLite file in a
 // temporary directory, or a PostgreSQL schema of its own on the server named
-// by HOOKRELAY_TEST_POSTGRES_URL. PostgreSQL tests skip when that variable is
+// by HOOKRELAY_TEST_POSTGRES_URL (or, for the benchmark command, on the
+// server it is given). PostgreSQL tests skip when that variable is
 // unset, unless HOOKRELAY_REQUIRE_POSTGRES=1 (as in CI), where they fail.
 package testdb
 
@@ -8,6 +9,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -58,38 +60,66 @@ func PostgresURL(t testing.TB) string {
 		}
 		t.Skipf("PostgreSQL tests skipped: %s is not set", PostgresURLEnv)
 	}
-	schema := "t_" + randomHex(8)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, base)
+	s, err := NewSchema(ctx, base)
 	if err != nil {
-		t.Fatalf("connect to %s: %v", PostgresURLEnv, err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
+		t.Fatalf("%s: %v", PostgresURLEnv, err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("connect to drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
+		if err := s.Drop(ctx); err != nil {
+			t.Error(err)
 		}
 	})
+	return s.URL
+}
+
+// Schema is a PostgreSQL schema of its own, for a caller that is not a
+// test (the benchmark command); tests use PostgresURL.
+type Schema struct {
+	// URL is the server's URL with a search_path that selects the schema.
+	URL  string
+	base string
+	name string
+}
+
+// NewSchema creates a schema with a random name on the server at base, a
+// postgres:// URL.
+func NewSchema(ctx context.Context, base string) (*Schema, error) {
 	u, err := url.Parse(base)
 	if err != nil {
-		t.Fatalf("parse %s: %v", PostgresURLEnv, err)
+		return nil, fmt.Errorf("parse server URL: %w", err)
+	}
+	s := &Schema{base: base, name: "t_" + randomHex(8)}
+	if err := s.exec(ctx, "CREATE SCHEMA "+s.name); err != nil {
+		return nil, fmt.Errorf("create schema: %w", err)
 	}
 	q := u.Query()
-	q.Set("search_path", schema)
+	q.Set("search_path", s.name)
 	u.RawQuery = q.Encode()
-	return u.String()
+	s.URL = u.String()
+	return s, nil
+}
+
+// Drop removes the schema and everything in it.
+func (s *Schema) Drop(ctx context.Context) error {
+	if err := s.exec(ctx, "DROP SCHEMA "+s.name+" CASCADE"); err != nil {
+		return fmt.Errorf("drop schema %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// exec runs stmt on a connection of its own to the server.
+func (s *Schema) exec(ctx context.Context, stmt string) error {
+	conn, err := pgx.Connect(ctx, s.base)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, stmt)
+	return err
 }
 
 func randomHex(n int) string {
