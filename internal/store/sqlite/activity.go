@@ -27,10 +27,11 @@ const (
 // Activity counts the events received and the attempts made per step of
 // [since, until).
 func (s *Store) Activity(ctx context.Context, since, until time.Time, step time.Duration) ([]store.ActivityBucket, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("read activity: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	out := store.ActivityBuckets(since, until, step)
 	if len(out) == 0 {
 		return out, nil

@@ -11,10 +11,11 @@ import (
 // DeliveryAttempts returns the attempts of one delivery in the order they
 // were recorded; an unknown delivery has none.
 func (s *Store) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]store.Attempt, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("attempts of delivery %d: %w", deliveryID, err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	rows, err := s.reader.QueryContext(ctx, selectAttempts, deliveryID)
 	if err != nil {
 		return nil, fmt.Errorf("attempts of delivery %d: %w", deliveryID, mapErr(ctx, err))

@@ -15,10 +15,11 @@ import (
 // first, that have no delivery to destination, without their bodies and
 // headers. No sources, or a limit below 1, select nothing.
 func (s *Store) BackfillCandidates(ctx context.Context, destination string, sources []string, since, until time.Time, after string, limit int) ([]store.EventSummary, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("backfill candidates for %s: %w", destination, err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if len(sources) == 0 || limit < 1 || !since.Before(until) {
 		return make([]store.EventSummary, 0), nil
 	}
@@ -33,10 +34,11 @@ func (s *Store) BackfillCandidates(ctx context.Context, destination string, sour
 
 // EventBodies returns the bodies of the events ids, by id.
 func (s *Store) EventBodies(ctx context.Context, ids []string) (map[string][]byte, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("read event bodies: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	bodies := make(map[string][]byte, len(ids))
 	if len(ids) == 0 {
 		return bodies, nil
@@ -68,10 +70,11 @@ func (s *Store) EventBodies(ctx context.Context, ids []string) (map[string][]byt
 // exists and any event that does not (pruned meanwhile), and returns how
 // many it created.
 func (s *Store) CreateDeliveries(ctx context.Context, ds []store.BackfillDelivery, now time.Time) (int64, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return 0, fmt.Errorf("create deliveries: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if len(ds) == 0 {
 		return 0, nil
 	}
@@ -97,10 +100,11 @@ func (s *Store) CreateDeliveries(ctx context.Context, ds []store.BackfillDeliver
 // RecordBackfill writes the audit row of a backfill: kind 'backfill', the
 // destination and window as its filter, and created.
 func (s *Store) RecordBackfill(ctx context.Context, actor, destination string, since, until time.Time, created int64, dryRun bool, now time.Time) error {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return fmt.Errorf("record backfill of %s: %w", destination, err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if now.IsZero() {
 		now = time.Now()
 	}

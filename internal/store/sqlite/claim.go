@@ -23,10 +23,11 @@ var _ store.Queue = (*Store)(nil)
 // ordering key. SQLite has no notification across processes: the relay
 // wakes its delivery engine itself when an ingest commits.
 func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("claim deliveries of %s: %w", req.Destination, err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if req.Max <= 0 {
 		return []store.Claim{}, nil
 	}
@@ -160,10 +161,11 @@ func attachEvents(ctx context.Context, stmt *sql.Stmt, claims []store.Claim) err
 // NextDue returns the earliest due time or lease end among the
 // destination's live deliveries; ok is false when it has none.
 func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, bool, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if paused, err := s.isPaused(ctx, destination); err != nil || paused {
 		if err != nil {
 			return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, mapErr(ctx, err))

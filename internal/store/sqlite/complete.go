@@ -26,10 +26,11 @@ func (s *Store) CompleteDelivery(ctx context.Context, c store.Completion) error 
 // recorded: those still processing under their lease token, the first
 // time the batch names them.
 func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) ([]bool, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	recorded := make([]bool, len(cs))
 	if len(cs) == 0 {
 		return recorded, nil
@@ -79,10 +80,11 @@ func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, rec
 // its due time before the claim and the current time, so that it is due
 // now by the claimer's clock as by this process's. Others are left alone.
 func (s *Store) ReleaseDeliveries(ctx context.Context, rs []store.Release) error {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return fmt.Errorf("release deliveries: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if len(rs) == 0 {
 		return nil
 	}

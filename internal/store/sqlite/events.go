@@ -30,10 +30,11 @@ func (s *Store) EventByProviderID(ctx context.Context, source, providerEventID s
 
 // queryEvent reads the one event a query of selectEvent's columns selects.
 func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (store.Event, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return store.Event{}, err
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	var r eventRow
 	if err := s.reader.QueryRowContext(ctx, query, args...).Scan(r.dest()...); err != nil {
 		return store.Event{}, mapErr(ctx, err)
@@ -75,10 +76,11 @@ func (r *eventRow) event() (store.Event, error) {
 // CountEvents returns how many events source stored, or all sources when
 // source is empty.
 func (s *Store) CountEvents(ctx context.Context, source string) (int64, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return 0, fmt.Errorf("count events: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	query, args := countEvents, []any{}
 	if source != "" {
 		query, args = countSourceEvents, []any{source}
@@ -93,10 +95,11 @@ func (s *Store) CountEvents(ctx context.Context, source string) (int64, error) {
 // EventDeliveries returns the deliveries of one event ordered bytewise by
 // destination name.
 func (s *Store) EventDeliveries(ctx context.Context, eventID string) ([]store.Delivery, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("event deliveries: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	rows, err := s.reader.QueryContext(ctx, selectEventDeliveries, eventID)
 	if err != nil {
 		return nil, fmt.Errorf("event deliveries of %s: %w", eventID, mapErr(ctx, err))

@@ -14,14 +14,15 @@ import (
 // connection, then waits until an fsync of the WAL has made its commit
 // durable; by then the writer is already serving the next batch.
 func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if len(items) == 0 {
 		return []bool{}, nil
 	}
-	items, err := store.Storable(items)
+	items, err = store.Storable(items)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}

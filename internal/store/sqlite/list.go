@@ -18,10 +18,11 @@ var _ store.Operations = (*Store)(nil)
 // page's deliveries in one more query. A Limit below 1 is 50. A bad glob
 // or status is store.ErrBadFilter.
 func (s *Store) ListEvents(ctx context.Context, req store.ListRequest) ([]store.EventSummary, string, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	p, err := sqlstore.NewPage(dialect, listEvents, req)
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", err)

@@ -18,10 +18,11 @@ var migrationFiles embed.FS
 // schema_migrations, each in its own immediate transaction, so that several
 // processes migrating one file at once apply each migration exactly once.
 func (s *Store) Migrate(ctx context.Context) error {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	ms, err := sqlstore.ReadMigrations(migrationFiles, "migrations")
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)

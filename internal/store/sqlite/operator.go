@@ -12,10 +12,11 @@ import (
 // SetPaused pauses or resumes destination and writes the audit row, in one
 // transaction.
 func (s *Store) SetPaused(ctx context.Context, destination string, paused bool, actor string, now time.Time) error {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return fmt.Errorf("pause %s: %w", destination, err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("pause %s: %w", destination, mapErr(ctx, err))
@@ -43,10 +44,11 @@ func (s *Store) SetPaused(ctx context.Context, destination string, paused bool, 
 
 // Paused returns the paused destinations.
 func (s *Store) Paused(ctx context.Context) (map[string]time.Time, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("paused destinations: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	return s.readPaused(ctx)
 }
 
@@ -83,10 +85,11 @@ func (s *Store) isPaused(ctx context.Context, destination string) (bool, error) 
 // SkipDelivery makes a live delivery skipped and writes the audit row, in
 // one transaction.
 func (s *Store) SkipDelivery(ctx context.Context, id int64, actor string, now time.Time) (store.Delivery, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return store.Delivery{}, fmt.Errorf("skip delivery %d: %w", id, err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	d, err := s.skip(ctx, id, actor, now)
 	if err != nil {
 		return store.Delivery{}, fmt.Errorf("skip delivery %d: %w", id, mapErr(ctx, err))
@@ -133,10 +136,11 @@ func (s *Store) skip(ctx context.Context, id int64, actor string, now time.Time)
 
 // AuditLog returns the audit rows from since on, newest first.
 func (s *Store) AuditLog(ctx context.Context, since time.Time, limit int) ([]store.AuditEntry, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	rows, err := s.reader.QueryContext(ctx, selectAudit, micros(since), limit)
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", mapErr(ctx, err))

@@ -18,10 +18,11 @@ const (
 // PendingMigrations returns the embedded migrations not recorded in
 // schema_migrations, reading only.
 func (s *Store) PendingMigrations(ctx context.Context) ([]string, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("pending migrations: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	ms, err := sqlstore.ReadMigrations(migrationFiles, "migrations")
 	if err != nil {
 		return nil, fmt.Errorf("pending migrations: %w", err)

@@ -17,10 +17,11 @@ import (
 // deletes nothing. It runs on the writer, alone, so no delivery changes
 // between the check and the delete.
 func (s *Store) Prune(ctx context.Context, req store.PruneRequest) (int64, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return 0, fmt.Errorf("prune: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	bound, boundID, ok := sqlstore.PruneBound(req)
 	if !ok {
 		return 0, nil

@@ -12,10 +12,11 @@ import (
 // RecordRejections appends rs in one transaction. Their IDs are ignored;
 // Skew is stored in whole milliseconds.
 func (s *Store) RecordRejections(ctx context.Context, rs []store.Rejection) error {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return fmt.Errorf("record rejections: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if len(rs) == 0 {
 		return nil
 	}
@@ -51,10 +52,11 @@ func (s *Store) recordRejections(ctx context.Context, rs []store.Rejection) erro
 // Rejections returns at most limit rejections, the most recently recorded
 // first.
 func (s *Store) Rejections(ctx context.Context, limit int) ([]store.Rejection, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("list rejections: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	rs := []store.Rejection{}
 	if limit <= 0 {
 		return rs, nil
@@ -86,10 +88,11 @@ func (s *Store) Rejections(ctx context.Context, limit int) ([]store.Rejection, e
 // TrimRejections deletes all but the keep most recently recorded
 // rejections; a negative keep counts as 0.
 func (s *Store) TrimRejections(ctx context.Context, keep int) (int64, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return 0, fmt.Errorf("trim rejections: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	res, err := s.writer.ExecContext(ctx, trimRejections, max(keep, 0))
 	if err != nil {
 		return 0, fmt.Errorf("trim rejections: %w", mapErr(ctx, err))

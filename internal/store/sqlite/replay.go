@@ -26,10 +26,11 @@ const replayBatch = 500
 // only counts and writes its audit row. A bad glob or status is
 // store.ErrBadFilter.
 func (s *Store) Replay(ctx context.Context, req store.ReplayRequest) (store.ReplayResult, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return store.ReplayResult{}, fmt.Errorf("replay: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if req.Now.IsZero() {
 		req.Now = time.Now()
 	}

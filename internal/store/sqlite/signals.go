@@ -40,10 +40,11 @@ func hourOf(t time.Time) time.Time { return t.UTC().Truncate(time.Hour) }
 // CountSlots adds counts to their hours and deletes hours past their keep,
 // in one transaction.
 func (s *Store) CountSlots(ctx context.Context, counts []store.SlotCount, now time.Time) error {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return fmt.Errorf("count slots: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if len(counts) == 0 {
 		return nil
 	}
@@ -72,10 +73,11 @@ func (s *Store) countSlots(ctx context.Context, counts []store.SlotCount, now ti
 
 // SlotUsage reports every kept slot's latest use and its count since.
 func (s *Store) SlotUsage(ctx context.Context, since time.Time) ([]store.SlotUsage, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("slot usage: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	rows, err := s.reader.QueryContext(ctx, slotUsage, micros(hourOf(since)))
 	if err != nil {
 		return nil, fmt.Errorf("slot usage: %w", mapErr(ctx, err))
@@ -102,10 +104,11 @@ func (s *Store) SlotUsage(ctx context.Context, since time.Time) ([]store.SlotUsa
 // RecentEventTimes returns the provider and receive times among a
 // source's newest limit events.
 func (s *Store) RecentEventTimes(ctx context.Context, source string, limit int) ([]store.EventTimes, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return nil, fmt.Errorf("recent event times: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	rows, err := s.reader.QueryContext(ctx, recentEventTimes, source, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent event times: %w", mapErr(ctx, err))

@@ -18,10 +18,11 @@ import (
 // current time when zero) of its oldest due pending or failed delivery,
 // and the ingest counts of every source that has any.
 func (s *Store) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return store.Stats{}, fmt.Errorf("stats: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if now.IsZero() {
 		now = time.Now()
 	}
@@ -101,10 +102,11 @@ func (s *Store) sourceStats(ctx context.Context, sources map[string]store.Source
 // CountIngest adds counts to the sources' totals, one statement per
 // source in one transaction.
 func (s *Store) CountIngest(ctx context.Context, counts map[string]store.SourceStats) error {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return fmt.Errorf("count ingest: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if len(counts) == 0 {
 		return nil
 	}

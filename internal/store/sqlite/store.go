@@ -186,25 +186,37 @@ func (s *Store) checkJournalMode(ctx context.Context) error {
 	return nil
 }
 
-// enter admits a call, or refuses it once the store is closed. A call that
-// was admitted must call s.mu.RUnlock when done.
-func (s *Store) enter() error {
+// enter admits a call, or refuses it once the store is closed. An admitted
+// call holds s.mu for reading until it calls release, so that Close waits
+// for it; every caller defers release on the line after the check:
+//
+//	release, err := s.enter()
+//	if err != nil {
+//		return fmt.Errorf("verb: %w", err)
+//	}
+//	defer release()
+//
+// Returning the release rather than leaving the unlock to the caller means
+// a call that forgets it does not compile (release is declared and not
+// used), and the lock stays an implementation detail of enter and Close.
+func (s *Store) enter() (release func(), err error) {
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
-		return errClosed
+		return nil, errClosed
 	}
-	return nil
+	return s.mu.RUnlock, nil
 }
 
 // Ping checks that the database file answers and is still the file that
 // was opened: a database removed while the process runs answers reads from
 // the open file, but nothing it stores outlives the process.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return fmt.Errorf("ping: %w", err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	if err := s.wal.checkDB(); errors.Is(err, errRemoved) {
 		return fmt.Errorf("ping: %w: %w", store.ErrUnavailable, err)
 	}

@@ -27,10 +27,11 @@ var _ store.TxCompleter = (*Store)(nil)
 // of the process; an operating-system crash may lose the last ones, fn's
 // writes together with their outcome, never one without the other.
 func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store.WithinFunc) error {
-	if err := s.enter(); err != nil {
+	release, err := s.enter()
+	if err != nil {
 		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, err)
 	}
-	defer s.mu.RUnlock()
+	defer release()
 	// Prepared before the transaction: preparing takes the writer too.
 	st, err := s.prepared(ctx)
 	if err != nil {
