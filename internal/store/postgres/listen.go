@@ -16,6 +16,9 @@ const (
 	listenRetryMax = 10 * time.Second
 )
 
+// SupportsListener is true: Listen delivers notifications (LISTEN/NOTIFY).
+func (s *Store) SupportsListener() bool { return true }
+
 // Listen delivers the name of each destination that an Ingest, in this
 // process or another, gave new deliveries, as soon as the Ingest commits
 // (each Ingest notifies once per destination of its batch, duplicates

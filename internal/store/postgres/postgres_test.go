@@ -30,7 +30,7 @@ func openTestURL(tb testing.TB, url string) *postgres.Store {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) store.Store {
+	storetest.Run(t, func(t *testing.T) store.DB {
 		s := openTest(t)
 		postgres.SetReplayBatch(s, 2) // every replay of the suite spans batches
 		return s

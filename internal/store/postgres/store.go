@@ -43,7 +43,7 @@ const (
 	logError     = "error"
 )
 
-// Store is the PostgreSQL implementation of store.Store.
+// Store is the PostgreSQL implementation of store.DB.
 type Store struct {
 	ingest *pgxpool.Pool // Ingest only; synchronous_commit=on
 	other  *pgxpool.Pool
@@ -59,7 +59,7 @@ type Store struct {
 	foldsDone chan struct{} // closed when runFolds returns
 }
 
-var _ store.Store = (*Store)(nil)
+var _ store.DB = (*Store)(nil)
 
 // Open connects to the database at url (a postgres:// URL or a key=value
 // string; runtime parameters such as search_path may be given in it) and
@@ -127,6 +127,16 @@ func setDefaultParam(cfg *pgxpool.Config, name, value string) {
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.other.Ping(ctx); err != nil {
 		return fmt.Errorf("ping: %w", unavailable(err))
+	}
+	return nil
+}
+
+// Fatal returns nil while the store is open: every failure of a PostgreSQL
+// connection is one the pools recover from by themselves. After Close it
+// returns an error wrapping store.ErrUnavailable.
+func (s *Store) Fatal() error {
+	if s.closed.Load() {
+		return fmt.Errorf("%w: store closed", store.ErrUnavailable)
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func openTest(tb testing.TB) *sqlite.Store {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) store.Store {
+	storetest.Run(t, func(t *testing.T) store.DB {
 		s := openTest(t)
 		sqlite.SetReplayBatch(s, 2) // every replay of the suite spans batches
 		return s

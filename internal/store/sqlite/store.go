@@ -5,9 +5,9 @@
 // other's locks inside SQLite; reads use a separate pool and, thanks to WAL
 // mode, never block the writer.
 //
-// Unlike the PostgreSQL driver it has no Listen: there is no notification
-// between processes, and one process owns the file, so the relay wakes its
-// delivery engine (its Wake) itself when an Ingest commits.
+// Unlike the PostgreSQL driver it does not support Listen: there is no
+// notification between processes, and one process owns the file, so the
+// relay wakes its delivery engine (its Wake) itself when an Ingest commits.
 package sqlite
 
 import (
@@ -36,7 +36,7 @@ const readConns = 4
 // errClosed is returned by every call made after Close.
 var errClosed = fmt.Errorf("%w: store closed", store.ErrUnavailable)
 
-// Store is the SQLite implementation of store.Store.
+// Store is the SQLite implementation of store.DB.
 type Store struct {
 	writer       *sql.DB // exactly one connection; transactions BEGIN IMMEDIATE
 	reader       *sql.DB // read-only pool
@@ -61,7 +61,7 @@ type Store struct {
 	insertDeliveries multiRowInsert
 }
 
-var _ store.Store = (*Store)(nil)
+var _ store.DB = (*Store)(nil)
 
 // Open opens, creating it if needed, the SQLite database at path (a file
 // name, not a URI). It does not migrate; call Migrate.
@@ -229,8 +229,14 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Fatal returns the failure that only reopening the database recovers
 // from — a failed fsync of the WAL, or a database file removed or replaced
-// while the process runs — or nil. Liveness checks ask it.
+// while the process runs — or nil; after Close, errClosed. Liveness checks
+// ask it.
 func (s *Store) Fatal() error {
+	release, err := s.enter()
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := s.wal.fatal(); err != nil {
 		return err
 	}

@@ -10,12 +10,7 @@ import (
 
 // testActivity counts the events received and the attempts made per
 // minute of a window, zeros included, and nothing outside it.
-func testActivity(t *testing.T, s store.Store) {
-	act, ok := s.(store.Activity)
-	if !ok {
-		t.Fatalf("%T does not implement store.Activity", s)
-	}
-	q := queueOf(t, s)
+func testActivity(t *testing.T, s store.DB) {
 	start := baseTime.Truncate(time.Minute)
 	before := eventAt("stripe", "evt_before", start.Add(-time.Second))
 	first := eventAt("stripe", "evt_first", start)
@@ -25,7 +20,7 @@ func testActivity(t *testing.T, s store.Store) {
 	ingest(t, s, item(before), item(first, "billing"), item(second, "billing"), item(third), item(after))
 
 	// Two attempts in the second minute: one delivered, one failed.
-	claims := claim(t, q, "billing", 10, start.Add(time.Minute))
+	claims := claim(t, s, "billing", 10, start.Add(time.Minute))
 	if len(claims) != 2 {
 		t.Fatalf("claimed %d deliveries, want 2", len(claims))
 	}
@@ -36,10 +31,10 @@ func testActivity(t *testing.T, s store.Store) {
 			done.Status, done.NextAttemptAt = store.StatusFailed, start.Add(time.Hour)
 			done.Attempt.StatusCode, done.Attempt.Error = 0, "connection refused"
 		}
-		complete(t, q, done)
+		complete(t, s, done)
 	}
 
-	got, err := act.Activity(context.Background(), start, start.Add(3*time.Minute), time.Minute)
+	got, err := s.Activity(context.Background(), start, start.Add(3*time.Minute), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

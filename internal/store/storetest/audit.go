@@ -28,10 +28,9 @@ type Rows interface {
 
 // CheckAuditRows checks the audit rows of a replay, its dry run, and a
 // backfill on s, a fresh store, read with query.
-func CheckAuditRows(t *testing.T, s store.Store, query func(sql string) (Rows, error)) {
+func CheckAuditRows(t *testing.T, s store.DB, query func(sql string) (Rows, error)) {
 	t.Helper()
 	ctx := context.Background()
-	ops := opsOf(t, s)
 	now := time.Date(2026, time.March, 3, 9, 0, 0, 0, time.UTC)
 	item := Item("stripe", "1", []byte("{}"))
 	item.Event.ID = idAt(now)
@@ -41,11 +40,11 @@ func CheckAuditRows(t *testing.T, s store.Store, query func(sql string) (Rows, e
 	}
 	f := store.EventFilter{Source: "stripe", Type: "invoice.*", Since: now, Until: now.Add(time.Hour)}
 	for _, dry := range []bool{true, false} {
-		if _, err := ops.Replay(ctx, store.ReplayRequest{Filter: f, DryRun: dry, Actor: "ops", Now: now}); err != nil {
+		if _, err := s.Replay(ctx, store.ReplayRequest{Filter: f, DryRun: dry, Actor: "ops", Now: now}); err != nil {
 			t.Fatalf("Replay: %v", err)
 		}
 	}
-	if err := ops.RecordBackfill(ctx, "ops", "late", now, now.Add(time.Hour), 7, false, now); err != nil {
+	if err := s.RecordBackfill(ctx, "ops", "late", now, now.Add(time.Hour), 7, false, now); err != nil {
 		t.Fatalf("RecordBackfill: %v", err)
 	}
 

@@ -18,7 +18,7 @@ const (
 
 // BenchIngest measures Ingest on s with batches of 64 new events of 2 KiB
 // each, one destination each, and reports events/s.
-func BenchIngest(b *testing.B, s store.Store) {
+func BenchIngest(b *testing.B, s store.DB) {
 	ctx := context.Background()
 	body := randomBytes(benchBodySize, 2)
 	n := 0
@@ -47,11 +47,7 @@ const (
 // completing each as done, on s with whatever history it holds. The
 // backlog is refilled, off the clock, whenever it runs dry. It reports
 // the median claim and deliveries/s.
-func BenchClaim(b *testing.B, s store.Store) {
-	q, ok := s.(store.Queue)
-	if !ok {
-		b.Fatalf("%T does not implement store.Queue", s)
-	}
+func BenchClaim(b *testing.B, s store.DB) {
 	ctx := context.Background()
 	n := 0
 	refill := func() {
@@ -71,13 +67,13 @@ func BenchClaim(b *testing.B, s store.Store) {
 	)
 	for b.Loop() {
 		start := time.Now()
-		cs, err := q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: benchClaim, Lease: time.Minute, Now: start})
+		cs, err := s.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: benchClaim, Lease: time.Minute, Now: start})
 		if err != nil {
 			b.Fatalf("ClaimDeliveries: %v", err)
 		}
 		claims = append(claims, time.Since(start))
 		for _, c := range cs {
-			if err := q.CompleteDelivery(ctx, outcome(c, store.StatusDone, time.Now())); err != nil {
+			if err := s.CompleteDelivery(ctx, outcome(c, store.StatusDone, time.Now())); err != nil {
 				b.Fatalf("CompleteDelivery: %v", err)
 			}
 		}
@@ -109,11 +105,7 @@ const ingestProbeEvery = 10 * time.Millisecond
 // the probe alone for as long as the replay then takes (at most 5 s):
 // the baseline. It reports s/replay and the probe's p50, p99 and max
 // latency, alone and during the replay. Run it with -benchtime=1x.
-func BenchReplayUnderIngest(b *testing.B, s store.Store, rb ReplayBench) {
-	ops, ok := s.(store.Operations)
-	if !ok {
-		b.Fatalf("%T does not implement store.Operations", s)
-	}
+func BenchReplayUnderIngest(b *testing.B, s store.DB, rb ReplayBench) {
 	ctx := context.Background()
 	n := 0
 	probe := func(stop <-chan struct{}) []time.Duration {
@@ -150,7 +142,7 @@ func BenchReplayUnderIngest(b *testing.B, s store.Store, rb ReplayBench) {
 			during = probe(stop)
 		}()
 		start := time.Now()
-		res, err := ops.Replay(ctx, store.ReplayRequest{Filter: rb.Filter, Actor: "bench", Now: start})
+		res, err := s.Replay(ctx, store.ReplayRequest{Filter: rb.Filter, Actor: "bench", Now: start})
 		took := time.Since(start)
 		close(stop)
 		<-probed
@@ -184,11 +176,7 @@ func reportLatencies(b *testing.B, what string, lat []time.Duration) {
 // groupBy — the count of every delivery by destination and status that
 // Stats made before its counts were kept (the baseline). It reports the
 // mean ms of each.
-func BenchStats(b *testing.B, s store.Store, groupBy func(ctx context.Context) error) {
-	ops, ok := s.(store.Operations)
-	if !ok {
-		b.Fatalf("%T does not implement store.Operations", s)
-	}
+func BenchStats(b *testing.B, s store.DB, groupBy func(ctx context.Context) error) {
 	ctx := context.Background()
 	const baselineRuns = 3
 	start := time.Now()
@@ -199,7 +187,7 @@ func BenchStats(b *testing.B, s store.Store, groupBy func(ctx context.Context) e
 	}
 	baseline := time.Since(start) / baselineRuns
 	for b.Loop() {
-		if _, err := ops.Stats(ctx, time.Now()); err != nil {
+		if _, err := s.Stats(ctx, time.Now()); err != nil {
 			b.Fatalf("Stats: %v", err)
 		}
 	}

@@ -47,14 +47,13 @@ func (p *progress) wait() {
 // of them without a key and the rest spread over 40 keys, completing each
 // claim: every delivery is claimed exactly once, no two claimers ever hold
 // deliveries of one key at once, and each key's deliveries go in order.
-func testConcurrentClaimers(t *testing.T, s store.Store) {
+func testConcurrentClaimers(t *testing.T, s store.DB) {
 	const (
 		claimers = 8
 		total    = 2000
 		keys     = 40
 		batch    = 500
 	)
-	q := queueOf(t, s)
 	keyOf := map[string]string{} // by event id
 	rankOf := map[string]int{}   // by event id: its place in its key
 	for start := 0; start < total; start += batch {
@@ -86,7 +85,7 @@ func testConcurrentClaimers(t *testing.T, s store.Store) {
 		wg.Go(func() {
 			defer prog.finish() // on failure, let the others stop too
 			for done.Load() < total && !t.Failed() {
-				cs, err := q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 1 + w%4*4, Lease: time.Hour, Now: now})
+				cs, err := s.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 1 + w%4*4, Lease: time.Hour, Now: now})
 				if err != nil {
 					t.Errorf("claimer %d: ClaimDeliveries: %v", w, err)
 					return
@@ -121,7 +120,7 @@ func testConcurrentClaimers(t *testing.T, s store.Store) {
 						delete(holder, key)
 					}
 					mu.Unlock()
-					if err := q.CompleteDelivery(ctx, outcome(c, store.StatusDone, now)); err != nil {
+					if err := s.CompleteDelivery(ctx, outcome(c, store.StatusDone, now)); err != nil {
 						t.Errorf("claimer %d: CompleteDelivery: %v", w, err)
 						return
 					}
@@ -145,7 +144,7 @@ func testConcurrentClaimers(t *testing.T, s store.Store) {
 			t.Errorf("delivery of %s claimed %d times, want once", id, n)
 		}
 	}
-	checkNextDue(t, q, "billing", time.Time{})
+	checkNextDue(t, s, "billing", time.Time{})
 }
 
 // testConcurrentClaimersWithLateEvents has 4 claimers drain 8 keys while
@@ -153,7 +152,7 @@ func testConcurrentClaimers(t *testing.T, s store.Store) {
 // key's head while another delivery of the key may be held: no two
 // claimers ever hold deliveries of one key at once, and every delivery is
 // claimed exactly once.
-func testConcurrentClaimersWithLateEvents(t *testing.T, s store.Store) {
+func testConcurrentClaimersWithLateEvents(t *testing.T, s store.DB) {
 	const (
 		claimers = 4
 		keys     = 8
@@ -162,7 +161,6 @@ func testConcurrentClaimersWithLateEvents(t *testing.T, s store.Store) {
 		batch    = 10
 		total    = initial + batches*batch
 	)
-	q := queueOf(t, s)
 	ctx := context.Background()
 	keyOf := map[string]string{} // by event id; guarded by mu once claimers run
 	event := func(i int, occurred time.Time) store.IngestItem {
@@ -210,7 +208,7 @@ func testConcurrentClaimersWithLateEvents(t *testing.T, s store.Store) {
 		wg.Go(func() {
 			defer prog.finish() // on failure, let the others stop too
 			for (!ingested.Load() || done.Load() < total) && !t.Failed() {
-				cs, err := q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 4, Lease: time.Hour, Now: now})
+				cs, err := s.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 4, Lease: time.Hour, Now: now})
 				if err != nil {
 					t.Errorf("claimer %d: ClaimDeliveries: %v", w, err)
 					return
@@ -234,7 +232,7 @@ func testConcurrentClaimersWithLateEvents(t *testing.T, s store.Store) {
 					mu.Lock()
 					delete(holder, keyOf[c.Delivery.EventID])
 					mu.Unlock()
-					if err := q.CompleteDelivery(ctx, outcome(c, store.StatusDone, now)); err != nil {
+					if err := s.CompleteDelivery(ctx, outcome(c, store.StatusDone, now)); err != nil {
 						t.Errorf("claimer %d: CompleteDelivery: %v", w, err)
 						return
 					}

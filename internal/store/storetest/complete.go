@@ -11,8 +11,7 @@ import (
 
 // testCompleteOutcomes checks each outcome's effect on the delivery and
 // the attempt it records.
-func testCompleteOutcomes(t *testing.T, s store.Store) {
-	q := queueOf(t, s)
+func testCompleteOutcomes(t *testing.T, s store.DB) {
 	claimedAt := baseTime.Add(time.Minute)
 	now := claimedAt.Add(2 * time.Second)
 	retry := now.Add(10 * time.Minute)
@@ -32,13 +31,13 @@ func testCompleteOutcomes(t *testing.T, s store.Store) {
 		t.Run(string(c.status), func(t *testing.T) {
 			e := dueEvent("evt_"+string(c.status), baseTime)
 			ingest(t, s, item(e, "billing"))
-			claims := claim(t, q, "billing", 1, claimedAt)
+			claims := claim(t, s, "billing", 1, claimedAt)
 			checkClaimed(t, claims, e)
 			attempt := store.Attempt{
 				AttemptedAt: claimedAt.Add(time.Second), Duration: 1234 * time.Millisecond,
 				StatusCode: c.code, Error: c.err, ResponseSnippet: c.snippet,
 			}
-			complete(t, q, store.Completion{
+			complete(t, s, store.Completion{
 				DeliveryID: claims[0].Delivery.ID, LeaseToken: claims[0].LeaseToken,
 				Status: c.status, NextAttemptAt: retry, Attempt: attempt, Now: now,
 			})
@@ -56,7 +55,7 @@ func testCompleteOutcomes(t *testing.T, s store.Store) {
 			}
 			checkTime(t, "FinishedAt", d.FinishedAt, wantFinished)
 
-			as := attempts(t, q, d.ID)
+			as := attempts(t, s, d.ID)
 			if len(as) != 1 {
 				t.Fatalf("%d attempts recorded, want 1", len(as))
 			}
@@ -66,37 +65,36 @@ func testCompleteOutcomes(t *testing.T, s store.Store) {
 				t.Errorf("attempt = %+v, want %+v of delivery %d", a, attempt, d.ID)
 			}
 			checkTime(t, "AttemptedAt", a.AttemptedAt, attempt.AttemptedAt)
-			checkLeaseLost(t, q, outcome(claims[0], store.StatusDone, now))
+			checkLeaseLost(t, s, outcome(claims[0], store.StatusDone, now))
 		})
 	}
 }
 
 // testCompleteRetryThenDone follows one delivery through a failure, its
 // retry and success: attempts count up and are listed oldest first.
-func testCompleteRetryThenDone(t *testing.T, s store.Store) {
-	q := queueOf(t, s)
+func testCompleteRetryThenDone(t *testing.T, s store.DB) {
 	e := dueEvent("evt_1", baseTime)
 	ingest(t, s, item(e, "billing"))
-	first := claim(t, q, "billing", 1, baseTime)
+	first := claim(t, s, "billing", 1, baseTime)
 	retry := baseTime.Add(time.Minute)
 	fail := outcome(first[0], store.StatusFailed, baseTime.Add(time.Second))
 	fail.NextAttemptAt = retry
-	complete(t, q, fail)
+	complete(t, s, fail)
 
-	checkClaimed(t, claim(t, q, "billing", 1, retry.Add(-time.Microsecond)))
-	second := claim(t, q, "billing", 1, retry)
+	checkClaimed(t, claim(t, s, "billing", 1, retry.Add(-time.Microsecond)))
+	second := claim(t, s, "billing", 1, retry)
 	checkClaimed(t, second, e)
 	if second[0].Delivery.Attempts != 2 || second[0].Delivery.Status != store.StatusProcessing ||
 		second[0].Delivery.LastStatusCode != 503 {
 		t.Errorf("second claim = %+v, want attempt 2, processing, last code 503", second[0].Delivery)
 	}
-	complete(t, q, outcome(second[0], store.StatusDone, retry.Add(time.Second)))
+	complete(t, s, outcome(second[0], store.StatusDone, retry.Add(time.Second)))
 
 	d := theDelivery(t, s, e.ID)
 	if d.Status != store.StatusDone || d.Attempts != 2 || d.LastError != "" || d.LastStatusCode != 200 {
 		t.Errorf("delivery = %+v, want done after 2 attempts, last code 200, no error", d)
 	}
-	as := attempts(t, q, d.ID)
+	as := attempts(t, s, d.ID)
 	if len(as) != 2 || as[0].StatusCode != 503 || as[1].StatusCode != 200 || as[0].ID >= as[1].ID {
 		t.Errorf("attempts = %+v, want the 503 then the 200", as)
 	}
@@ -104,93 +102,89 @@ func testCompleteRetryThenDone(t *testing.T, s store.Store) {
 
 // testCompleteStaleToken checks that an outcome under a lease that was
 // lost records nothing.
-func testCompleteStaleToken(t *testing.T, s store.Store) {
-	q := queueOf(t, s)
+func testCompleteStaleToken(t *testing.T, s store.DB) {
 	e := dueEvent("evt_1", baseTime)
 	ingest(t, s, item(e, "billing"))
-	first := claim(t, q, "billing", 1, baseTime)
+	first := claim(t, s, "billing", 1, baseTime)
 	expiry := baseTime.Add(testLease)
-	second := claim(t, q, "billing", 1, expiry)
+	second := claim(t, s, "billing", 1, expiry)
 	checkClaimed(t, second, e)
 
-	checkLeaseLost(t, q, outcome(first[0], store.StatusDone, expiry))
+	checkLeaseLost(t, s, outcome(first[0], store.StatusDone, expiry))
 	wrong := outcome(second[0], store.StatusDead, expiry)
 	wrong.LeaseToken = "not-a-token"
-	checkLeaseLost(t, q, wrong)
+	checkLeaseLost(t, s, wrong)
 	unknown := outcome(second[0], store.StatusDone, expiry)
 	unknown.DeliveryID = second[0].Delivery.ID + 1000
-	checkLeaseLost(t, q, unknown)
+	checkLeaseLost(t, s, unknown)
 
 	d := theDelivery(t, s, e.ID)
 	if d.Status != store.StatusProcessing || d.Attempts != 2 {
 		t.Errorf("delivery = %+v, want still processing under the second claim", d)
 	}
 	checkTime(t, "LeaseUntil", d.LeaseUntil, expiry.Add(testLease))
-	if as := attempts(t, q, d.ID); len(as) != 0 {
+	if as := attempts(t, s, d.ID); len(as) != 0 {
 		t.Errorf("%d attempts recorded by lost leases, want none", len(as))
 	}
 
-	complete(t, q, outcome(second[0], store.StatusDone, expiry))
-	checkLeaseLost(t, q, outcome(second[0], store.StatusDone, expiry))
-	if as := attempts(t, q, d.ID); len(as) != 1 {
+	complete(t, s, outcome(second[0], store.StatusDone, expiry))
+	checkLeaseLost(t, s, outcome(second[0], store.StatusDone, expiry))
+	if as := attempts(t, s, d.ID); len(as) != 1 {
 		t.Errorf("%d attempts recorded, want 1", len(as))
 	}
 }
 
-func testCompleteSnippetCut(t *testing.T, s store.Store) {
-	q := queueOf(t, s)
+func testCompleteSnippetCut(t *testing.T, s store.DB) {
 	e := dueEvent("evt_1", baseTime)
 	ingest(t, s, item(e, "billing"))
-	c := outcome(claim(t, q, "billing", 1, baseTime)[0], store.StatusDone, baseTime)
+	c := outcome(claim(t, s, "billing", 1, baseTime)[0], store.StatusDone, baseTime)
 	c.Attempt.ResponseSnippet = strings.Repeat("é", 1000) // 2000 bytes
-	complete(t, q, c)
-	as := attempts(t, q, c.DeliveryID)
+	complete(t, s, c)
+	as := attempts(t, s, c.DeliveryID)
 	if len(as) != 1 || as[0].ResponseSnippet != c.Attempt.ResponseSnippet[:1024] {
 		t.Errorf("snippet of %d bytes stored, want its first 1024", len(as[0].ResponseSnippet))
 	}
 }
 
-func testCompleteRejectsLiveStatus(t *testing.T, s store.Store) {
-	q := queueOf(t, s)
+func testCompleteRejectsLiveStatus(t *testing.T, s store.DB) {
 	ingest(t, s, item(dueEvent("evt_1", baseTime), "billing"))
-	c := claim(t, q, "billing", 1, baseTime)[0]
+	c := claim(t, s, "billing", 1, baseTime)[0]
 	for _, status := range []store.DeliveryStatus{store.StatusPending, store.StatusProcessing, ""} {
-		if err := q.CompleteDelivery(context.Background(), outcome(c, status, baseTime)); err == nil {
+		if err := s.CompleteDelivery(context.Background(), outcome(c, status, baseTime)); err == nil {
 			t.Errorf("CompleteDelivery with status %q succeeded, want an error", status)
 		}
 	}
-	complete(t, q, outcome(c, store.StatusDone, baseTime))
+	complete(t, s, outcome(c, store.StatusDone, baseTime))
 }
 
-func testAttemptsOfUnknownDelivery(t *testing.T, s store.Store) {
-	if as := attempts(t, queueOf(t, s), 424242); len(as) != 0 {
+func testAttemptsOfUnknownDelivery(t *testing.T, s store.DB) {
+	if as := attempts(t, s, 424242); len(as) != 0 {
 		t.Errorf("unknown delivery has %d attempts, want none", len(as))
 	}
 }
 
 // testRelease checks that a released delivery is due now, its attempt
 // uncounted, and that a release under a lost lease changes nothing.
-func testRelease(t *testing.T, s store.Store) {
+func testRelease(t *testing.T, s store.DB) {
 	ctx := context.Background()
-	q := queueOf(t, s)
 	fresh := dueEvent("evt_fresh", baseTime)
 	retried := dueEvent("evt_retried", baseTime.Add(time.Second))
 	future := dueEvent("evt_future", time.Now().Add(time.Hour))
 	ingest(t, s, item(fresh, "billing"), item(retried, "audit"), item(future, "crm"))
 
-	fail := outcome(claim(t, q, "audit", 1, baseTime.Add(time.Second))[0], store.StatusFailed, baseTime.Add(time.Second))
+	fail := outcome(claim(t, s, "audit", 1, baseTime.Add(time.Second))[0], store.StatusFailed, baseTime.Add(time.Second))
 	fail.NextAttemptAt = baseTime.Add(time.Minute)
-	complete(t, q, fail)
-	claims := append(claim(t, q, "billing", 1, baseTime.Add(time.Minute)), claim(t, q, "audit", 1, baseTime.Add(time.Minute))...)
+	complete(t, s, fail)
+	claims := append(claim(t, s, "billing", 1, baseTime.Add(time.Minute)), claim(t, s, "audit", 1, baseTime.Add(time.Minute))...)
 	checkClaimed(t, claims, fresh, retried)
-	fc := claim(t, q, "crm", 1, future.ReceivedAt)
+	fc := claim(t, s, "crm", 1, future.ReceivedAt)
 
 	rs := []store.Release{
 		{DeliveryID: claims[0].Delivery.ID, LeaseToken: claims[0].LeaseToken},
 		{DeliveryID: claims[1].Delivery.ID, LeaseToken: claims[1].LeaseToken},
 		{DeliveryID: fc[0].Delivery.ID, LeaseToken: fc[0].LeaseToken},
 	}
-	if err := q.ReleaseDeliveries(ctx, rs); err != nil {
+	if err := s.ReleaseDeliveries(ctx, rs); err != nil {
 		t.Fatalf("ReleaseDeliveries: %v", err)
 	}
 	releasedAt := time.Now()
@@ -210,19 +204,19 @@ func testRelease(t *testing.T, s store.Store) {
 	}
 	// Released deliveries keep their place: the claim's clock need not be
 	// this process's.
-	checkClaimed(t, claim(t, q, "billing", 1, baseTime.Add(time.Minute)), fresh)
-	checkClaimed(t, claim(t, q, "audit", 1, baseTime.Add(time.Minute)), retried)
-	checkClaimed(t, claim(t, q, "crm", 1, releasedAt), future)
+	checkClaimed(t, claim(t, s, "billing", 1, baseTime.Add(time.Minute)), fresh)
+	checkClaimed(t, claim(t, s, "audit", 1, baseTime.Add(time.Minute)), retried)
+	checkClaimed(t, claim(t, s, "crm", 1, releasedAt), future)
 
 	// The leases are gone: releasing again, or completing, is refused.
-	if err := q.ReleaseDeliveries(ctx, rs); err != nil {
+	if err := s.ReleaseDeliveries(ctx, rs); err != nil {
 		t.Fatalf("ReleaseDeliveries of released deliveries: %v", err)
 	}
 	if d := theDelivery(t, s, fresh.ID); d.Status != store.StatusProcessing || d.Attempts != 1 {
 		t.Errorf("delivery after a stale release = %+v, want processing, attempt 1", d)
 	}
-	checkLeaseLost(t, q, outcome(claims[0], store.StatusDone, baseTime.Add(time.Minute)))
-	if err := q.ReleaseDeliveries(ctx, nil); err != nil {
+	checkLeaseLost(t, s, outcome(claims[0], store.StatusDone, baseTime.Add(time.Minute)))
+	if err := s.ReleaseDeliveries(ctx, nil); err != nil {
 		t.Errorf("ReleaseDeliveries(nil): %v", err)
 	}
 }

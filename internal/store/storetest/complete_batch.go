@@ -25,8 +25,7 @@ func completeAll(t *testing.T, q store.Queue, cs ...store.Completion) []bool {
 // testCompleteBatchOutcomes records every kind of outcome in one call,
 // among lost leases and a delivery listed twice: each recorded one has
 // the effect CompleteDelivery has, the others none.
-func testCompleteBatchOutcomes(t *testing.T, s store.Store) {
-	q := queueOf(t, s)
+func testCompleteBatchOutcomes(t *testing.T, s store.DB) {
 	var events []store.Event
 	var items []store.IngestItem
 	for i := range 5 {
@@ -35,7 +34,7 @@ func testCompleteBatchOutcomes(t *testing.T, s store.Store) {
 		items = append(items, item(e, "billing"))
 	}
 	ingest(t, s, items...)
-	claims := claim(t, q, "billing", 5, baseTime.Add(time.Second))
+	claims := claim(t, s, "billing", 5, baseTime.Add(time.Second))
 	checkClaimed(t, claims, events...)
 	now := baseTime.Add(2 * time.Second)
 	retry := now.Add(time.Hour)
@@ -47,7 +46,7 @@ func testCompleteBatchOutcomes(t *testing.T, s store.Store) {
 	unknown := outcome(claims[4], store.StatusDone, now)
 	unknown.DeliveryID += 1000
 	twice := outcome(claims[0], store.StatusDead, now)
-	got := completeAll(t, q,
+	got := completeAll(t, s,
 		outcome(claims[0], store.StatusDone, now), failed, stale, outcome(claims[2], store.StatusSkipped, now),
 		unknown, twice,
 	)
@@ -70,7 +69,7 @@ func testCompleteBatchOutcomes(t *testing.T, s store.Store) {
 		if d.Status != c.status {
 			t.Errorf("delivery of %s is %s, want %s", c.e.ProviderEventID, d.Status, c.status)
 		}
-		if as := attempts(t, q, d.ID); len(as) != c.tries {
+		if as := attempts(t, s, d.ID); len(as) != c.tries {
 			t.Errorf("delivery of %s has %d attempts recorded, want %d", c.e.ProviderEventID, len(as), c.tries)
 		}
 	}
@@ -82,7 +81,7 @@ func testCompleteBatchOutcomes(t *testing.T, s store.Store) {
 	}
 	done := theDelivery(t, s, events[0].ID)
 	checkTime(t, "FinishedAt", done.FinishedAt, now)
-	as := attempts(t, q, done.ID)
+	as := attempts(t, s, done.ID)
 	if len(as) != 1 || as[0].StatusCode != 200 || as[0].Duration != 1500*time.Millisecond {
 		t.Errorf("attempts of the done delivery = %+v, want the one 200 of 1.5 s", as)
 	}
@@ -90,7 +89,7 @@ func testCompleteBatchOutcomes(t *testing.T, s store.Store) {
 
 	// The status counts follow the batch: one done, one failed, one
 	// skipped, two still processing.
-	counts := stats(t, opsOf(t, s), now).Destinations["billing"].Counts
+	counts := stats(t, s, now).Destinations["billing"].Counts
 	want := map[store.DeliveryStatus]int64{
 		store.StatusDone: 1, store.StatusFailed: 1, store.StatusSkipped: 1, store.StatusProcessing: 2,
 	}
@@ -102,15 +101,15 @@ func testCompleteBatchOutcomes(t *testing.T, s store.Store) {
 
 	// What was recorded in the batch is recorded once: a later
 	// completion under the same leases is refused.
-	checkLeaseLost(t, q, outcome(claims[0], store.StatusDone, now))
-	checkLeaseLost(t, q, failed)
-	complete(t, q, outcome(claims[3], store.StatusDone, now))
+	checkLeaseLost(t, s, outcome(claims[0], store.StatusDone, now))
+	checkLeaseLost(t, s, failed)
+	complete(t, s, outcome(claims[3], store.StatusDone, now))
 }
 
 // testCompleteBatchEmpty checks that an empty batch records nothing and
 // answers an empty, non-nil result.
-func testCompleteBatchEmpty(t *testing.T, s store.Store) {
-	got, err := queueOf(t, s).CompleteDeliveries(context.Background(), nil)
+func testCompleteBatchEmpty(t *testing.T, s store.DB) {
+	got, err := s.CompleteDeliveries(context.Background(), nil)
 	if err != nil || got == nil || len(got) != 0 {
 		t.Errorf("CompleteDeliveries(nil) = %v, %v; want an empty result", got, err)
 	}
@@ -118,20 +117,19 @@ func testCompleteBatchEmpty(t *testing.T, s store.Store) {
 
 // testCompleteBatchRejectsLiveStatus checks that one completion that is
 // not an outcome fails the whole batch, which then records nothing.
-func testCompleteBatchRejectsLiveStatus(t *testing.T, s store.Store) {
-	q := queueOf(t, s)
+func testCompleteBatchRejectsLiveStatus(t *testing.T, s store.DB) {
 	first, second := dueEvent("evt_1", baseTime), dueEvent("evt_2", baseTime.Add(time.Millisecond))
 	ingest(t, s, item(first, "billing"), item(second, "billing"))
-	claims := claim(t, q, "billing", 2, baseTime.Add(time.Second))
+	claims := claim(t, s, "billing", 2, baseTime.Add(time.Second))
 	checkClaimed(t, claims, first, second)
 	bad := outcome(claims[1], store.StatusPending, baseTime)
-	if _, err := q.CompleteDeliveries(context.Background(), []store.Completion{outcome(claims[0], store.StatusDone, baseTime), bad}); err == nil {
+	if _, err := s.CompleteDeliveries(context.Background(), []store.Completion{outcome(claims[0], store.StatusDone, baseTime), bad}); err == nil {
 		t.Fatal("CompleteDeliveries with a pending status succeeded, want an error")
 	}
 	if d := theDelivery(t, s, first.ID); d.Status != store.StatusProcessing {
 		t.Errorf("delivery of a failed batch is %s, want still processing", d.Status)
 	}
-	if got := completeAll(t, q, outcome(claims[0], store.StatusDone, baseTime), outcome(claims[1], store.StatusDone, baseTime)); got[0] != true || got[1] != true {
+	if got := completeAll(t, s, outcome(claims[0], store.StatusDone, baseTime), outcome(claims[1], store.StatusDone, baseTime)); got[0] != true || got[1] != true {
 		t.Errorf("recorded = %v after the failed batch, want both", got)
 	}
 }
@@ -139,16 +137,15 @@ func testCompleteBatchRejectsLiveStatus(t *testing.T, s store.Store) {
 // testCompleteBatchReleasesKeys checks that the heads of several ordering
 // keys completed in one batch let each key's next delivery be claimed, and
 // that a failed head keeps holding its key.
-func testCompleteBatchReleasesKeys(t *testing.T, s store.Store) {
-	q := queueOf(t, s)
+func testCompleteBatchReleasesKeys(t *testing.T, s store.DB) {
 	a1, b1 := dueEvent("a1", baseTime), dueEvent("b1", baseTime.Add(time.Millisecond))
 	a2, b2 := dueEvent("a2", baseTime.Add(2*time.Millisecond)), dueEvent("b2", baseTime.Add(3*time.Millisecond))
 	ingest(t, s, keyed(a1, "billing", "cus_a"), keyed(b1, "billing", "cus_b"), keyed(a2, "billing", "cus_a"), keyed(b2, "billing", "cus_b"))
 	now := baseTime.Add(time.Second)
-	heads := claim(t, q, "billing", 4, now)
+	heads := claim(t, s, "billing", 4, now)
 	checkClaimed(t, heads, a1, b1)
 	failed := outcome(heads[1], store.StatusFailed, now)
 	failed.NextAttemptAt = now.Add(time.Hour)
-	completeAll(t, q, outcome(heads[0], store.StatusDone, now), failed)
-	checkClaimed(t, claim(t, q, "billing", 4, now), a2)
+	completeAll(t, s, outcome(heads[0], store.StatusDone, now), failed)
+	checkClaimed(t, claim(t, s, "billing", 4, now), a2)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-func testDuplicateAcrossCalls(t *testing.T, s store.Store) {
+func testDuplicateAcrossCalls(t *testing.T, s store.DB) {
 	first := newEvent("stripe", "evt_1")
 	checkInserted(t, ingest(t, s, item(first, "billing")), true)
 
@@ -34,7 +34,7 @@ func testDuplicateAcrossCalls(t *testing.T, s store.Store) {
 // testIDTaken checks that an event whose hookrelay id another event holds
 // fails the batch, committing nothing of it: ids are unique by
 // construction, and dropping the event as a duplicate would lose it.
-func testIDTaken(t *testing.T, s store.Store) {
+func testIDTaken(t *testing.T, s store.DB) {
 	first := newEvent("stripe", "evt_1")
 	checkInserted(t, ingest(t, s, item(first, "billing")), true)
 
@@ -52,7 +52,7 @@ func testIDTaken(t *testing.T, s store.Store) {
 	checkEvent(t, getEvent(t, s, first.ID), first)
 }
 
-func testDuplicateWithinBatch(t *testing.T, s store.Store) {
+func testDuplicateWithinBatch(t *testing.T, s store.DB) {
 	a := newEvent("stripe", "evt_a")
 	dupA := newEvent("stripe", "evt_a")
 	dupA.Body = []byte("second copy")
@@ -70,7 +70,7 @@ func testDuplicateWithinBatch(t *testing.T, s store.Store) {
 	checkDestinations(t, deliveries(t, s, b.ID), "billing")
 }
 
-func testSameProviderIDOnTwoSources(t *testing.T, s store.Store) {
+func testSameProviderIDOnTwoSources(t *testing.T, s store.DB) {
 	onStripe := newEvent("stripe", "evt_1")
 	onGitHub := newEvent("github", "evt_1")
 	checkInserted(t, ingest(t, s, item(onStripe, "billing"), item(onGitHub, "deploy")), true, true)
@@ -81,7 +81,7 @@ func testSameProviderIDOnTwoSources(t *testing.T, s store.Store) {
 // testConcurrentIngest has 16 writers ingest the same provider ids, each
 // under its own hookrelay ids and in its own order, in batches, and checks
 // that each (source, provider id) is stored exactly once, by one winner.
-func testConcurrentIngest(t *testing.T, s store.Store) {
+func testConcurrentIngest(t *testing.T, s store.DB) {
 	const (
 		writers = 16
 		keys    = 48

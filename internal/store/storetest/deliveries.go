@@ -20,7 +20,7 @@ func checkDestinations(t *testing.T, ds []store.Delivery, want ...string) {
 	}
 }
 
-func testDeliveriesCreated(t *testing.T, s store.Store) {
+func testDeliveriesCreated(t *testing.T, s store.DB) {
 	before := time.Now().Add(-time.Minute)
 	e := newEvent("stripe", "evt_1")
 	it := store.IngestItem{Event: e, Deliveries: []store.NewDelivery{
@@ -55,7 +55,7 @@ func testDeliveriesCreated(t *testing.T, s store.Store) {
 	}
 }
 
-func testDeliveriesNoneListed(t *testing.T, s store.Store) {
+func testDeliveriesNoneListed(t *testing.T, s store.DB) {
 	e := newEvent("stripe", "evt_1")
 	checkInserted(t, ingest(t, s, item(e)), true)
 	checkDestinations(t, deliveries(t, s, e.ID))
@@ -63,7 +63,7 @@ func testDeliveriesNoneListed(t *testing.T, s store.Store) {
 
 // testDeliveriesOrdered checks that the order is bytewise, whatever the
 // database's collation.
-func testDeliveriesOrdered(t *testing.T, s store.Store) {
+func testDeliveriesOrdered(t *testing.T, s store.DB) {
 	e := newEvent("stripe", "evt_1")
 	checkInserted(t, ingest(t, s, item(e, "beta", "alpha", "_x", "Zeta", "Alpha", "alpha-2", "alpha 2")), true)
 	checkDestinations(t, deliveries(t, s, e.ID), "Alpha", "Zeta", "_x", "alpha", "alpha 2", "alpha-2", "beta")
@@ -71,7 +71,7 @@ func testDeliveriesOrdered(t *testing.T, s store.Store) {
 
 // testDeliveriesRepeatedDestination checks that a destination listed twice
 // for one event is one delivery, not a failed batch.
-func testDeliveriesRepeatedDestination(t *testing.T, s store.Store) {
+func testDeliveriesRepeatedDestination(t *testing.T, s store.DB) {
 	e := newEvent("stripe", "evt_1")
 	other := newEvent("stripe", "evt_2")
 	it := store.IngestItem{Event: e, Deliveries: []store.NewDelivery{
@@ -83,6 +83,6 @@ func testDeliveriesRepeatedDestination(t *testing.T, s store.Store) {
 	checkDestinations(t, deliveries(t, s, other.ID), "billing")
 }
 
-func testDeliveriesUnknownEvent(t *testing.T, s store.Store) {
+func testDeliveriesUnknownEvent(t *testing.T, s store.DB) {
 	checkDestinations(t, deliveries(t, s, "evt_unknown"))
 }

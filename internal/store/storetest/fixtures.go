@@ -64,7 +64,7 @@ func randomBytes(n int, seed uint64) []byte {
 
 // ingest calls Ingest and fails the test on error or a result of the wrong
 // length.
-func ingest(t *testing.T, s store.Store, items ...store.IngestItem) []bool {
+func ingest(t *testing.T, s store.DB, items ...store.IngestItem) []bool {
 	t.Helper()
 	got, err := s.Ingest(context.Background(), items)
 	if err != nil {
@@ -85,7 +85,7 @@ func checkInserted(t *testing.T, got []bool, want ...bool) {
 }
 
 // getEvent calls GetEvent and fails the test on error.
-func getEvent(t *testing.T, s store.Store, id string) store.Event {
+func getEvent(t *testing.T, s store.DB, id string) store.Event {
 	t.Helper()
 	e, err := s.GetEvent(context.Background(), id)
 	if err != nil {
@@ -95,7 +95,7 @@ func getEvent(t *testing.T, s store.Store, id string) store.Event {
 }
 
 // checkNoEvent fails unless GetEvent reports id unknown.
-func checkNoEvent(t *testing.T, s store.Store, id string) {
+func checkNoEvent(t *testing.T, s store.DB, id string) {
 	t.Helper()
 	if _, err := s.GetEvent(context.Background(), id); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("GetEvent(%s) error = %v, want ErrNotFound", id, err)
@@ -103,7 +103,7 @@ func checkNoEvent(t *testing.T, s store.Store, id string) {
 }
 
 // deliveries calls EventDeliveries and fails the test on error.
-func deliveries(t *testing.T, s store.Store, eventID string) []store.Delivery {
+func deliveries(t *testing.T, s store.DB, eventID string) []store.Delivery {
 	t.Helper()
 	ds, err := s.EventDeliveries(context.Background(), eventID)
 	if err != nil {

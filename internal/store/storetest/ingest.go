@@ -10,7 +10,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-func testIngestRoundTrip(t *testing.T, s store.Store) {
+func testIngestRoundTrip(t *testing.T, s store.DB) {
 	paris := time.FixedZone("CET", 3600)
 	full := newEvent("stripe", "evt_full")
 	full.IDOrigin = store.IDFromBody
@@ -74,14 +74,14 @@ func withBody(e store.Event, body []byte) store.Event {
 	return e
 }
 
-func testIngestEmptyBatch(t *testing.T, s store.Store) {
+func testIngestEmptyBatch(t *testing.T, s store.DB) {
 	got, err := s.Ingest(context.Background(), nil)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("Ingest(nil) = %v, %v; want no results and no error", got, err)
 	}
 }
 
-func testIngestLargeBatch(t *testing.T, s store.Store) {
+func testIngestLargeBatch(t *testing.T, s store.DB) {
 	const n = 500
 	items := make([]store.IngestItem, n)
 	for i := range items {
@@ -112,14 +112,14 @@ func testIngestLargeBatch(t *testing.T, s store.Store) {
 	}
 }
 
-func testGetEventUnknown(t *testing.T, s store.Store) {
+func testGetEventUnknown(t *testing.T, s store.DB) {
 	checkNoEvent(t, s, "evt_unknown")
 	e := newEvent("stripe", "evt_1")
 	ingest(t, s, item(e))
 	checkNoEvent(t, s, e.ProviderEventID) // the provider's id is not ours
 }
 
-func testEventByProviderID(t *testing.T, s store.Store) {
+func testEventByProviderID(t *testing.T, s store.DB) {
 	ctx := context.Background()
 	a := newEvent("stripe", "evt_1")
 	b := newEvent("github", "evt_1")
@@ -134,7 +134,7 @@ func testEventByProviderID(t *testing.T, s store.Store) {
 	}
 }
 
-func testCountEvents(t *testing.T, s store.Store) {
+func testCountEvents(t *testing.T, s store.DB) {
 	ctx := context.Background()
 	ingest(t, s, item(newEvent("stripe", "evt_1")), item(newEvent("stripe", "evt_2")), item(newEvent("github", "d_1")))
 	for source, want := range map[string]int64{"": 3, "stripe": 2, "github": 1, "shop": 0} {

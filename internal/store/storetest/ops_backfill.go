@@ -12,8 +12,7 @@ import (
 // testBackfillCandidates pages, oldest first, through the events of the
 // given sources in the window that have no delivery to the destination,
 // without bodies (their sizes instead), which EventBodies then reads.
-func testBackfillCandidates(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testBackfillCandidates(t *testing.T, s store.DB) {
 	at := func(i int) time.Time { return baseTime.Add(time.Duration(i) * time.Millisecond) }
 	var (
 		items []store.IngestItem
@@ -49,7 +48,7 @@ func testBackfillCandidates(t *testing.T, s store.Store) {
 	var got []store.EventSummary
 	after := ""
 	for page := 0; ; page++ {
-		cands, err := ops.BackfillCandidates(context.Background(), "late", []string{"stripe", "github"}, since, until, after, 2)
+		cands, err := s.BackfillCandidates(context.Background(), "late", []string{"stripe", "github"}, since, until, after, 2)
 		if err != nil {
 			t.Fatalf("BackfillCandidates: %v", err)
 		}
@@ -78,7 +77,7 @@ func testBackfillCandidates(t *testing.T, s store.Store) {
 		}
 		ids = append(ids, w.ID)
 	}
-	bodies, err := ops.EventBodies(context.Background(), ids)
+	bodies, err := s.EventBodies(context.Background(), ids)
 	if err != nil {
 		t.Fatalf("EventBodies: %v", err)
 	}
@@ -90,7 +89,7 @@ func testBackfillCandidates(t *testing.T, s store.Store) {
 			t.Errorf("body of %s = %q, want %q", w.ProviderEventID, bodies[w.ID], w.Body)
 		}
 	}
-	if bodies, err := ops.EventBodies(context.Background(), nil); err != nil || len(bodies) != 0 {
+	if bodies, err := s.EventBodies(context.Background(), nil); err != nil || len(bodies) != 0 {
 		t.Errorf("EventBodies(nil) = %v, %v; want none", bodies, err)
 	}
 
@@ -102,7 +101,7 @@ func testBackfillCandidates(t *testing.T, s store.Store) {
 		{"no sources", nil, 10},
 		{"limit 0", []string{"stripe"}, 0},
 	} {
-		cands, err := ops.BackfillCandidates(context.Background(), "late", tc.sources, since, until, "", tc.limit)
+		cands, err := s.BackfillCandidates(context.Background(), "late", tc.sources, since, until, "", tc.limit)
 		if err != nil || len(cands) != 0 {
 			t.Errorf("%s: BackfillCandidates = %d events, %v; want none", tc.name, len(cands), err)
 		}
@@ -112,8 +111,8 @@ func testBackfillCandidates(t *testing.T, s store.Store) {
 // testCreateDeliveries creates pending deliveries due now, once: an
 // existing (event, destination), a repeated one and an unknown event are
 // skipped, so a backfill run twice changes nothing.
-func testCreateDeliveries(t *testing.T, s store.Store) {
-	ops, q := opsOf(t, s), queueOf(t, s)
+func testCreateDeliveries(t *testing.T, s store.DB) {
+	ops, q := s, s
 	a := eventAt("stripe", "evt_a", baseTime)
 	b := eventAt("stripe", "evt_b", baseTime.Add(time.Millisecond))
 	b.OccurredAt = time.Time{} // ordered by received_at

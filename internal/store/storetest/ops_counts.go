@@ -19,10 +19,10 @@ type counts [6]int64
 // checkCounts fails unless Stats at now counts exactly want for every
 // destination that has deliveries (and nothing for any other), and unless
 // those counts are what the deliveries listed with every event add up to.
-func checkCounts(t *testing.T, s store.Store, step string, now time.Time, want map[string]counts) {
+func checkCounts(t *testing.T, s store.DB, step string, now time.Time, want map[string]counts) {
 	t.Helper()
 	got := map[string]counts{}
-	for name, d := range stats(t, opsOf(t, s), now).Destinations {
+	for name, d := range stats(t, s, now).Destinations {
 		if len(d.Counts) != len(store.Statuses) {
 			t.Errorf("%s: %s has counts of %d statuses, want every one of %d", step, name, len(d.Counts), len(store.Statuses))
 		}
@@ -42,12 +42,12 @@ func checkCounts(t *testing.T, s store.Store, step string, now time.Time, want m
 
 // listedCounts tallies the statuses of the deliveries listed with every
 // stored event.
-func listedCounts(t *testing.T, s store.Store) map[string]counts {
+func listedCounts(t *testing.T, s store.DB) map[string]counts {
 	t.Helper()
 	out := map[string]counts{}
 	cursor := ""
 	for {
-		events, next := listPage(t, opsOf(t, s), store.ListRequest{Cursor: cursor, Limit: 1000})
+		events, next := listPage(t, s, store.ListRequest{Cursor: cursor, Limit: 1000})
 		for _, e := range events {
 			for _, d := range e.Deliveries {
 				c := out[d.Destination]
@@ -72,8 +72,8 @@ func listedCounts(t *testing.T, s store.Store) map[string]counts {
 // a completion after the lease was lost, replay (dry and real, a
 // processing delivery left alone), backfill (an existing pair skipped),
 // and prune.
-func testStatsExactThroughTransitions(t *testing.T, s store.Store) {
-	ops, q := opsOf(t, s), queueOf(t, s)
+func testStatsExactThroughTransitions(t *testing.T, s store.DB) {
+	ops, q := s, s
 	at := func(i int) time.Time { return baseTime.Add(time.Duration(i) * time.Millisecond) }
 	ev := make([]store.Event, 6)
 	for i := range ev {
@@ -173,8 +173,8 @@ func testStatsExactThroughTransitions(t *testing.T, s store.Store) {
 // testStatsExactUnderConcurrency has ingesters, claimers completing with
 // every outcome or releasing, and replays run at once, and then counts
 // exactly what the deliveries add up to.
-func testStatsExactUnderConcurrency(t *testing.T, s store.Store) {
-	ops, q := opsOf(t, s), queueOf(t, s)
+func testStatsExactUnderConcurrency(t *testing.T, s store.DB) {
+	ops, q := s, s
 	dests := []string{"billing", "audit"}
 	const ingesters, perIngester = 4, 40
 	now := baseTime.Add(time.Hour)

@@ -14,16 +14,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// opsOf returns s's operator side; every driver has one.
-func opsOf(t *testing.T, s store.Store) store.Operations {
-	t.Helper()
-	ops, ok := s.(store.Operations)
-	if !ok {
-		t.Fatalf("%T does not implement store.Operations", s)
-	}
-	return ops
-}
-
 // idAt returns a hookrelay event id as the receiver makes them, a ULID
 // whose time is received, with random entropy.
 func idAt(received time.Time) string {
@@ -112,13 +102,12 @@ func replay(t *testing.T, ops store.Operations, req store.ReplayRequest) store.R
 // a lease of testLease until now + testLease), failed (due an hour after
 // now), or final. The other claimed deliveries are released, pending
 // again. It returns the claims it left processing, by event id.
-func settle(t *testing.T, s store.Store, destination string, now time.Time, want map[string]store.DeliveryStatus) map[string]store.Claim {
+func settle(t *testing.T, s store.DB, destination string, now time.Time, want map[string]store.DeliveryStatus) map[string]store.Claim {
 	t.Helper()
-	q := queueOf(t, s)
 	var release []store.Release
 	held := map[string]store.Claim{}
 	seen := 0
-	for _, c := range claim(t, q, destination, 10_000, now) {
+	for _, c := range claim(t, s, destination, 10_000, now) {
 		status, ok := want[c.Delivery.EventID]
 		switch {
 		case !ok:
@@ -129,23 +118,23 @@ func settle(t *testing.T, s store.Store, destination string, now time.Time, want
 		case status == store.StatusFailed:
 			o := outcome(c, status, now)
 			o.NextAttemptAt = now.Add(time.Hour)
-			complete(t, q, o)
+			complete(t, s, o)
 		default:
-			complete(t, q, outcome(c, status, now))
+			complete(t, s, outcome(c, status, now))
 		}
 		seen++
 	}
 	if seen != len(want) {
 		t.Fatalf("settle %s: claimed %d of the %d deliveries to settle", destination, seen, len(want))
 	}
-	if err := q.ReleaseDeliveries(context.Background(), release); err != nil {
+	if err := s.ReleaseDeliveries(context.Background(), release); err != nil {
 		t.Fatalf("ReleaseDeliveries: %v", err)
 	}
 	return held
 }
 
 // deliveryTo returns the delivery of an event to destination.
-func deliveryTo(t *testing.T, s store.Store, eventID, destination string) store.Delivery {
+func deliveryTo(t *testing.T, s store.DB, eventID, destination string) store.Delivery {
 	t.Helper()
 	for _, d := range deliveries(t, s, eventID) {
 		if d.Destination == destination {

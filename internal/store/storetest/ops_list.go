@@ -15,8 +15,7 @@ import (
 // testListNewestFirst lists events newest first with every field but the
 // body and headers, the body's size, and the deliveries' states ordered
 // by destination.
-func testListNewestFirst(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testListNewestFirst(t *testing.T, s store.DB) {
 	var events []store.Event
 	for i := range 5 {
 		e := eventAt("stripe", fmt.Sprintf("evt_list_%d", i), baseTime.Add(time.Duration(i)*time.Millisecond))
@@ -28,7 +27,7 @@ func testListNewestFirst(t *testing.T, s store.Store) {
 		ingest(t, s, item(e, dests...))
 		events = append(events, e)
 	}
-	page, next := listPage(t, ops, store.ListRequest{})
+	page, next := listPage(t, s, store.ListRequest{})
 	if next != "" {
 		t.Errorf("NextCursor = %q on the only page, want empty", next)
 	}
@@ -73,8 +72,7 @@ func idsOfSummaries(events []store.EventSummary) []string {
 // testListPages walks pages: each continues below the last id of the
 // previous one, and the last has an empty cursor, also when the events
 // fill it exactly.
-func testListPages(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testListPages(t *testing.T, s store.DB) {
 	var events []store.Event
 	for i := range 7 {
 		e := eventAt("stripe", fmt.Sprintf("evt_page_%d", i), baseTime.Add(time.Duration(i)*time.Millisecond))
@@ -93,7 +91,7 @@ func testListPages(t *testing.T, s store.Store) {
 	} {
 		cursor := ""
 		for i, want := range tc.pages {
-			page, next := listPage(t, ops, store.ListRequest{Cursor: cursor, Limit: tc.limit})
+			page, next := listPage(t, s, store.ListRequest{Cursor: cursor, Limit: tc.limit})
 			checkIDs(t, fmt.Sprintf("limit %d, page %d", tc.limit, i), idsOfSummaries(page), want)
 			wantNext := ""
 			if i < len(tc.pages)-1 {
@@ -106,9 +104,9 @@ func testListPages(t *testing.T, s store.Store) {
 		}
 	}
 	// A source's events page the same way.
-	page, next := listPage(t, ops, store.ListRequest{Filter: store.EventFilter{Source: "stripe"}, Limit: 4})
+	page, next := listPage(t, s, store.ListRequest{Filter: store.EventFilter{Source: "stripe"}, Limit: 4})
 	checkIDs(t, "stripe, page 0", idsOfSummaries(page), all[0:4])
-	page, next = listPage(t, ops, store.ListRequest{Filter: store.EventFilter{Source: "stripe"}, Cursor: next, Limit: 4})
+	page, next = listPage(t, s, store.ListRequest{Filter: store.EventFilter{Source: "stripe"}, Cursor: next, Limit: 4})
 	checkIDs(t, "stripe, page 1", idsOfSummaries(page), all[4:7])
 	if next != "" {
 		t.Errorf("stripe, page 1: NextCursor = %q, want empty", next)
@@ -118,8 +116,7 @@ func testListPages(t *testing.T, s store.Store) {
 // testListPagesUnderInserts pages through the events while new ones keep
 // arriving: no event is listed twice, ids only go down, and every event
 // stored before the first page is listed.
-func testListPagesUnderInserts(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testListPagesUnderInserts(t *testing.T, s store.DB) {
 	const before = 60
 	var old []store.Event
 	for i := range before {
@@ -151,7 +148,7 @@ func testListPagesUnderInserts(t *testing.T, s store.Store) {
 	var listed []string
 	cursor := ""
 	for {
-		page, next := listPage(t, ops, store.ListRequest{Filter: store.EventFilter{Source: "stripe"}, Cursor: cursor, Limit: 7})
+		page, next := listPage(t, s, store.ListRequest{Filter: store.EventFilter{Source: "stripe"}, Cursor: cursor, Limit: 7})
 		listed = append(listed, idsOfSummaries(page)...)
 		if next == "" {
 			break
@@ -176,8 +173,7 @@ func testListPagesUnderInserts(t *testing.T, s store.Store) {
 
 // testListFilters selects by ids, source, destination and status, the
 // last two on one delivery.
-func testListFilters(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testListFilters(t *testing.T, s store.DB) {
 	at := func(i int) time.Time { return baseTime.Add(time.Duration(i) * time.Millisecond) }
 	a := eventAt("stripe", "evt_a", at(0)) // billing done, audit pending
 	b := eventAt("stripe", "evt_b", at(1)) // billing dead
@@ -208,7 +204,7 @@ func testListFilters(t *testing.T, s store.Store) {
 		{"ids and source", store.EventFilter{IDs: []string{a.ID, c.ID}, Source: "github"}, []store.Event{c}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkIDs(t, "listed", listIDs(t, ops, tc.filter), idsOf(tc.want...))
+			checkIDs(t, "listed", listIDs(t, s, tc.filter), idsOf(tc.want...))
 		})
 	}
 }
@@ -216,8 +212,7 @@ func testListFilters(t *testing.T, s store.Store) {
 // testListTypeGlob matches types with '*' and '?' only: '%', '_' and '\'
 // match themselves, case matters, and a character class is
 // ErrBadFilter.
-func testListTypeGlob(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testListTypeGlob(t *testing.T, s store.DB) {
 	types := []string{"invoice.paid", "invoice.paid.v2", "Invoice.paid", "a%b", "axb", "a_b", `a\b`, "ab", "a.b", "ünïcode"}
 	byType := map[string]string{}
 	for i, typ := range types {
@@ -251,24 +246,23 @@ func testListTypeGlob(t *testing.T, s store.Store) {
 			}
 			slices.Sort(want)
 			slices.Reverse(want)
-			checkIDs(t, "listed", listIDs(t, ops, store.EventFilter{Type: tc.glob}), want)
+			checkIDs(t, "listed", listIDs(t, s, store.EventFilter{Type: tc.glob}), want)
 		})
 	}
 }
 
 // testListBadFilter refuses a character class and an unknown status.
-func testListBadFilter(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testListBadFilter(t *testing.T, s store.DB) {
 	ingest(t, s, item(eventAt("stripe", "evt_bad", baseTime), "billing"))
 	for _, f := range []store.EventFilter{
 		{Type: "invoice.[a-z]*"},
 		{Type: "a]"},
 		{Status: "finished"},
 	} {
-		if _, _, err := ops.ListEvents(context.Background(), store.ListRequest{Filter: f}); !errors.Is(err, store.ErrBadFilter) {
+		if _, _, err := s.ListEvents(context.Background(), store.ListRequest{Filter: f}); !errors.Is(err, store.ErrBadFilter) {
 			t.Errorf("ListEvents(%+v) error = %v, want ErrBadFilter", f, err)
 		}
-		if _, err := ops.Replay(context.Background(), store.ReplayRequest{Filter: f, DryRun: true, Now: baseTime}); !errors.Is(err, store.ErrBadFilter) {
+		if _, err := s.Replay(context.Background(), store.ReplayRequest{Filter: f, DryRun: true, Now: baseTime}); !errors.Is(err, store.ErrBadFilter) {
 			t.Errorf("Replay(%+v) error = %v, want ErrBadFilter", f, err)
 		}
 	}

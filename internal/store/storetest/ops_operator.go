@@ -13,9 +13,9 @@ import (
 // A paused destination is claimed from by nobody and reports nothing due;
 // its deliveries wait and are claimed once it is resumed. Other
 // destinations are not touched.
-func testPauseHoldsClaims(t *testing.T, s store.Store) {
+func testPauseHoldsClaims(t *testing.T, s store.DB) {
 	ctx := context.Background()
-	q, ops := queueOf(t, s), opsOf(t, s)
+	q, ops := s, s
 	now := time.Date(2026, time.March, 3, 9, 0, 0, 0, time.UTC)
 	e := dueEvent("evt_paused", now.Add(-time.Minute))
 	ingest(t, s, item(e, "billing", "audit"))
@@ -56,9 +56,9 @@ func testPauseHoldsClaims(t *testing.T, s store.Store) {
 
 // A skipped delivery is final with a note naming who skipped it; a holder
 // that finishes later records nothing; a final delivery cannot be skipped.
-func testSkipDelivery(t *testing.T, s store.Store) {
+func testSkipDelivery(t *testing.T, s store.DB) {
 	ctx := context.Background()
-	q, ops := queueOf(t, s), opsOf(t, s)
+	q, ops := s, s
 	now := time.Date(2026, time.March, 3, 9, 0, 0, 0, time.UTC)
 	e := dueEvent("evt_stuck", now.Add(-time.Minute))
 	ingest(t, s, item(e, "billing"))
@@ -92,20 +92,19 @@ func testSkipDelivery(t *testing.T, s store.Store) {
 
 // The audit log lists replays, backfills and operator actions newest
 // first, from a time on.
-func testAuditLog(t *testing.T, s store.Store) {
+func testAuditLog(t *testing.T, s store.DB) {
 	ctx := context.Background()
-	ops := opsOf(t, s)
 	t0 := time.Date(2026, time.March, 3, 9, 0, 0, 0, time.UTC)
-	if _, err := ops.Replay(ctx, store.ReplayRequest{Filter: store.EventFilter{Source: "stripe"}, Actor: "alice", Now: t0}); err != nil {
+	if _, err := s.Replay(ctx, store.ReplayRequest{Filter: store.EventFilter{Source: "stripe"}, Actor: "alice", Now: t0}); err != nil {
 		t.Fatalf("Replay: %v", err)
 	}
-	if err := ops.RecordBackfill(ctx, "bob", "late", t0, t0.Add(time.Hour), 3, false, t0.Add(time.Minute)); err != nil {
+	if err := s.RecordBackfill(ctx, "bob", "late", t0, t0.Add(time.Hour), 3, false, t0.Add(time.Minute)); err != nil {
 		t.Fatalf("RecordBackfill: %v", err)
 	}
-	if err := ops.SetPaused(ctx, "late", true, "carol", t0.Add(2*time.Minute)); err != nil {
+	if err := s.SetPaused(ctx, "late", true, "carol", t0.Add(2*time.Minute)); err != nil {
 		t.Fatalf("SetPaused: %v", err)
 	}
-	all := auditLog(t, ops, time.Time{})
+	all := auditLog(t, s, time.Time{})
 	var kinds []string
 	for _, e := range all {
 		kinds = append(kinds, e.Kind+"/"+e.Actor)
@@ -116,17 +115,17 @@ func testAuditLog(t *testing.T, s store.Store) {
 	if all[1].Created != 3 || !all[2].At.Equal(t0) || !strings.Contains(all[2].Detail, `"source":"stripe"`) {
 		t.Errorf("audit rows = %+v", all)
 	}
-	if recent := auditLog(t, ops, t0.Add(time.Minute)); len(recent) != 2 {
+	if recent := auditLog(t, s, t0.Add(time.Minute)); len(recent) != 2 {
 		t.Errorf("audit log since the backfill has %d rows, want 2", len(recent))
 	}
-	if one, err := ops.AuditLog(ctx, time.Time{}, 1); err != nil || len(one) != 1 || one[0].Kind != store.AuditPause {
+	if one, err := s.AuditLog(ctx, time.Time{}, 1); err != nil || len(one) != 1 || one[0].Kind != store.AuditPause {
 		t.Errorf("AuditLog limit 1 = %+v, %v", one, err)
 	}
 }
 
 // Attempts carry the replay round they were made in.
-func testAttemptRounds(t *testing.T, s store.Store) {
-	q, ops := queueOf(t, s), opsOf(t, s)
+func testAttemptRounds(t *testing.T, s store.DB) {
+	q, ops := s, s
 	now := time.Date(2026, time.March, 3, 9, 0, 0, 0, time.UTC)
 	e := dueEvent("evt_rounds", now.Add(-time.Minute))
 	ingest(t, s, item(e, "billing"))

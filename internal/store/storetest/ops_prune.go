@@ -36,7 +36,7 @@ type pruneCase struct {
 
 // setupPrune stores the events of cases, each a millisecond after the
 // one before, settles their deliveries, and returns them by case name.
-func setupPrune(t *testing.T, s store.Store, now time.Time, cases []pruneCase) map[string]store.Event {
+func setupPrune(t *testing.T, s store.DB, now time.Time, cases []pruneCase) map[string]store.Event {
 	t.Helper()
 	events := map[string]store.Event{}
 	settles := map[string]map[string]store.DeliveryStatus{}
@@ -65,8 +65,8 @@ func setupPrune(t *testing.T, s store.Store, now time.Time, cases []pruneCase) m
 
 // testPruneRetention deletes old finished events by their own windows,
 // with their deliveries and attempts, and never one with live work.
-func testPruneRetention(t *testing.T, s store.Store) {
-	ops, q := opsOf(t, s), queueOf(t, s)
+func testPruneRetention(t *testing.T, s store.DB) {
+	ops, q := s, s
 	now := baseTime.Add(200 * 24 * time.Hour)
 	const day = 24 * time.Hour
 	var (
@@ -127,8 +127,7 @@ func testPruneRetention(t *testing.T, s store.Store) {
 }
 
 // testPruneBatches deletes at most Limit events per call, oldest first.
-func testPruneBatches(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testPruneBatches(t *testing.T, s store.DB) {
 	now := baseTime.Add(100 * 24 * time.Hour)
 	var cases []pruneCase
 	for i := range 5 {
@@ -137,7 +136,7 @@ func testPruneBatches(t *testing.T, s store.Store) {
 	events := setupPrune(t, s, now, cases)
 	req := store.PruneRequest{DoneBefore: now.Add(-pruneDone), DeadBefore: now.Add(-pruneDead), Limit: 2}
 	for i, want := range []int64{2, 2, 1, 0} {
-		if n := prune(t, ops, req); n != want {
+		if n := prune(t, s, req); n != want {
 			t.Fatalf("call %d: Prune deleted %d, want %d", i, n, want)
 		}
 		if i == 0 {
@@ -150,26 +149,25 @@ func testPruneBatches(t *testing.T, s store.Store) {
 		{DoneBefore: now, DeadBefore: now, Limit: 0},
 		{Limit: 10},
 	} {
-		if n := prune(t, ops, req); n != 0 {
+		if n := prune(t, s, req); n != 0 {
 			t.Errorf("Prune(%+v) = %d, want 0", req, n)
 		}
 	}
 }
 
 // testPruneOneRuleOnly applies only the rule whose bound is set.
-func testPruneOneRuleOnly(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testPruneOneRuleOnly(t *testing.T, s store.DB) {
 	now := baseTime.Add(200 * 24 * time.Hour)
 	events := setupPrune(t, s, now, []pruneCase{
 		{name: "done", age: 100 * 24 * time.Hour, statuses: []store.DeliveryStatus{store.StatusDone}},
 		{name: "dead", age: 100 * 24 * time.Hour, statuses: []store.DeliveryStatus{store.StatusDead}},
 	})
-	if n := prune(t, ops, store.PruneRequest{DeadBefore: now.Add(-pruneDead), Limit: 10}); n != 1 {
+	if n := prune(t, s, store.PruneRequest{DeadBefore: now.Add(-pruneDead), Limit: 10}); n != 1 {
 		t.Errorf("dead rule only: deleted %d, want 1", n)
 	}
 	checkNoEvent(t, s, events["dead"].ID)
 	getEvent(t, s, events["done"].ID)
-	if n := prune(t, ops, store.PruneRequest{DoneBefore: now.Add(-pruneDone), Limit: 10}); n != 1 {
+	if n := prune(t, s, store.PruneRequest{DoneBefore: now.Add(-pruneDone), Limit: 10}); n != 1 {
 		t.Errorf("done rule only: deleted %d, want 1", n)
 	}
 	checkNoEvent(t, s, events["done"].ID)

@@ -19,8 +19,7 @@ const raceEvents = 100
 // another goroutine prunes in small batches, oldest first, and prunes what is left. act
 // tells whether it gave the event live work, which must then survive,
 // while every other event must be gone.
-func pruneAlongside(t *testing.T, s store.Store, act func(e store.Event, now time.Time) (live bool)) {
-	ops := opsOf(t, s)
+func pruneAlongside(t *testing.T, s store.DB, act func(e store.Event, now time.Time) (live bool)) {
 	now := baseTime.Add(100 * 24 * time.Hour)
 	var (
 		items  []store.IngestItem
@@ -46,7 +45,7 @@ func pruneAlongside(t *testing.T, s store.Store, act func(e store.Event, now tim
 				return
 			default:
 			}
-			if _, err := ops.Prune(context.Background(), req); err != nil {
+			if _, err := s.Prune(context.Background(), req); err != nil {
 				t.Errorf("Prune: %v", err)
 				return
 			}
@@ -58,7 +57,7 @@ func pruneAlongside(t *testing.T, s store.Store, act func(e store.Event, now tim
 	}
 	close(stop)
 	wg.Wait()
-	for prune(t, ops, req) > 0 {
+	for prune(t, s, req) > 0 {
 	}
 
 	n := 0
@@ -78,10 +77,9 @@ func pruneAlongside(t *testing.T, s store.Store, act func(e store.Event, now tim
 
 // testPruneRacesReplay re-arms events while they are pruned: an event
 // whose delivery a replay re-armed is never deleted.
-func testPruneRacesReplay(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testPruneRacesReplay(t *testing.T, s store.DB) {
 	pruneAlongside(t, s, func(e store.Event, now time.Time) bool {
-		res, err := ops.Replay(context.Background(), store.ReplayRequest{Filter: store.EventFilter{IDs: []string{e.ID}}, Now: now})
+		res, err := s.Replay(context.Background(), store.ReplayRequest{Filter: store.EventFilter{IDs: []string{e.ID}}, Now: now})
 		if err != nil {
 			t.Errorf("Replay: %v", err)
 		}
@@ -92,10 +90,9 @@ func testPruneRacesReplay(t *testing.T, s store.Store) {
 // testPruneRacesBackfill backfills events while they are pruned: a
 // backfill never fails on an event being deleted, and an event it gave a
 // delivery is never deleted.
-func testPruneRacesBackfill(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testPruneRacesBackfill(t *testing.T, s store.DB) {
 	pruneAlongside(t, s, func(e store.Event, now time.Time) bool {
-		n, err := ops.CreateDeliveries(context.Background(), []store.BackfillDelivery{{EventID: e.ID, Destination: "late"}}, now)
+		n, err := s.CreateDeliveries(context.Background(), []store.BackfillDelivery{{EventID: e.ID, Destination: "late"}}, now)
 		if err != nil {
 			t.Errorf("CreateDeliveries: %v", err)
 		}

@@ -12,8 +12,8 @@ import (
 // testReplayRearms re-arms every selected delivery but the processing
 // one: pending, due now, no attempt, lease, finish, error or status code,
 // replay_count + 1; a dry run first counts the same and changes nothing.
-func testReplayRearms(t *testing.T, s store.Store) {
-	ops, q := opsOf(t, s), queueOf(t, s)
+func testReplayRearms(t *testing.T, s store.DB) {
+	ops, q := s, s
 	at := func(i int) time.Time { return baseTime.Add(time.Duration(i) * time.Millisecond) }
 	done, dead, failed, busy := eventAt("stripe", "evt_done", at(0)), eventAt("stripe", "evt_dead", at(1)),
 		eventAt("stripe", "evt_failed", at(2)), eventAt("stripe", "evt_busy", at(3))
@@ -89,8 +89,7 @@ func testReplayRearms(t *testing.T, s store.Store) {
 // destination and status, not the event's others. Each case has events of
 // a source of its own: a done to billing and dead to audit, b the other
 // way round.
-func testReplayDeliveryFilter(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testReplayDeliveryFilter(t *testing.T, s store.DB) {
 	for i, tc := range []struct {
 		name   string
 		filter store.EventFilter
@@ -116,7 +115,7 @@ func testReplayDeliveryFilter(t *testing.T, s store.Store) {
 			if tc.name == "ids and destination" {
 				f.IDs = []string{a.ID}
 			}
-			res := replay(t, ops, store.ReplayRequest{Filter: f, Now: now})
+			res := replay(t, s, store.ReplayRequest{Filter: f, Now: now})
 			if res.Matched != int64(len(tc.want)) || res.Rearmed != int64(len(tc.want)) || res.InFlight != 0 {
 				t.Errorf("replay = %+v, want %d matched and re-armed", res, len(tc.want))
 			}
@@ -135,8 +134,7 @@ func testReplayDeliveryFilter(t *testing.T, s store.Store) {
 }
 
 // testReplayNothing matches nothing and changes nothing.
-func testReplayNothing(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testReplayNothing(t *testing.T, s store.DB) {
 	e := eventAt("stripe", "evt_x", baseTime)
 	ingest(t, s, item(e, "billing"))
 	for _, f := range []store.EventFilter{
@@ -146,7 +144,7 @@ func testReplayNothing(t *testing.T, s store.Store) {
 		{Since: baseTime.Add(time.Second)},
 	} {
 		for _, dry := range []bool{true, false} {
-			if res := replay(t, ops, store.ReplayRequest{Filter: f, DryRun: dry, Now: baseTime}); res != (store.ReplayResult{}) {
+			if res := replay(t, s, store.ReplayRequest{Filter: f, DryRun: dry, Now: baseTime}); res != (store.ReplayResult{}) {
 				t.Errorf("Replay(%+v, dry run %t) = %+v, want nothing", f, dry, res)
 			}
 		}

@@ -24,8 +24,8 @@ func stats(t *testing.T, ops store.Operations, now time.Time) store.Stats {
 }
 
 // testStatsEmpty reports nothing on an empty store.
-func testStatsEmpty(t *testing.T, s store.Store) {
-	st := stats(t, opsOf(t, s), baseTime)
+func testStatsEmpty(t *testing.T, s store.DB) {
+	st := stats(t, s, baseTime)
 	if len(st.Destinations) != 0 || len(st.Sources) != 0 {
 		t.Errorf("Stats of an empty store = %+v, want empty maps", st)
 	}
@@ -33,8 +33,8 @@ func testStatsEmpty(t *testing.T, s store.Store) {
 
 // testStatsCounts counts each destination's deliveries by status, every
 // status present, and the age of its oldest due pending or failed one.
-func testStatsCounts(t *testing.T, s store.Store) {
-	ops, q := opsOf(t, s), queueOf(t, s)
+func testStatsCounts(t *testing.T, s store.DB) {
+	ops, q := s, s
 	at := func(i int) time.Time { return baseTime.Add(time.Duration(i) * time.Second) }
 	var items []store.IngestItem
 	ev := make([]store.Event, 8)
@@ -97,19 +97,18 @@ func checkStats(t *testing.T, got, want map[string]store.DestinationStats) {
 }
 
 // testCountIngest adds ingest counts to each source's totals.
-func testCountIngest(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testCountIngest(t *testing.T, s store.DB) {
 	for _, counts := range []map[string]store.SourceStats{
 		{"stripe": {Received: 10, Duplicates: 2, Rejected: 1}, "github": {Received: 1}},
 		{},
 		nil,
 		{"stripe": {Received: 5, Rejected: 3}, "shop": {Rejected: 7}},
 	} {
-		if err := ops.CountIngest(context.Background(), counts); err != nil {
+		if err := s.CountIngest(context.Background(), counts); err != nil {
 			t.Fatalf("CountIngest(%v): %v", counts, err)
 		}
 	}
-	got := stats(t, ops, baseTime).Sources
+	got := stats(t, s, baseTime).Sources
 	want := map[string]store.SourceStats{
 		"stripe": {Received: 15, Duplicates: 2, Rejected: 4},
 		"github": {Received: 1},

@@ -14,8 +14,7 @@ import (
 // on each side of each bound, in the same millisecond as the bound (whose
 // ids the window's id range cannot tell apart) and in the ones around it,
 // with the smallest and largest ids of their millisecond.
-func testWindowBoundaries(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testWindowBoundaries(t *testing.T, s store.DB) {
 	t0 := baseTime.Truncate(time.Millisecond)
 	since := t0.Add(400 * time.Microsecond)
 	until1 := t0.Add(10 * time.Millisecond)                      // on a millisecond
@@ -59,9 +58,9 @@ func testWindowBoundaries(t *testing.T, s store.Store) {
 			}
 			wantIDs := idsOf(want...)
 			f := store.EventFilter{Since: tc.since, Until: tc.until}
-			checkIDs(t, "listed", listIDs(t, ops, f), wantIDs)
+			checkIDs(t, "listed", listIDs(t, s, f), wantIDs)
 
-			res := replay(t, ops, store.ReplayRequest{Filter: f, DryRun: true, Now: baseTime})
+			res := replay(t, s, store.ReplayRequest{Filter: f, DryRun: true, Now: baseTime})
 			if res.Matched != int64(len(want)) {
 				t.Errorf("replay dry run: Matched = %d, want %d", res.Matched, len(want))
 			}
@@ -69,7 +68,7 @@ func testWindowBoundaries(t *testing.T, s store.Store) {
 			if tc.since.IsZero() || tc.until.IsZero() {
 				return // a backfill always has both bounds
 			}
-			cands, err := ops.BackfillCandidates(context.Background(), "late", []string{"stripe"}, tc.since, tc.until, "", 100)
+			cands, err := s.BackfillCandidates(context.Background(), "late", []string{"stripe"}, tc.since, tc.until, "", 100)
 			if err != nil {
 				t.Fatalf("BackfillCandidates: %v", err)
 			}

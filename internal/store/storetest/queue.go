@@ -13,16 +13,6 @@ import (
 // testLease is the lease of the queue tests' claims.
 const testLease = 5 * time.Minute
 
-// queueOf returns s's delivery queue; every driver has one.
-func queueOf(t *testing.T, s store.Store) store.Queue {
-	t.Helper()
-	q, ok := s.(store.Queue)
-	if !ok {
-		t.Fatalf("%T does not implement store.Queue", s)
-	}
-	return q
-}
-
 // dueEvent returns an event received, and so due, at received, that
 // occurred one second before.
 func dueEvent(providerID string, received time.Time) store.Event {
@@ -108,7 +98,7 @@ func attempts(t *testing.T, q store.Queue, deliveryID int64) []store.Attempt {
 }
 
 // theDelivery returns the one delivery of an event.
-func theDelivery(t *testing.T, s store.Store, eventID string) store.Delivery {
+func theDelivery(t *testing.T, s store.DB, eventID string) store.Delivery {
 	t.Helper()
 	ds := deliveries(t, s, eventID)
 	if len(ds) != 1 {

@@ -43,7 +43,7 @@ func checkRejections(t *testing.T, got []store.Rejection, want ...store.Rejectio
 }
 
 // rejections calls Rejections and fails the test on error.
-func rejections(t *testing.T, s store.Store, limit int) []store.Rejection {
+func rejections(t *testing.T, s store.DB, limit int) []store.Rejection {
 	t.Helper()
 	rs, err := s.Rejections(context.Background(), limit)
 	if err != nil {
@@ -52,7 +52,7 @@ func rejections(t *testing.T, s store.Store, limit int) []store.Rejection {
 	return rs
 }
 
-func testRejectionsNewestFirst(t *testing.T, s store.Store) {
+func testRejectionsNewestFirst(t *testing.T, s store.DB) {
 	ctx := context.Background()
 	a := rejection("a", 0, false)
 	b := rejection("bb", -90*time.Second, true)
@@ -72,7 +72,7 @@ func testRejectionsNewestFirst(t *testing.T, s store.Store) {
 	checkRejections(t, rejections(t, s, 0))
 }
 
-func testRejectionsTrim(t *testing.T, s store.Store) {
+func testRejectionsTrim(t *testing.T, s store.DB) {
 	ctx := context.Background()
 	rs := []store.Rejection{
 		rejection("a", 0, false), rejection("bb", 0, false), rejection("ccc", 0, false),

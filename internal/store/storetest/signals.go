@@ -10,16 +10,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// signalsOf returns s's signals side; every driver has one.
-func signalsOf(t *testing.T, s store.Store) store.Signals {
-	t.Helper()
-	sig, ok := s.(store.Signals)
-	if !ok {
-		t.Fatalf("%T does not implement store.Signals", s)
-	}
-	return sig
-}
-
 func countSlots(t *testing.T, sig store.Signals, now time.Time, counts ...store.SlotCount) {
 	t.Helper()
 	if err := sig.CountSlots(context.Background(), counts, now); err != nil {
@@ -30,24 +20,23 @@ func countSlots(t *testing.T, sig store.Signals, now time.Time, counts ...store.
 // testSlotUsage adds slot counts over several flushes and hours, reports
 // each slot's latest use and its count since a time, and forgets hours past
 // their keep.
-func testSlotUsage(t *testing.T, s store.Store) {
-	sig := signalsOf(t, s)
+func testSlotUsage(t *testing.T, s store.DB) {
 	ctx := context.Background()
 	day := baseTime.Truncate(time.Hour)
 	old := day.Add(-store.SlotUsageKeep - 2*time.Hour)
-	countSlots(t, sig, old, store.SlotCount{Source: "stripe", Slot: 2, Verified: 9, Last: old.Add(time.Minute)})
-	countSlots(t, sig, day.Add(-72*time.Hour),
+	countSlots(t, s, old, store.SlotCount{Source: "stripe", Slot: 2, Verified: 9, Last: old.Add(time.Minute)})
+	countSlots(t, s, day.Add(-72*time.Hour),
 		store.SlotCount{Source: "stripe", Slot: 1, Verified: 5, Last: day.Add(-72 * time.Hour)},
 		store.SlotCount{Source: "stripe", Slot: 0, Verified: 2, Last: day.Add(-72 * time.Hour)})
-	countSlots(t, sig, day.Add(10*time.Minute),
+	countSlots(t, s, day.Add(10*time.Minute),
 		store.SlotCount{Source: "stripe", Slot: 0, Verified: 3, Last: day.Add(10 * time.Minute)},
 		store.SlotCount{Source: "github", Slot: 0, Verified: 1, Last: day.Add(5 * time.Minute)})
 	// A second flush into the same hour adds, and keeps the latest time
 	// even when it arrives with an older one.
-	countSlots(t, sig, day.Add(20*time.Minute),
+	countSlots(t, s, day.Add(20*time.Minute),
 		store.SlotCount{Source: "stripe", Slot: 0, Verified: 4, Last: day.Add(time.Minute)})
 
-	got, err := sig.SlotUsage(ctx, day.Add(-24*time.Hour))
+	got, err := s.SlotUsage(ctx, day.Add(-24*time.Hour))
 	if err != nil {
 		t.Fatalf("SlotUsage: %v", err)
 	}
@@ -59,7 +48,7 @@ func testSlotUsage(t *testing.T, s store.Store) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("SlotUsage =\n%+v\nwant\n%+v (slot 2 past its keep is gone)", got, want)
 	}
-	got, err = sig.SlotUsage(ctx, day.Add(-100*time.Hour))
+	got, err = s.SlotUsage(ctx, day.Add(-100*time.Hour))
 	if err != nil {
 		t.Fatalf("SlotUsage: %v", err)
 	}
@@ -70,8 +59,7 @@ func testSlotUsage(t *testing.T, s store.Store) {
 
 // testRecentEventTimes returns the provider times among a source's newest
 // events only, newest first, skipping events without one.
-func testRecentEventTimes(t *testing.T, s store.Store) {
-	sig := signalsOf(t, s)
+func testRecentEventTimes(t *testing.T, s store.DB) {
 	at := func(i int) time.Time { return baseTime.Add(time.Duration(i) * time.Second) }
 	var items []store.IngestItem
 	for i := range 6 {
@@ -85,7 +73,7 @@ func testRecentEventTimes(t *testing.T, s store.Store) {
 	items = append(items, item(eventAt("github", "gh_1", at(9))))
 	ingest(t, s, items...)
 
-	got, err := sig.RecentEventTimes(context.Background(), "stripe", 3)
+	got, err := s.RecentEventTimes(context.Background(), "stripe", 3)
 	if err != nil {
 		t.Fatalf("RecentEventTimes: %v", err)
 	}
@@ -97,19 +85,15 @@ func testRecentEventTimes(t *testing.T, s store.Store) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("RecentEventTimes =\n%+v\nwant\n%+v", got, want)
 	}
-	got, err = sig.RecentEventTimes(context.Background(), "nosuch", 3)
+	got, err = s.RecentEventTimes(context.Background(), "nosuch", 3)
 	if err != nil || got == nil || len(got) != 0 {
 		t.Errorf("RecentEventTimes of an unknown source = %v, %v; want an empty slice", got, err)
 	}
 }
 
 // testNoPendingMigrations finds nothing to apply on a migrated store.
-func testNoPendingMigrations(t *testing.T, s store.Store) {
-	ms, ok := s.(store.MigrationStatus)
-	if !ok {
-		t.Fatalf("%T does not implement store.MigrationStatus", s)
-	}
-	pending, err := ms.PendingMigrations(context.Background())
+func testNoPendingMigrations(t *testing.T, s store.DB) {
+	pending, err := s.PendingMigrations(context.Background())
 	if err != nil || pending == nil || len(pending) != 0 {
 		t.Errorf("PendingMigrations of a migrated store = %v, %v; want none", pending, err)
 	}

@@ -1,5 +1,5 @@
 // Package storetest is the conformance suite of hookrelay's storage drivers:
-// the behaviour every store.Store must have, specified as tests. Each
+// the behaviour every store.DB must have, specified as tests. Each
 // driver's tests call Run with a function that opens a fresh, migrated store.
 package storetest
 
@@ -11,12 +11,12 @@ import (
 
 // OpenFunc opens a fresh, empty, migrated store for one test and registers
 // its cleanup (Close, dropping the database) with t.
-type OpenFunc func(t *testing.T) store.Store
+type OpenFunc func(t *testing.T) store.DB
 
 // A conformance test: what it checks, and the check on a fresh store.
 type conformanceTest struct {
 	name string
-	run  func(t *testing.T, s store.Store)
+	run  func(t *testing.T, s store.DB)
 }
 
 // tests lists the suite; the checks live in files named for what they
@@ -25,6 +25,7 @@ var tests = []conformanceTest{
 	{"MigrateTwiceIsNoOp", testMigrateTwice},
 	{"Ping", testPing},
 	{"CloseMakesUnavailable", testCloseMakesUnavailable},
+	{"ListenAsDeclared", testListenAsDeclared},
 	{"CancelledContextIsUnavailable", testCancelledContext},
 
 	{"IngestRoundTripsEveryField", testIngestRoundTrip},

@@ -15,7 +15,7 @@ import (
 // PostgreSQL text column takes as they are — NUL, invalid UTF-8, an
 // ordering key too long for an index entry — and checks that every driver
 // stores them in the same form (store.CleanText, store.OrderingKey).
-func testTextValuesKeptAlike(t *testing.T, s store.Store) {
+func testTextValuesKeptAlike(t *testing.T, s store.DB) {
 	odd := newEvent("stripe", "evt_text_odd")
 	odd.Type = "invoice\x00.pa\xffid"
 	odd.ContentType = "application/json; charset=\xfe\x00x"
@@ -43,7 +43,7 @@ func testTextValuesKeptAlike(t *testing.T, s store.Store) {
 // testIngestRefusesUnkeepableIDs checks that a provider event id or source
 // that cannot be kept as it is fails the batch with ErrInvalid, writing
 // nothing, on every driver: changing it could merge two events into one.
-func testIngestRefusesUnkeepableIDs(t *testing.T, s store.Store) {
+func testIngestRefusesUnkeepableIDs(t *testing.T, s store.DB) {
 	for _, tc := range []struct{ name, source, id string }{
 		{"invalid UTF-8 id", "stripe", "evt_X_\xfe"},
 		{"NUL in id", "stripe", "evt_\x00"},
@@ -64,8 +64,7 @@ func testIngestRefusesUnkeepableIDs(t *testing.T, s store.Store) {
 // testOrderingKeysOfAnyValue checks that ordering keys of any length and
 // bytes are stored, are equal exactly when their values are, and order
 // their deliveries as any key does.
-func testOrderingKeysOfAnyValue(t *testing.T, s store.Store) {
-	q := queueOf(t, s)
+func testOrderingKeysOfAnyValue(t *testing.T, s store.DB) {
 	long := hex.EncodeToString(randomBytes(1500, 7)) // 3000 bytes PostgreSQL cannot compress
 	keys := []string{long, long + "x", "a\x00b", "a\x00c", "a\xfe", "a\xff", "sha256:" + strings.Repeat("0", 64)}
 	at := func(i int) time.Time { return baseTime.Add(time.Duration(i-100) * time.Second) }
@@ -87,12 +86,12 @@ func testOrderingKeysOfAnyValue(t *testing.T, s store.Store) {
 	now := baseTime.Add(time.Minute)
 	// Every key's head is claimable, and only its head: the keys are
 	// distinct.
-	head := claim(t, q, "billing", 100, now)
+	head := claim(t, s, "billing", 100, now)
 	checkClaimed(t, head, firsts...)
 	for _, c := range head {
-		complete(t, q, outcome(c, store.StatusDone, now))
+		complete(t, s, outcome(c, store.StatusDone, now))
 	}
-	checkClaimed(t, claim(t, q, "billing", 100, now), seconds...)
+	checkClaimed(t, claim(t, s, "billing", 100, now), seconds...)
 }
 
 func repeatBool(v bool, n int) []bool {
@@ -105,12 +104,11 @@ func repeatBool(v bool, n int) []bool {
 
 // testBackfillOrderingKeysKeptAlike checks that a backfilled delivery
 // stores its ordering key in the form ingest does.
-func testBackfillOrderingKeysKeptAlike(t *testing.T, s store.Store) {
-	ops := opsOf(t, s)
+func testBackfillOrderingKeysKeptAlike(t *testing.T, s store.DB) {
 	e := newEvent("stripe", "evt_backfill_key")
 	ingest(t, s, item(e))
 	long := strings.Repeat("b", 3000) + "\x00\xff"
-	n, err := ops.CreateDeliveries(context.Background(), []store.BackfillDelivery{{EventID: e.ID, Destination: "late", OrderingKey: long}}, baseTime)
+	n, err := s.CreateDeliveries(context.Background(), []store.BackfillDelivery{{EventID: e.ID, Destination: "late", OrderingKey: long}}, baseTime)
 	if err != nil || n != 1 {
 		t.Fatalf("CreateDeliveries: %d, %v", n, err)
 	}

@@ -27,16 +27,6 @@ var (
 	errProbe   = errors.New("probe done")
 )
 
-// txCompleterOf returns s's TxCompleter; every driver has one.
-func txCompleterOf(t *testing.T, s store.Store) store.TxCompleter {
-	t.Helper()
-	c, ok := s.(store.TxCompleter)
-	if !ok {
-		t.Fatalf("%T does not implement store.TxCompleter", s)
-	}
-	return c
-}
-
 // execTx runs query in tx, the driver's native transaction.
 func execTx(ctx context.Context, tx any, query string) error {
 	switch tx := tx.(type) {
@@ -76,13 +66,13 @@ func writeEffect(v string) store.WithinFunc {
 // effects counts the committed effects. It reads them inside a
 // CompleteWithin of a delivery of its own to destination "probe", which
 // it then rolls back.
-func effects(t *testing.T, s store.Store) int64 {
+func effects(t *testing.T, s store.DB) int64 {
 	t.Helper()
 	e := dueEvent("probe_"+newID(), baseTime)
 	ingest(t, s, item(e, "probe"))
-	claims := claim(t, queueOf(t, s), "probe", 1, baseTime.Add(time.Hour))
+	claims := claim(t, s, "probe", 1, baseTime.Add(time.Hour))
 	var n int64
-	err := txCompleterOf(t, s).CompleteWithin(context.Background(), outcome(claims[0], store.StatusDone, baseTime.Add(time.Hour)),
+	err := s.CompleteWithin(context.Background(), outcome(claims[0], store.StatusDone, baseTime.Add(time.Hour)),
 		func(ctx context.Context, tx any, _ *store.Completion) error {
 			if err := execTx(ctx, tx, createEffects); err != nil {
 				return err
@@ -100,23 +90,23 @@ func effects(t *testing.T, s store.Store) int64 {
 }
 
 // claimOne ingests one event for destination "billing" and claims it.
-func claimOne(t *testing.T, s store.Store, providerID string) (store.Event, store.Claim) {
+func claimOne(t *testing.T, s store.DB, providerID string) (store.Event, store.Claim) {
 	t.Helper()
 	e := dueEvent(providerID, baseTime)
 	ingest(t, s, item(e, "billing"))
-	claims := claim(t, queueOf(t, s), "billing", 1, baseTime.Add(time.Minute))
+	claims := claim(t, s, "billing", 1, baseTime.Add(time.Minute))
 	checkClaimed(t, claims, e)
 	return e, claims[0]
 }
 
 // testWithinCommitsTogether checks that the callback's write and the
 // outcome commit together, with the attempt the callback completed.
-func testWithinCommitsTogether(t *testing.T, s store.Store) {
+func testWithinCommitsTogether(t *testing.T, s store.DB) {
 	for _, status := range []store.DeliveryStatus{store.StatusDone, store.StatusSkipped} {
 		t.Run(string(status), func(t *testing.T) {
 			e, c := claimOne(t, s, "evt_within_"+string(status))
 			now := baseTime.Add(2 * time.Minute)
-			err := txCompleterOf(t, s).CompleteWithin(context.Background(), outcome(c, store.StatusDone, now),
+			err := s.CompleteWithin(context.Background(), outcome(c, store.StatusDone, now),
 				func(ctx context.Context, tx any, comp *store.Completion) error {
 					comp.Status, comp.Attempt.Error, comp.Attempt.Duration = status, "stale: "+string(status), 42*time.Millisecond
 					return writeEffect(string(status))(ctx, tx, comp)
@@ -129,11 +119,11 @@ func testWithinCommitsTogether(t *testing.T, s store.Store) {
 				t.Errorf("delivery = %+v, want %s with the callback's error", d, status)
 			}
 			checkTime(t, "FinishedAt", d.FinishedAt, now)
-			as := attempts(t, queueOf(t, s), d.ID)
+			as := attempts(t, s, d.ID)
 			if len(as) != 1 || as[0].Duration != 42*time.Millisecond {
 				t.Errorf("attempts = %+v, want one of 42ms", as)
 			}
-			checkLeaseLost(t, queueOf(t, s), outcome(c, store.StatusDone, now))
+			checkLeaseLost(t, s, outcome(c, store.StatusDone, now))
 		})
 	}
 	if n := effects(t, s); n != 2 {
@@ -144,10 +134,10 @@ func testWithinCommitsTogether(t *testing.T, s store.Store) {
 // testWithinRollsBackTogether checks that a callback's error rolls its
 // writes back and records nothing: the delivery stays held under its
 // lease, and the failure can then be recorded as usual.
-func testWithinRollsBackTogether(t *testing.T, s store.Store) {
+func testWithinRollsBackTogether(t *testing.T, s store.DB) {
 	e, c := claimOne(t, s, "evt_within_error")
 	now := baseTime.Add(2 * time.Minute)
-	err := txCompleterOf(t, s).CompleteWithin(context.Background(), outcome(c, store.StatusDone, now),
+	err := s.CompleteWithin(context.Background(), outcome(c, store.StatusDone, now),
 		func(ctx context.Context, tx any, comp *store.Completion) error {
 			if err := writeEffect("lost")(ctx, tx, comp); err != nil {
 				return err
@@ -158,13 +148,13 @@ func testWithinRollsBackTogether(t *testing.T, s store.Store) {
 		t.Fatalf("CompleteWithin = %v, want the callback's error", err)
 	}
 	d := theDelivery(t, s, e.ID)
-	if d.Status != store.StatusProcessing || len(attempts(t, queueOf(t, s), d.ID)) != 0 {
+	if d.Status != store.StatusProcessing || len(attempts(t, s, d.ID)) != 0 {
 		t.Errorf("delivery = %+v after a failed callback, want processing with no attempt", d)
 	}
 	if n := effects(t, s); n != 0 {
 		t.Errorf("%d effects committed after a failed callback, want 0", n)
 	}
-	complete(t, queueOf(t, s), outcome(c, store.StatusFailed, now))
+	complete(t, s, outcome(c, store.StatusFailed, now))
 	if d := theDelivery(t, s, e.ID); d.Status != store.StatusFailed {
 		t.Errorf("status = %s after recording the failure, want failed", d.Status)
 	}
@@ -172,7 +162,7 @@ func testWithinRollsBackTogether(t *testing.T, s store.Store) {
 
 // testWithinPanicRollsBack checks that a panicking callback rolls back,
 // the panic goes on, and the store keeps working.
-func testWithinPanicRollsBack(t *testing.T, s store.Store) {
+func testWithinPanicRollsBack(t *testing.T, s store.DB) {
 	e, c := claimOne(t, s, "evt_within_panic")
 	func() {
 		defer func() {
@@ -180,7 +170,7 @@ func testWithinPanicRollsBack(t *testing.T, s store.Store) {
 				t.Errorf("recovered %v, want the callback's panic", r)
 			}
 		}()
-		_ = txCompleterOf(t, s).CompleteWithin(context.Background(), outcome(c, store.StatusDone, baseTime),
+		_ = s.CompleteWithin(context.Background(), outcome(c, store.StatusDone, baseTime),
 			func(ctx context.Context, tx any, comp *store.Completion) error {
 				if err := writeEffect("lost")(ctx, tx, comp); err != nil {
 					return err
@@ -198,14 +188,13 @@ func testWithinPanicRollsBack(t *testing.T, s store.Store) {
 
 // testWithinLeaseLost checks that a lost lease is reported before the
 // callback runs.
-func testWithinLeaseLost(t *testing.T, s store.Store) {
+func testWithinLeaseLost(t *testing.T, s store.DB) {
 	_, c := claimOne(t, s, "evt_within_lost")
-	q := queueOf(t, s)
-	if err := q.ReleaseDeliveries(context.Background(), []store.Release{{DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken}}); err != nil {
+	if err := s.ReleaseDeliveries(context.Background(), []store.Release{{DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken}}); err != nil {
 		t.Fatal(err)
 	}
 	called := false
-	err := txCompleterOf(t, s).CompleteWithin(context.Background(), outcome(c, store.StatusDone, baseTime),
+	err := s.CompleteWithin(context.Background(), outcome(c, store.StatusDone, baseTime),
 		func(context.Context, any, *store.Completion) error { called = true; return nil })
 	if !errors.Is(err, store.ErrLeaseLost) || called {
 		t.Errorf("CompleteWithin after release = %v (callback called: %v), want ErrLeaseLost without a call", err, called)
@@ -214,9 +203,9 @@ func testWithinLeaseLost(t *testing.T, s store.Store) {
 
 // testWithinRejectsFailedStatus checks that only done and skipped commit
 // with a callback's writes.
-func testWithinRejectsFailedStatus(t *testing.T, s store.Store) {
+func testWithinRejectsFailedStatus(t *testing.T, s store.DB) {
 	e, c := claimOne(t, s, "evt_within_failed")
-	err := txCompleterOf(t, s).CompleteWithin(context.Background(), outcome(c, store.StatusFailed, baseTime), writeEffect("x"))
+	err := s.CompleteWithin(context.Background(), outcome(c, store.StatusFailed, baseTime), writeEffect("x"))
 	if err == nil {
 		t.Fatal("CompleteWithin with status failed succeeded")
 	}
@@ -229,16 +218,15 @@ func testWithinRejectsFailedStatus(t *testing.T, s store.Store) {
 // delivery is not claimed again even once its lease has run out, and that
 // an ingest made meanwhile completes once the transaction ends (on SQLite
 // it waits for the writer; on PostgreSQL it does not wait at all).
-func testWithinHoldsOffClaimers(t *testing.T, s store.Store) {
+func testWithinHoldsOffClaimers(t *testing.T, s store.DB) {
 	e, c := claimOne(t, s, "evt_within_hold")
-	q := queueOf(t, s)
 	later := baseTime.Add(time.Minute + 2*testLease) // the lease has run out
 	claimed := make(chan []store.Claim, 1)
 	ingested := make(chan error, 1)
-	err := txCompleterOf(t, s).CompleteWithin(context.Background(), outcome(c, store.StatusDone, baseTime),
+	err := s.CompleteWithin(context.Background(), outcome(c, store.StatusDone, baseTime),
 		func(ctx context.Context, tx any, comp *store.Completion) error {
 			go func() {
-				cs, err := q.ClaimDeliveries(context.Background(), store.ClaimRequest{Destination: "billing", Max: 1, Lease: testLease, Now: later})
+				cs, err := s.ClaimDeliveries(context.Background(), store.ClaimRequest{Destination: "billing", Max: 1, Lease: testLease, Now: later})
 				if err != nil {
 					t.Errorf("claim while held: %v", err)
 				}

@@ -1,0 +1,225 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// afterCloseExempt are the methods of store.DB that do not fail once the
+// store is closed: a second Close is a no-op, and SupportsListener
+// declares what the driver can do, open or not.
+var afterCloseExempt = []string{"Close", "SupportsListener"}
+
+// afterClose calls every other method of store.DB, with arguments that
+// would make it do work on an open store, and returns its error.
+func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) error {
+	e := newEvent("stripe", "evt_closed")
+	return map[string]func(ctx context.Context) error{
+		// store.Store
+		"Migrate": s.Migrate,
+		"Ping":    s.Ping,
+		"Ingest": func(ctx context.Context) error {
+			_, err := s.Ingest(ctx, []store.IngestItem{item(e, "billing")})
+			return err
+		},
+		"GetEvent": func(ctx context.Context) error {
+			_, err := s.GetEvent(ctx, e.ID)
+			return err
+		},
+		"EventByProviderID": func(ctx context.Context) error {
+			_, err := s.EventByProviderID(ctx, "stripe", "evt_closed")
+			return err
+		},
+		"CountEvents": func(ctx context.Context) error {
+			_, err := s.CountEvents(ctx, "")
+			return err
+		},
+		"EventDeliveries": func(ctx context.Context) error {
+			_, err := s.EventDeliveries(ctx, e.ID)
+			return err
+		},
+		"RecordRejections": func(ctx context.Context) error {
+			return s.RecordRejections(ctx, []store.Rejection{{At: now, Source: "stripe", Reason: "bad signature", BodySize: 1}})
+		},
+		"Rejections": func(ctx context.Context) error {
+			_, err := s.Rejections(ctx, 10)
+			return err
+		},
+		"TrimRejections": func(ctx context.Context) error {
+			_, err := s.TrimRejections(ctx, 10)
+			return err
+		},
+
+		// store.Queue
+		"ClaimDeliveries": func(ctx context.Context) error {
+			_, err := s.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 1, Lease: testLease, Now: now})
+			return err
+		},
+		"CompleteDelivery": func(ctx context.Context) error {
+			return s.CompleteDelivery(ctx, closedCompletion(now))
+		},
+		"CompleteDeliveries": func(ctx context.Context) error {
+			_, err := s.CompleteDeliveries(ctx, []store.Completion{closedCompletion(now)})
+			return err
+		},
+		"ReleaseDeliveries": func(ctx context.Context) error {
+			return s.ReleaseDeliveries(ctx, []store.Release{{DeliveryID: 1, LeaseToken: "token"}})
+		},
+		"NextDue": func(ctx context.Context) error {
+			_, _, err := s.NextDue(ctx, "billing")
+			return err
+		},
+		"CompleteWithin": func(ctx context.Context) error {
+			return s.CompleteWithin(ctx, closedCompletion(now), func(context.Context, any, *store.Completion) error { return nil })
+		},
+		"DeliveryAttempts": func(ctx context.Context) error {
+			_, err := s.DeliveryAttempts(ctx, 1)
+			return err
+		},
+
+		// store.Operations
+		"ListEvents": func(ctx context.Context) error {
+			_, _, err := s.ListEvents(ctx, store.ListRequest{Limit: 10})
+			return err
+		},
+		"Replay": func(ctx context.Context) error {
+			_, err := s.Replay(ctx, store.ReplayRequest{Filter: store.EventFilter{IDs: []string{e.ID}}, Actor: "ops", Now: now})
+			return err
+		},
+		"BackfillCandidates": func(ctx context.Context) error {
+			_, err := s.BackfillCandidates(ctx, "billing", []string{"stripe"}, now.Add(-time.Hour), now, "", 10)
+			return err
+		},
+		"EventBodies": func(ctx context.Context) error {
+			_, err := s.EventBodies(ctx, []string{e.ID})
+			return err
+		},
+		"CreateDeliveries": func(ctx context.Context) error {
+			_, err := s.CreateDeliveries(ctx, []store.BackfillDelivery{{EventID: e.ID, Destination: "billing"}}, now)
+			return err
+		},
+		"RecordBackfill": func(ctx context.Context) error {
+			return s.RecordBackfill(ctx, "ops", "billing", now.Add(-time.Hour), now, 1, false, now)
+		},
+		"Stats": func(ctx context.Context) error {
+			_, err := s.Stats(ctx, now)
+			return err
+		},
+		"CountIngest": func(ctx context.Context) error {
+			return s.CountIngest(ctx, map[string]store.SourceStats{"stripe": {Received: 1}})
+		},
+		"Prune": func(ctx context.Context) error {
+			_, err := s.Prune(ctx, store.PruneRequest{DoneBefore: now, DeadBefore: now, Limit: 10})
+			return err
+		},
+		"SetPaused": func(ctx context.Context) error {
+			return s.SetPaused(ctx, "billing", true, "ops", now)
+		},
+		"Paused": func(ctx context.Context) error {
+			_, err := s.Paused(ctx)
+			return err
+		},
+		"SkipDelivery": func(ctx context.Context) error {
+			_, err := s.SkipDelivery(ctx, 1, "ops", now)
+			return err
+		},
+		"AuditLog": func(ctx context.Context) error {
+			_, err := s.AuditLog(ctx, now.Add(-time.Hour), 10)
+			return err
+		},
+
+		// store.Signals and store.MigrationStatus
+		"CountSlots": func(ctx context.Context) error {
+			return s.CountSlots(ctx, []store.SlotCount{{Source: "stripe", Slot: 0, Verified: 1, Last: now}}, now)
+		},
+		"SlotUsage": func(ctx context.Context) error {
+			_, err := s.SlotUsage(ctx, now.Add(-time.Hour))
+			return err
+		},
+		"RecentEventTimes": func(ctx context.Context) error {
+			_, err := s.RecentEventTimes(ctx, "stripe", 10)
+			return err
+		},
+		"PendingMigrations": func(ctx context.Context) error {
+			_, err := s.PendingMigrations(ctx)
+			return err
+		},
+
+		// store.Activity, store.Listener and store.Health
+		"Activity": func(ctx context.Context) error {
+			_, err := s.Activity(ctx, now.Add(-time.Hour), now, time.Minute)
+			return err
+		},
+		"Listen": func(ctx context.Context) error {
+			_, err := s.Listen(ctx)
+			return err
+		},
+		"Fatal": func(context.Context) error { return s.Fatal() },
+	}
+}
+
+// closedCompletion is a well-formed outcome for a delivery that may not
+// exist.
+func closedCompletion(now time.Time) store.Completion {
+	return store.Completion{
+		DeliveryID: 1, LeaseToken: "token", Status: store.StatusDone, Now: now,
+		Attempt: store.Attempt{DeliveryID: 1, AttemptedAt: now, StatusCode: 200},
+	}
+}
+
+// testCloseMakesUnavailable closes the store, then calls every method of
+// store.DB: each fails with an error wrapping ErrUnavailable (none panics,
+// none succeeds), except those in afterCloseExempt. The method set is read
+// from the interface, so a method added to store.DB without a call here
+// fails the test.
+func testCloseMakesUnavailable(t *testing.T, s store.DB) {
+	ctx := context.Background()
+	supports := s.SupportsListener()
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	calls := afterClose(s, baseTime)
+	methods := reflect.TypeFor[store.DB]()
+	for i := range methods.NumMethod() {
+		name := methods.Method(i).Name
+		call, ok := calls[name]
+		switch {
+		case slices.Contains(afterCloseExempt, name):
+			continue
+		case !ok:
+			t.Errorf("%s: store.DB has it, the after-Close check does not call it", name)
+			continue
+		}
+		if err := callRecovered(ctx, call); !errors.Is(err, store.ErrUnavailable) {
+			t.Errorf("%s after Close: error = %v, want one wrapping ErrUnavailable", name, err)
+		}
+	}
+	for name := range calls {
+		if _, ok := methods.MethodByName(name); !ok {
+			t.Errorf("%s: the after-Close check calls it, store.DB has no such method", name)
+		}
+	}
+	if got := s.SupportsListener(); got != supports {
+		t.Errorf("SupportsListener after Close = %v, want %v as before", got, supports)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+// callRecovered runs call and turns a panic into an error.
+func callRecovered(ctx context.Context, call func(context.Context) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return call(ctx)
+}
