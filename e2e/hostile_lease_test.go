@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
-	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -76,7 +75,7 @@ func TestHostileForgedLease(t *testing.T) {
 			if err != nil || len(ds) != 1 {
 				t.Fatalf("deliveries: %v %v", ds, err)
 			}
-			attempts, err := st.(store.Queue).DeliveryAttempts(t.Context(), ds[0].ID)
+			attempts, err := st.DeliveryAttempts(t.Context(), ds[0].ID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -31,9 +31,9 @@ const stripeSource = `sources:
 var stripeEnv = []string{"E2E_STRIPE_SECRET=" + stripeSecret}
 
 // openStore opens the relay's database directly, to check what it holds.
-func openStore(t *testing.T, database string) store.Store {
+func openStore(t *testing.T, database string) store.DB {
 	t.Helper()
-	st, err := relay.OpenStore(context.Background(), database, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	st, err := storeopen.Open(context.Background(), database, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

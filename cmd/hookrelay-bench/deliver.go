@@ -16,8 +16,8 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/hookrelay/hookrelay/internal/loadgen"
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
 // deliverFlags are the options of the deliver command.
@@ -210,7 +210,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 // one pending delivery to the destination "noop", in batches as the
 // receiver's group commit would.
 func prepareDeliveries(ctx context.Context, url string, feed *bodyFeed, n int) error {
-	st, err := relay.OpenStore(ctx, url, slog.New(slog.DiscardHandler))
+	st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

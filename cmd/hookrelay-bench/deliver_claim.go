@@ -12,8 +12,8 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/hookrelay/hookrelay/internal/loadgen"
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
 // Shape of the claim measurement: what a busy delivery worker asks for,
@@ -84,8 +84,7 @@ func runClaimCheck(ctx context.Context, stderr io.Writer, f deliverFlags) ([]cla
 // claimBench is one scratch database claimed from by the claim check.
 type claimBench struct {
 	db   *postgresDB
-	st   store.Store
-	q    store.Queue
+	st   store.DB
 	live int             // backlog events stored so far, for unique ids
 	took []time.Duration // timed claims
 }
@@ -96,17 +95,12 @@ func newClaimBench(ctx context.Context, serverURL string) (*claimBench, error) {
 		return nil, err
 	}
 	b := &claimBench{db: db}
-	if b.st, err = relay.OpenStore(ctx, db.URL(), slog.New(slog.DiscardHandler)); err != nil {
+	if b.st, err = storeopen.Open(ctx, db.URL(), slog.New(slog.DiscardHandler)); err != nil {
 		return b, err
 	}
 	if err := b.st.Migrate(ctx); err != nil {
 		return b, fmt.Errorf("migrate: %w", err)
 	}
-	q, ok := b.st.(store.Queue)
-	if !ok {
-		return b, fmt.Errorf("claim check: %T has no delivery queue", b.st)
-	}
-	b.q = q
 	return b, nil
 }
 
@@ -181,7 +175,7 @@ func (b *claimBench) refill(ctx context.Context) error {
 // off the clock, when the claim comes back short.
 func (b *claimBench) claimOnce(ctx context.Context, timed bool) error {
 	start := time.Now()
-	cs, err := b.q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: claimDest, Max: claimBatch, Lease: time.Minute, Now: start})
+	cs, err := b.st.ClaimDeliveries(ctx, store.ClaimRequest{Destination: claimDest, Max: claimBatch, Lease: time.Minute, Now: start})
 	if err != nil {
 		return fmt.Errorf("claim: %w", err)
 	}
@@ -190,7 +184,7 @@ func (b *claimBench) claimOnce(ctx context.Context, timed bool) error {
 	}
 	for _, c := range cs {
 		now := time.Now()
-		if err := b.q.CompleteDelivery(ctx, store.Completion{
+		if err := b.st.CompleteDelivery(ctx, store.Completion{
 			DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken, Status: store.StatusDone, Now: now,
 			Attempt: store.Attempt{DeliveryID: c.Delivery.ID, AttemptedAt: now, Duration: time.Millisecond, StatusCode: 200},
 		}); err != nil {

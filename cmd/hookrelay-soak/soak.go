@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/providersim"
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
 // soak runs one soak and prints its progress and figures to out. It
@@ -63,7 +63,7 @@ func soak(ctx context.Context, out io.Writer, o options) (err error) {
 		}
 	}()
 
-	st, err := relay.OpenStore(work, database, slog.New(slog.DiscardHandler))
+	st, err := storeopen.Open(work, database, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func finishSimulator(t *testing.T, sim *providersim.Simulator, timeout time.Dura
 // a crash is retried only when its lease runs out (the destination's
 // timeout plus delivery.LeaseMargin), so drain must outlast that. Every
 // event must also have been acknowledged in the end.
-func checkPromise(t *testing.T, st store.Store, rep providersim.Report, dest *providersim.Destination, drain time.Duration) *providersim.Ledger {
+func checkPromise(t *testing.T, st store.DB, rep providersim.Report, dest *providersim.Destination, drain time.Duration) *providersim.Ledger {
 	t.Helper()
 	l, err := providersim.CheckStored(context.Background(), st, "stripe", rep, 0)
 	if err != nil {

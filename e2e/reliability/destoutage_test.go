@@ -77,12 +77,8 @@ const maxLateRetry = delivery.DefaultPollInterval + time.Second
 // waited its backoff step (within the jitter) after the attempt before it
 // ended, never less and not much more; that every failed attempt was a
 // refused connection; and that each delivery ended with a 200 after up.
-func checkSchedule(t *testing.T, st store.Store, ids []string, backoff []time.Duration, up time.Time) schedule {
+func checkSchedule(t *testing.T, st store.DB, ids []string, backoff []time.Duration, up time.Time) schedule {
 	t.Helper()
-	q, ok := st.(store.Queue)
-	if !ok {
-		t.Fatalf("%T has no delivery queue", st)
-	}
 	ctx := context.Background()
 	s := schedule{early: -time.Hour, late: -time.Hour}
 	for _, id := range ids {
@@ -90,7 +86,7 @@ func checkSchedule(t *testing.T, st store.Store, ids []string, backoff []time.Du
 		if err != nil || len(ds) != 1 {
 			t.Fatalf("deliveries of %s: %v, %v", id, ds, err)
 		}
-		as, err := q.DeliveryAttempts(ctx, ds[0].ID)
+		as, err := st.DeliveryAttempts(ctx, ds[0].ID)
 		if err != nil {
 			t.Fatal(err)
 		}

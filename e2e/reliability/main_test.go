@@ -15,9 +15,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
 // binary is the hookrelay binary built once for the package's tests.
@@ -39,9 +39,9 @@ func TestMain(m *testing.M) {
 }
 
 // openStore opens the relay's database directly, to check what it holds.
-func openStore(t *testing.T, database string) store.Store {
+func openStore(t *testing.T, database string) store.DB {
 	t.Helper()
-	st, err := relay.OpenStore(context.Background(), database, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	st, err := storeopen.Open(context.Background(), database, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

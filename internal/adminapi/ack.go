@@ -16,10 +16,6 @@ var errLeaseMismatch = &requestError{http.StatusConflict,
 // destination's retry policy, to its next attempt or to dead; "released"
 // hands the delivery back unattempted.
 func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
-	if h.queue == nil {
-		h.fail(w, r, errNoQueue)
-		return
-	}
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
 		h.fail(w, r, badRequest("delivery id: want a positive whole number, got %q", r.PathValue("id")))

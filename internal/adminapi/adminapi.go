@@ -31,9 +31,8 @@ const (
 
 // Options configure the admin API.
 type Options struct {
-	// Store is the relay's store; it must also implement store.Queue and
-	// store.Operations, or the routes that need them answer 500.
-	Store  store.Store
+	// Store is the relay's store.
+	Store  store.DB
 	Config *config.Config
 	// Logger receives errors and the audit lines; nil discards them.
 	Logger *slog.Logger

@@ -31,10 +31,7 @@ func (h *handler) auditLog(w http.ResponseWriter, r *http.Request) {
 // AuditLog returns up to limit rows of the audit log from since on, newest
 // first.
 func (s *Service) AuditLog(ctx context.Context, since time.Time, limit int) (AuditLog, error) {
-	if s.ops == nil {
-		return AuditLog{}, errNoOperations
-	}
-	es, err := s.ops.AuditLog(ctx, since, limit)
+	es, err := s.store.AuditLog(ctx, since, limit)
 	if err != nil {
 		return AuditLog{}, err
 	}

@@ -35,9 +35,6 @@ func (h *handler) backfill(w http.ResponseWriter, r *http.Request) {
 // dry run only counts them; actor names who asked, for the audit row. A
 // second run finds nothing left to create.
 func (s *Service) Backfill(ctx context.Context, actor string, req BackfillRequest) (BackfillResult, error) {
-	if s.ops == nil {
-		return BackfillResult{}, errNoOperations
-	}
 	if req.Destination == "" || req.Since == "" || req.Until == "" {
 		return BackfillResult{}, badRequest("backfill needs destination, since and until")
 	}
@@ -55,7 +52,7 @@ func (s *Service) Backfill(ctx context.Context, actor string, req BackfillReques
 	res, err := s.createMissing(ctx, dest, window.Since, window.Until, req.DryRun, now)
 	// The audit row is written for a run cut short too: what it created
 	// stays created.
-	recErr := s.ops.RecordBackfill(context.WithoutCancel(ctx), actor, dest.Name, window.Since, window.Until, res.Created, req.DryRun, now)
+	recErr := s.store.RecordBackfill(context.WithoutCancel(ctx), actor, dest.Name, window.Since, window.Until, res.Created, req.DryRun, now)
 	audit(ctx, "matched", res.Matched, "created", res.Created)
 	if res.Created > 0 {
 		s.wake(dest.Name)
@@ -78,7 +75,7 @@ func (s *Service) createMissing(ctx context.Context, dest *config.Destination, s
 	needKeys := dest.OrderingKey != "" && !dryRun
 	after := ""
 	for {
-		events, err := s.ops.BackfillCandidates(ctx, dest.Name, dest.Sources, since, until, after, backfillPage)
+		events, err := s.store.BackfillCandidates(ctx, dest.Name, dest.Sources, since, until, after, backfillPage)
 		if err != nil {
 			return res, fmt.Errorf("read candidates: %w", err)
 		}
@@ -88,7 +85,7 @@ func (s *Service) createMissing(ctx context.Context, dest *config.Destination, s
 		}
 		res.Matched += int64(len(page))
 		if !dryRun && len(page) > 0 {
-			n, err := s.ops.CreateDeliveries(ctx, page, now)
+			n, err := s.store.CreateDeliveries(ctx, page, now)
 			res.Created += n
 			if err != nil {
 				return res, fmt.Errorf("create deliveries: %w", err)
@@ -136,7 +133,7 @@ func (s *Service) routeCandidates(ctx context.Context, router *route.Router, eve
 		for i, ev := range chunk {
 			ids[i] = ev.Event.ID
 		}
-		bodies, err := s.ops.EventBodies(ctx, ids)
+		bodies, err := s.store.EventBodies(ctx, ids)
 		if err != nil {
 			return nil, fmt.Errorf("read bodies: %w", err)
 		}

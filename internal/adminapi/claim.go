@@ -31,10 +31,6 @@ const (
 // due, and hands each over with its raw body and the headers a push would
 // carry.
 func (h *handler) claim(w http.ResponseWriter, r *http.Request) {
-	if h.queue == nil {
-		h.fail(w, r, errNoQueue)
-		return
-	}
 	name := r.PathValue("name")
 	if !canConsume(tokenFrom(r.Context()), name) {
 		h.fail(w, r, errForbidden)

@@ -27,14 +27,11 @@ func (h *handler) listDestinations(w http.ResponseWriter, r *http.Request) {
 // Destinations returns every configured destination, in config order,
 // with what an operator looks at first in an incident.
 func (s *Service) Destinations(ctx context.Context) (Destinations, error) {
-	if s.ops == nil {
-		return Destinations{}, errNoOperations
-	}
-	st, err := s.ops.Stats(ctx, s.now())
+	st, err := s.store.Stats(ctx, s.now())
 	if err != nil {
 		return Destinations{}, err
 	}
-	paused, err := s.ops.Paused(ctx)
+	paused, err := s.store.Paused(ctx)
 	if err != nil {
 		return Destinations{}, err
 	}
@@ -62,7 +59,7 @@ func (s *Service) Destinations(ctx context.Context) (Destinations, error) {
 // destination failed, or else is dead, through the listing's indexes.
 func (s *Service) lastError(ctx context.Context, destination string) (string, *time.Time, error) {
 	for _, status := range []store.DeliveryStatus{store.StatusFailed, store.StatusDead} {
-		page, _, err := s.ops.ListEvents(ctx, store.ListRequest{Filter: store.EventFilter{Destination: destination, Status: status}, Limit: 1})
+		page, _, err := s.store.ListEvents(ctx, store.ListRequest{Filter: store.EventFilter{Destination: destination, Status: status}, Limit: 1})
 		if err != nil || len(page) == 0 {
 			if err != nil {
 				return "", nil, fmt.Errorf("last error of %s: %w", destination, err)
@@ -116,13 +113,10 @@ func (h *handler) setPaused(w http.ResponseWriter, r *http.Request, paused bool)
 // SetPaused pauses or resumes a configured destination for actor. A resume
 // wakes its workers and waiting consumers.
 func (s *Service) SetPaused(ctx context.Context, actor, name string, paused bool) error {
-	if s.ops == nil {
-		return errNoOperations
-	}
 	if _, ok := s.cfg.Destination(name); !ok {
 		return notFound("%s", config.UnknownName("destination", name, s.cfg.DestinationNames()))
 	}
-	if err := s.ops.SetPaused(ctx, name, paused, actor, s.now()); err != nil {
+	if err := s.store.SetPaused(ctx, name, paused, actor, s.now()); err != nil {
 		return err
 	}
 	if !paused {
@@ -151,10 +145,7 @@ func (h *handler) skip(w http.ResponseWriter, r *http.Request) {
 
 // SkipDelivery sets delivery id skipped for actor.
 func (s *Service) SkipDelivery(ctx context.Context, actor string, id int64) (store.Delivery, error) {
-	if s.ops == nil {
-		return store.Delivery{}, errNoOperations
-	}
-	d, err := s.ops.SkipDelivery(ctx, id, actor, s.now())
+	d, err := s.store.SkipDelivery(ctx, id, actor, s.now())
 	if err != nil {
 		return store.Delivery{}, fmt.Errorf("skip: %w", err)
 	}

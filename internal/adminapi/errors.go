@@ -29,13 +29,7 @@ func notFound(format string, args ...any) error {
 	return &requestError{http.StatusNotFound, fmt.Sprintf(format, args...)}
 }
 
-var (
-	errForbidden = &requestError{http.StatusForbidden, "the token's role does not allow this"}
-	// errNoOperations reports a store without the operator side; it is an
-	// internal error, logged and answered 500.
-	errNoOperations = errors.New("the store does not implement store.Operations")
-	errNoQueue      = errors.New("the store does not implement store.Queue")
-)
+var errForbidden = &requestError{http.StatusForbidden, "the token's role does not allow this"}
 
 // statusOf decides the status code of an error, and the message the
 // caller may see. Internal errors get a generic message: their detail is

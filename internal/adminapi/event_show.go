@@ -20,9 +20,6 @@ func (h *handler) showEvent(w http.ResponseWriter, r *http.Request) {
 // that carry a signature masked, see maskSignatures), its deliveries and
 // each delivery's attempts; an unknown id is a 404 error.
 func (s *Service) Event(ctx context.Context, id string) (EventDetail, error) {
-	if s.queue == nil {
-		return EventDetail{}, errNoQueue
-	}
 	ev, err := s.StoredEvent(ctx, id)
 	if err != nil {
 		return EventDetail{}, err
@@ -33,7 +30,7 @@ func (s *Service) Event(ctx context.Context, id string) (EventDetail, error) {
 	}
 	out := make([]Delivery, len(ds))
 	for i, d := range ds {
-		attempts, err := s.queue.DeliveryAttempts(ctx, d.ID)
+		attempts, err := s.store.DeliveryAttempts(ctx, d.ID)
 		if err != nil {
 			return EventDetail{}, fmt.Errorf("read attempts: %w", err)
 		}

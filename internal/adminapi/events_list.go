@@ -45,15 +45,12 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
 // their deliveries' states; cursor is the previous page's NextCursor
 // (empty for the first) and limit the page size, at most 1000.
 func (s *Service) ListEvents(ctx context.Context, f Filter, cursor string, limit int) (EventList, error) {
-	if s.ops == nil {
-		return EventList{}, errNoOperations
-	}
 	filter, err := toFilter(f)
 	if err != nil {
 		return EventList{}, err
 	}
 	limit = min(max(limit, 1), maxLimit)
-	events, next, err := s.ops.ListEvents(ctx, store.ListRequest{Filter: filter, Cursor: cursor, Limit: limit})
+	events, next, err := s.store.ListEvents(ctx, store.ListRequest{Filter: filter, Cursor: cursor, Limit: limit})
 	if err != nil {
 		return EventList{}, err
 	}

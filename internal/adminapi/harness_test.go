@@ -20,10 +20,10 @@ import (
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -95,7 +95,7 @@ func parseConfig(t testing.TB, extraDestinations string) *config.Config {
 // fill it.
 type testBundle struct {
 	driver string
-	store  store.Store
+	store  store.DB
 	cfg    *config.Config
 	api    *httptest.Server
 	ingest *httptest.Server
@@ -115,16 +115,13 @@ func setup(t *testing.T, driver testdb.Driver, cfg *config.Config) *testBundle {
 		cfg = parseConfig(t, "")
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	st, err := relay.OpenStore(ctx, driver.URL(t), quiet)
+	st, err := storeopen.Open(ctx, driver.URL(t), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
-	}
-	if _, ok := st.(store.Operations); !ok {
-		t.Fatalf("the %s store does not implement store.Operations", driver.Name)
 	}
 	b := &testBundle{driver: driver.Name, store: st, cfg: cfg, logs: &syncBuffer{}, woken: &wakeLog{}}
 	t.Cleanup(func() {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"slices"
-
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // lagSample is how many of a source's newest events the stats' provider
@@ -16,12 +14,8 @@ const lagSample = 100
 // events: the median and the largest receive time minus provider time.
 // Sources whose scheme gives no provider time keep nil.
 func (s *Service) addProviderLag(ctx context.Context, out map[string]SourceStats) error {
-	sig, ok := s.store.(store.Signals)
-	if !ok {
-		return nil
-	}
 	for name, src := range out {
-		times, err := sig.RecentEventTimes(ctx, name, lagSample)
+		times, err := s.store.RecentEventTimes(ctx, name, lagSample)
 		if err != nil {
 			return err
 		}

@@ -29,9 +29,6 @@ func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
 // audit row. An empty filter is refused: replaying everything must be
 // asked for with a window.
 func (s *Service) Replay(ctx context.Context, actor string, req ReplayRequest) (ReplayResult, error) {
-	if s.ops == nil {
-		return ReplayResult{}, errNoOperations
-	}
 	if req.isEmpty() {
 		return ReplayResult{}, badRequest("replay needs ids or a filter (source, type, status, destination, since, until)")
 	}
@@ -43,7 +40,7 @@ func (s *Service) Replay(ctx context.Context, actor string, req ReplayRequest) (
 	if err := s.checkReplay(ctx, filter); err != nil {
 		return ReplayResult{}, err
 	}
-	res, err := s.ops.Replay(ctx, store.ReplayRequest{
+	res, err := s.store.Replay(ctx, store.ReplayRequest{
 		Filter: filter,
 		DryRun: req.DryRun,
 		Actor:  actor,

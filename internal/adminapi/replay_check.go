@@ -34,7 +34,7 @@ func (s *Service) checkReplay(ctx context.Context, f store.EventFilter) error {
 	if len(f.IDs) > maxReplayIDs {
 		return badRequest("ids: %d given, at most %d at once", len(f.IDs), maxReplayIDs)
 	}
-	found, _, err := s.ops.ListEvents(ctx, store.ListRequest{Filter: store.EventFilter{IDs: f.IDs}, Limit: len(f.IDs)})
+	found, _, err := s.store.ListEvents(ctx, store.ListRequest{Filter: store.EventFilter{IDs: f.IDs}, Limit: len(f.IDs)})
 	if err != nil {
 		return fmt.Errorf("look up replay ids: %w", err)
 	}

@@ -2,16 +2,11 @@ package adminapi
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 )
-
-// errNoSignals reports a store that keeps no secret-slot counts; it is an
-// internal error.
-var errNoSignals = errors.New("the store does not implement store.Signals")
 
 // SlotStatus is one secret slot of a source in GET /api/v1/secrets.
 type SlotStatus struct {
@@ -54,11 +49,7 @@ func (h *handler) secrets(w http.ResponseWriter, r *http.Request) {
 // verified an event and how many it verified in the last 24 hours, so an
 // operator can tell when the old secret of a rotation is unused.
 func (s *Service) Secrets(ctx context.Context) (Secrets, error) {
-	sig, ok := s.store.(store.Signals)
-	if !ok {
-		return Secrets{}, errNoSignals
-	}
-	usage, err := sig.SlotUsage(ctx, s.now().Add(-24*time.Hour))
+	usage, err := s.store.SlotUsage(ctx, s.now().Add(-24*time.Hour))
 	if err != nil {
 		return Secrets{}, err
 	}

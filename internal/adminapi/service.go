@@ -18,16 +18,14 @@ import (
 // action takes one code path whichever way it was asked for. A Service is
 // safe for concurrent use.
 type Service struct {
-	store   store.Store
-	queue   store.Queue      // nil when the store has no queue
-	ops     store.Operations // nil when the store has no operations
+	store   store.DB
 	cfg     *config.Config
 	logger  *slog.Logger
 	now     func() time.Time
 	wakeFn  func(string)
 	schemes func(config.Source) signature.Options
 	tokens  tokenSet
-	puller  *delivery.Puller // nil when the store has no queue
+	puller  *delivery.Puller // the relay's, or one of the service's own
 	// reloadFn serves POST /api/v1/reload; nil when the relay cannot.
 	reloadFn ReloadFunc
 }
@@ -54,12 +52,10 @@ func NewService(o Options) *Service {
 
 		reloadFn: o.Reload,
 	}
-	s.queue, _ = o.Store.(store.Queue)
-	s.ops, _ = o.Store.(store.Operations)
 	s.puller = o.Puller
-	if s.puller == nil && s.queue != nil {
+	if s.puller == nil {
 		// Without the relay's Puller: no alerts and no metrics.
-		s.puller, _ = delivery.NewPuller(delivery.PullerOptions{Queue: s.queue, Events: o.Store, Logger: o.Logger, Now: s.now})
+		s.puller, _ = delivery.NewPuller(delivery.PullerOptions{Queue: o.Store, Events: o.Store, Logger: o.Logger, Now: s.now})
 	}
 	return s
 }

@@ -22,10 +22,7 @@ func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
 // counts, zeros included. Names the store knows but the config no longer
 // lists are reported too.
 func (s *Service) Stats(ctx context.Context) (Stats, error) {
-	if s.ops == nil {
-		return Stats{}, errNoOperations
-	}
-	st, err := s.ops.Stats(ctx, s.now())
+	st, err := s.store.Stats(ctx, s.now())
 	if err != nil {
 		return Stats{}, err
 	}
@@ -45,7 +42,7 @@ func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	if err := s.addProviderLag(ctx, out.Sources); err != nil {
 		return Stats{}, err
 	}
-	paused, err := s.ops.Paused(ctx)
+	paused, err := s.store.Paused(ctx)
 	if err != nil {
 		return Stats{}, err
 	}

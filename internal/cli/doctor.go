@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
-	"github.com/hookrelay/hookrelay/internal/relay"
-	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
 // errProblems makes doctor exit 1 once it has printed what to fix.
@@ -118,7 +117,7 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	st, err := relay.OpenStore(ctx, cfg.Database, slog.New(slog.DiscardHandler))
+	st, err := storeopen.Open(ctx, cfg.Database, slog.New(slog.DiscardHandler))
 	if err == nil {
 		err = st.Ping(ctx)
 		defer st.Close()
@@ -128,20 +127,16 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) {
 		return
 	}
 	r.add("database", findingOK, "%s answers", where)
-	if ms, ok := st.(store.MigrationStatus); ok {
-		pending, err := ms.PendingMigrations(ctx)
-		switch {
-		case err != nil:
-			r.add("migrations", findingProblem, "cannot read the applied migrations: %v", err)
-			return
-		case len(pending) > 0:
-			r.add("migrations", findingProblem, "%d pending (%s): run `hookrelay migrate` (serve also applies them at start)",
-				len(pending), strings.Join(pending, ", "))
-			return
-		}
-		r.add("migrations", findingOK, "all applied")
+	pending, err := st.PendingMigrations(ctx)
+	switch {
+	case err != nil:
+		r.add("migrations", findingProblem, "cannot read the applied migrations: %v", err)
+		return
+	case len(pending) > 0:
+		r.add("migrations", findingProblem, "%d pending (%s): run `hookrelay migrate` (serve also applies them at start)",
+			len(pending), strings.Join(pending, ", "))
+		return
 	}
-	if sig, ok := st.(store.Signals); ok {
-		checkClock(ctx, r, cfg, sig, time.Now())
-	}
+	r.add("migrations", findingOK, "all applied")
+	checkClock(ctx, r, cfg, st, time.Now())
 }

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hookrelay/hookrelay/internal/relay"
-	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
 func runMigrate(ctx context.Context, env Env, args []string) error {
@@ -15,16 +14,14 @@ func runMigrate(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	logger := newLogger(env.Stderr, cfg.Log.Level, cfg.Log.Format)
-	st, err := relay.OpenStore(ctx, cfg.Database, logger)
+	st, err := storeopen.Open(ctx, cfg.Database, logger)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var pending []string
-	if ms, ok := st.(store.MigrationStatus); ok {
-		if pending, err = ms.PendingMigrations(ctx); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
+	pending, err := st.PendingMigrations(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
 	if err := st.Migrate(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)

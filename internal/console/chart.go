@@ -56,13 +56,9 @@ type tick struct {
 // activityCharts reads the window's activity per minute and draws the
 // received, delivered and failed charts.
 func (c *Console) activityCharts(ctx context.Context, r activityRange) ([]chart, error) {
-	act, ok := c.store.(store.Activity)
-	if !ok {
-		return nil, nil
-	}
 	until := c.now().Truncate(time.Minute).Add(time.Minute)
 	since := until.Add(-r.Span)
-	buckets, err := act.Activity(ctx, since, until, time.Minute)
+	buckets, err := c.store.Activity(ctx, since, until, time.Minute)
 	if err != nil {
 		return nil, fmt.Errorf("read activity: %w", err)
 	}

@@ -34,7 +34,7 @@ type Options struct {
 	Service *adminapi.Service
 	// Store is the relay's store, for what the API does not serve: the
 	// rejection record, provider ids and the activity charts.
-	Store store.Store
+	Store Store
 	// Logger receives errors; nil discards them.
 	Logger *slog.Logger
 	// Now returns the current time; nil means time.Now.
@@ -43,11 +43,16 @@ type Options struct {
 	SessionTTL time.Duration
 }
 
+// Store is the part of the store the console reads directly.
+type Store interface {
+	store.Store
+	store.Activity
+}
+
 // Console serves the web console.
 type Console struct {
 	svc      *adminapi.Service
-	store    store.Store
-	ops      store.Operations // nil when the store has none
+	store    Store
 	cfg      *config.Config
 	logger   *slog.Logger
 	now      func() time.Time
@@ -79,7 +84,6 @@ func New(o Options) *Console {
 		pages:    mustParsePages(),
 		mux:      http.NewServeMux(),
 	}
-	c.ops, _ = o.Store.(store.Operations)
 
 	c.mux.Handle("GET /static/", staticHandler())
 	c.mux.HandleFunc("GET /{$}", c.home)

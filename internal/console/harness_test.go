@@ -20,10 +20,10 @@ import (
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/console"
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -61,7 +61,7 @@ destinations:
 type bundle struct {
 	driver string
 	url    string // the database's URL
-	store  store.Store
+	store  store.DB
 	cfg    *config.Config
 	srv    *httptest.Server
 	logs   *relayproc.Buffer
@@ -77,7 +77,7 @@ func setup(t testing.TB, driver testdb.Driver) *bundle {
 		t.Fatalf("parse test config: %v", err)
 	}
 	dbURL := driver.URL(t)
-	st, err := relay.OpenStore(ctx, dbURL, slog.New(slog.DiscardHandler))
+	st, err := storeopen.Open(ctx, dbURL, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,14 +15,13 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/store/postgres"
-	"github.com/hookrelay/hookrelay/internal/store/sqlite"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
 // testBundle is what an engine test works with: a real, migrated store.
 type testBundle struct {
-	store store.Store
+	store store.DB
 	queue store.Queue
 	reg   *prometheus.Registry
 }
@@ -43,19 +41,7 @@ func openBundle(t *testing.T, drv testdb.Driver) testBundle {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	url := drv.URL(t)
-	var (
-		st  store.Store
-		err error
-	)
-	switch drv.Name {
-	case "sqlite":
-		st, err = sqlite.Open(ctx, strings.TrimPrefix(url, "sqlite:"), nil)
-	case "postgres":
-		st, err = postgres.Open(ctx, url, postgres.Options{}, nil)
-	default:
-		t.Fatalf("unknown driver %q", drv.Name)
-	}
+	st, err := storeopen.Open(ctx, drv.URL(t), nil)
 	if err != nil {
 		t.Fatalf("open %s: %v", drv.Name, err)
 	}
@@ -63,11 +49,7 @@ func openBundle(t *testing.T, drv testdb.Driver) testBundle {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	q, ok := st.(store.Queue)
-	if !ok {
-		t.Skipf("the %s driver does not implement store.Queue yet", drv.Name)
-	}
-	return testBundle{store: st, queue: q, reg: prometheus.NewRegistry()}
+	return testBundle{store: st, queue: st, reg: prometheus.NewRegistry()}
 }
 
 // testDestination returns a push destination to url with short timings.

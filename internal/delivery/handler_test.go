@@ -56,11 +56,7 @@ func TestEngineHandlerOutcomes(t *testing.T) {
 			}
 			return nil
 		}
-		within, ok := b.store.(store.TxCompleter)
-		if !ok {
-			t.Fatalf("%T is no TxCompleter", b.store)
-		}
-		startEngine(t, Options{Queue: b.queue, Within: within, Registerer: b.reg,
+		startEngine(t, Options{Queue: b.queue, Within: b.store, Registerer: b.reg,
 			Destinations: []config.Destination{handlerDestination("h")}, Handlers: map[string]Handler{"h": handle}})
 
 		waitStatus(t, b.store, events[:1], "h", store.StatusDone, 10*time.Second)
@@ -89,8 +85,7 @@ func TestEngineHandlerOutcomes(t *testing.T) {
 func TestNewRejectsHandlerWithoutFunction(t *testing.T) {
 	t.Parallel()
 	eachDriver(t, func(t *testing.T, b testBundle) {
-		within, _ := b.store.(store.TxCompleter)
-		_, err := New(Options{Queue: b.queue, Within: within, Destinations: []config.Destination{handlerDestination("h")}})
+		_, err := New(Options{Queue: b.queue, Within: b.store, Destinations: []config.Destination{handlerDestination("h")}})
 		if err == nil {
 			t.Error("New accepted a handler destination without a handler")
 		}

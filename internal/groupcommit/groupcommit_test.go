@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
-func openStore(t *testing.T, driver testdb.Driver) store.Store {
+func openStore(t *testing.T, driver testdb.Driver) store.DB {
 	t.Helper()
 	ctx := context.Background()
-	st, err := relay.OpenStore(ctx, driver.URL(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	st, err := storeopen.Open(ctx, driver.URL(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // claimed ingests n events to billing and claims their deliveries.
-func claimed(t *testing.T, st store.Store, n int) (store.Queue, []store.Claim) {
+func claimed(t *testing.T, st store.DB, n int) (store.Queue, []store.Claim) {
 	t.Helper()
 	ctx := context.Background()
 	items := make([]store.IngestItem, n)
@@ -26,15 +26,14 @@ func claimed(t *testing.T, st store.Store, n int) (store.Queue, []store.Claim) {
 	if _, err := st.Ingest(ctx, items); err != nil {
 		t.Fatal(err)
 	}
-	q := st.(store.Queue)
-	cs, err := q.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: n, Lease: time.Minute, Now: time.Now().Add(time.Second)})
+	cs, err := st.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: n, Lease: time.Minute, Now: time.Now().Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cs) != n {
 		t.Fatalf("claimed %d deliveries, want %d", len(cs), n)
 	}
-	return q, cs
+	return st, cs
 }
 
 func done(c store.Claim) store.Completion {

@@ -105,14 +105,10 @@ func (l *Ledger) Undelivered(dest *Destination) int {
 }
 
 // WaitDrained waits until the destination has received every stored event
-// and the store holds no live delivery (pending, processing or failed) for
+// and ops holds no live delivery (pending, processing or failed) for
 // destination, or until ctx is done. It returns the destination's last
 // statistics.
-func (l *Ledger) WaitDrained(ctx context.Context, st store.Store, destination string, dest *Destination) (store.DestinationStats, error) {
-	ops, ok := st.(store.Operations)
-	if !ok {
-		return store.DestinationStats{}, fmt.Errorf("wait for the drain: %T has no statistics", st)
-	}
+func (l *Ledger) WaitDrained(ctx context.Context, ops store.Operations, destination string, dest *Destination) (store.DestinationStats, error) {
 	for {
 		s, err := ops.Stats(ctx, time.Now())
 		if err != nil {

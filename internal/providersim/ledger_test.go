@@ -13,7 +13,7 @@ import (
 
 // ledgerStore returns a migrated SQLite store holding, under source
 // "stripe", one event per entry of stored: provider id → hookrelay id.
-func ledgerStore(t *testing.T, stored map[string]string, body func(pid string) []byte) store.Store {
+func ledgerStore(t *testing.T, stored map[string]string, body func(pid string) []byte) store.DB {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, strings.TrimPrefix(testdb.SQLiteURL(t), "sqlite:"), nil)

@@ -26,10 +26,10 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -125,7 +125,7 @@ func setupProviders(t *testing.T, driver testdb.Driver, cases []providerCase) (s
 	t.Helper()
 	ctx := context.Background()
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	st, err := relay.OpenStore(ctx, driver.URL(t), logger)
+	st, err := storeopen.Open(ctx, driver.URL(t), logger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,10 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -31,7 +31,7 @@ const (
 
 type testBundle struct {
 	url       string
-	store     store.Store
+	store     store.DB
 	committer *groupcommit.Committer
 	tally     *receiver.Tally
 	now       time.Time
@@ -47,7 +47,7 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 	t.Helper()
 	ctx := context.Background()
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	st, err := relay.OpenStore(ctx, driver.URL(t), logger)
+	st, err := storeopen.Open(ctx, driver.URL(t), logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 	rejections := receiver.NewRejectionRecorder(st, receiver.RejectionOptions{}, metrics, logger)
 	t.Cleanup(rejections.Close)
 
-	tally := receiver.NewTally(st.(store.Operations), []string{"stripe", "slack", "nosecret"}, logger)
+	tally := receiver.NewTally(st, []string{"stripe", "slack", "nosecret"}, logger)
 	t.Cleanup(tally.Close)
 
 	b := &testBundle{store: st, committer: committer, tally: tally, now: time.Now()}
@@ -450,7 +450,7 @@ func TestTallyCountsOutcomes(t *testing.T) {
 			do(t, signedStripe(t, url, stripeSecret, stripeBody("evt_t1", "invoice.paid"), now))
 			do(t, signedStripe(t, url, "whsec_forged", stripeBody("evt_t3", "invoice.paid"), now))
 			b.tally.Close() // flushes
-			stats, err := b.store.(store.Operations).Stats(context.Background(), time.Now())
+			stats, err := b.store.Stats(context.Background(), time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

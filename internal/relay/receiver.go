@@ -9,7 +9,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // buildReceiver wires the ingest handler: the parts every reload shares
@@ -39,8 +38,7 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 }
 
 // newReceiver builds the ingest handler of cfg's sources and destinations
-// over the shared parts, with a tally of its own sources (nil when the
-// store counts nothing).
+// over the shared parts, with a tally of its own sources.
 func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.Tally, error) {
 	sources := make([]receiver.Source, 0, len(cfg.Sources))
 	for i, s := range cfg.Sources {
@@ -64,14 +62,11 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 		return nil, nil, fmt.Errorf("build router: %w", err)
 	}
 
-	var tally *receiver.Tally
-	if ops, ok := r.store.(store.Operations); ok {
-		names := make([]string, 0, len(cfg.Sources))
-		for _, s := range cfg.Sources {
-			names = append(names, s.Name)
-		}
-		tally = receiver.NewTally(ops, names, r.logger)
+	names := make([]string, 0, len(cfg.Sources))
+	for _, s := range cfg.Sources {
+		names = append(names, s.Name)
 	}
+	tally := receiver.NewTally(r.store, names, r.logger)
 
 	return receiver.New(receiver.Options{
 		Sources:          sources,

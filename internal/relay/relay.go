@@ -22,6 +22,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
 // Role selects which parts of hookrelay a process runs.
@@ -56,7 +57,7 @@ type Relay struct {
 	role   Role
 	logger *slog.Logger
 
-	store    store.Store
+	store    store.DB
 	registry *prometheus.Registry
 	// puller serves the claims and acks of pull destinations, in every
 	// role: every role serves the admin API.
@@ -89,7 +90,7 @@ type Relay struct {
 // New opens and migrates the store and builds the listeners' handlers. It
 // binds nothing yet; call Start.
 func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger) (*Relay, error) {
-	st, err := OpenStore(ctx, cfg.Database, logger)
+	st, err := storeopen.Open(ctx, cfg.Database, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 }
 
 // Store returns the relay's store.
-func (r *Relay) Store() store.Store { return r.store }
+func (r *Relay) Store() store.DB { return r.store }
 
 func (r *Relay) hasPushDestinations() bool {
 	for _, d := range r.cfg.Destinations {

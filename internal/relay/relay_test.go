@@ -17,6 +17,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -165,12 +166,12 @@ func TestIngestCountsReachStats(t *testing.T) {
 	if err := r.Shutdown(context.Background()); err != nil { // flushes the counts
 		t.Fatal(err)
 	}
-	st, err := relay.OpenStore(context.Background(), db, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	st, err := storeopen.Open(context.Background(), db, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	stats, err := st.(store.Operations).Stats(context.Background(), time.Now())
+	stats, err := st.Stats(context.Background(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/receiver"
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // retireAfter is how long a replaced receiver's tally keeps counting for
@@ -226,15 +225,14 @@ func (r *Relay) registerBacklog(cfg *config.Config) {
 		r.registry.Unregister(r.reload.backlog)
 		r.reload.backlog = nil
 	}
-	ops, ok := r.store.(store.Operations)
-	if !ok || len(cfg.Destinations) == 0 {
+	if len(cfg.Destinations) == 0 {
 		return
 	}
 	names := make([]string, 0, len(cfg.Destinations))
 	for _, d := range cfg.Destinations {
 		names = append(names, d.Name)
 	}
-	c := newBacklogCollector(ops, names, r.logger)
+	c := newBacklogCollector(r.store, names, r.logger)
 	if err := r.registry.Register(c); err != nil {
 		r.logger.Error("register backlog metrics", "error", fmt.Errorf("register: %w", err))
 		return

@@ -5,18 +5,13 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/retention"
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // startRetention runs the pruner that deletes finished events past the
 // configured retention, and returns the function that stops it.
 func (r *Relay) startRetention(ctx context.Context) (stop func()) {
-	ops, ok := r.store.(store.Operations)
-	if !ok {
-		return func() {}
-	}
 	p := retention.New(retention.Options{
-		Store:  ops,
+		Store:  r.store,
 		Done:   time.Duration(r.cfg.Retention.Done),
 		Dead:   time.Duration(r.cfg.Retention.Dead),
 		Logger: r.logger,

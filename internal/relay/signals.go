@@ -8,13 +8,12 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/receiver"
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // ingestSignals are the receiver's side of rotation status and alerting:
 // the secret-slot counter and the signature-failure alerts.
 type ingestSignals struct {
-	slots   *receiver.SlotCounter // nil when the store keeps no slot counts
+	slots   *receiver.SlotCounter
 	watch   *receiver.RejectionWatch
 	alerter *delivery.Alerter
 }
@@ -22,10 +21,7 @@ type ingestSignals struct {
 // newIngestSignals builds the slot counter and, when the config asks for
 // signature-failure alerts, the watch that raises them.
 func (r *Relay) newIngestSignals() *ingestSignals {
-	s := &ingestSignals{}
-	if sig, ok := r.store.(store.Signals); ok {
-		s.slots = receiver.NewSlotCounter(sig, r.logger)
-	}
+	s := &ingestSignals{slots: receiver.NewSlotCounter(r.store, r.logger)}
 	outcomes := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookrelay_signature_alerts_total",
 		Help: "Signature-failure alerts raised, by source and outcome (sent, failed, dropped).",
@@ -56,9 +52,7 @@ func (s *ingestSignals) close() {
 	if s == nil {
 		return
 	}
-	if s.slots != nil {
-		s.slots.Close()
-	}
+	s.slots.Close()
 	if s.alerter != nil {
 		s.alerter.Stop()
 	}

@@ -1,41 +1,10 @@
 package relay
 
 import (
-	"context"
-	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
-	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/store/postgres"
-	"github.com/hookrelay/hookrelay/internal/store/sqlite"
 )
-
-// OpenStore opens the database named by a config's database URL:
-// "sqlite:PATH" or "postgres://…". It does not migrate.
-func OpenStore(ctx context.Context, url string, logger *slog.Logger) (store.Store, error) {
-	switch {
-	case strings.HasPrefix(url, "sqlite:"):
-		path := strings.TrimPrefix(url, "sqlite:")
-		if err := checkSQLitePath(path); err != nil {
-			return nil, err
-		}
-		s, err := sqlite.Open(ctx, path, logger)
-		if err != nil {
-			return nil, fmt.Errorf("database sqlite:%s: %w", path, err)
-		}
-		return s, nil
-	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		s, err := postgres.Open(ctx, url, postgres.Options{}, logger)
-		if err != nil {
-			return nil, fmt.Errorf("open postgres: %w", err)
-		}
-		return s, nil
-	default:
-		return nil, fmt.Errorf("open store: unsupported database URL (want sqlite:PATH or postgres://…)")
-	}
-}
 
 // commitOptions fits group commit to the driver. SQLite has one writer:
 // two committers let one batch's statements run while the previous batch

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/delivery"
-	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // startDelivery runs the delivery engine for the configured push and
@@ -15,20 +14,15 @@ import (
 // commit gave it work; stop cancels the engine and waits until the attempts
 // in flight have finished and recorded their outcomes.
 func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string), stop func(), err error) {
-	q, ok := r.store.(store.Queue)
-	if !ok {
-		return nil, nil, fmt.Errorf("start delivery: the %T store has no delivery queue", r.store)
-	}
 	var push []config.Destination
 	for _, d := range r.cfg.Destinations {
 		if !d.Pull {
 			push = append(push, d)
 		}
 	}
-	within, _ := r.store.(store.TxCompleter) // checked by delivery.New when a handler needs it
 	claimers, outcomes := deliveryOptions(r.cfg.Database)
 	eng, err := delivery.New(delivery.Options{
-		Queue:        q,
+		Queue:        r.store,
 		Destinations: push,
 		AlertURL:     r.cfg.Alerts.URL,
 		Logger:       r.logger,
@@ -36,7 +30,7 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 		Claimers:     claimers,
 		Outcomes:     outcomes,
 		Handlers:     r.handlers,
-		Within:       within,
+		Within:       r.store,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("start delivery: %w", err)
@@ -59,14 +53,9 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 	return eng.Wake, stop, nil
 }
 
-// newPuller returns the Puller of the pull destinations, or nil when the
-// store has no delivery queue. Its dead letters raise the alert and the
+// newPuller returns the Puller of the pull destinations. Its dead letters raise the alert and the
 // metrics the engine's do, on the same registry.
 func (r *Relay) newPuller() (*delivery.Puller, error) {
-	q, ok := r.store.(store.Queue)
-	if !ok {
-		return nil, nil
-	}
 	var pull []string
 	for _, d := range r.cfg.Destinations {
 		if d.Pull {
@@ -74,7 +63,7 @@ func (r *Relay) newPuller() (*delivery.Puller, error) {
 		}
 	}
 	p, err := delivery.NewPuller(delivery.PullerOptions{
-		Queue:        q,
+		Queue:        r.store,
 		Events:       r.store,
 		Destinations: pull,
 		AlertURL:     r.cfg.Alerts.URL,

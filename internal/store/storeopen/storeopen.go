@@ -1,0 +1,43 @@
+// Package storeopen opens the storage driver a database URL names. It is
+// the one place that imports both drivers, so that a program or a test that
+// needs a store imports this package rather than the code that assembles a
+// relay.
+package storeopen
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/postgres"
+	"github.com/hookrelay/hookrelay/internal/store/sqlite"
+)
+
+// Open opens the database named by a config's database URL: "sqlite:PATH"
+// or "postgres://…" ("postgresql://…"). It does not migrate. A SQLite path
+// that cannot hold a database is refused with one sentence that names the
+// path and what to change.
+func Open(ctx context.Context, url string, logger *slog.Logger) (store.DB, error) {
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		path := strings.TrimPrefix(url, "sqlite:")
+		if err := checkSQLitePath(path); err != nil {
+			return nil, err
+		}
+		s, err := sqlite.Open(ctx, path, logger)
+		if err != nil {
+			return nil, fmt.Errorf("database sqlite:%s: %w", path, err)
+		}
+		return s, nil
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		s, err := postgres.Open(ctx, url, postgres.Options{}, logger)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		return s, nil
+	default:
+		return nil, fmt.Errorf("open store: unsupported database URL (want sqlite:PATH or postgres://…)")
+	}
+}
