@@ -14,16 +14,11 @@ import (
 	"github.com/hookrelay/hookrelay/internal/delivery"
 )
 
-// Bounds of a claim's query; the lease's bounds are the Puller's.
+// Bounds of a claim's query; those of its lease are delivery.ClaimLease's.
 const (
-	// ClaimLease, MinClaimLease and MaxClaimLease bound the lease a claim
-	// may ask for (see delivery.ClaimLease).
-	ClaimLease    = delivery.ClaimLease
-	MinClaimLease = delivery.MinClaimLease
-	MaxClaimLease = delivery.MaxClaimLease
-	maxClaimWait  = 60 * time.Second
-	defaultMax    = 10
-	maxMax        = 100
+	maxClaimWait = 60 * time.Second
+	defaultMax   = 10
+	maxMax       = 100
 )
 
 // claim answers POST /api/v1/destinations/{name}/claim: it leases up to max
@@ -111,15 +106,16 @@ func waitParam(v string) (time.Duration, error) {
 	return min(d, maxClaimWait), nil
 }
 
-// leaseParam reads a claim's lease: a duration within [MinClaimLease,
-// MaxClaimLease], ClaimLease when absent.
+// leaseParam reads a claim's lease: a duration within
+// [delivery.MinClaimLease, delivery.MaxClaimLease], delivery.ClaimLease
+// when absent.
 func leaseParam(v string) (time.Duration, error) {
 	if v == "" {
-		return ClaimLease, nil
+		return delivery.ClaimLease, nil
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil || d < MinClaimLease || d > MaxClaimLease {
-		return 0, badRequest("lease: want a duration from %s to %s, got %q", MinClaimLease, MaxClaimLease, v)
+	if err != nil || d < delivery.MinClaimLease || d > delivery.MaxClaimLease {
+		return 0, badRequest("lease: want a duration from %s to %s, got %q", delivery.MinClaimLease, delivery.MaxClaimLease, v)
 	}
 	return d, nil
 }

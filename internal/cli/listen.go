@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/delivery"
 )
 
 // Timings of `hookrelay listen`.
@@ -59,7 +60,7 @@ func runListen(ctx context.Context, env Env, args []string) error {
 	fs.StringVar(&lc.forwardTo, "forward-to", "", "the local URL each event is POSTed to (required), e.g. http://localhost:3000/webhooks")
 	fs.IntVar(&lc.max, "max", 10, "deliveries claimed at once, 1 to 100")
 	fs.DurationVar(&lc.wait, "wait", 30*time.Second, "how long one claim waits for an event, at most 60s")
-	fs.DurationVar(&lc.lease, "lease", adminapi.ClaimLease, "how long the relay holds a claimed event for this listener before handing it out again (20s to 10m)")
+	fs.DurationVar(&lc.lease, "lease", delivery.ClaimLease, "how long the relay holds a claimed event for this listener before handing it out again (20s to 10m)")
 	fs.BoolVar(&lc.printJSON, "print-json", false, "print each event as one JSON line (headers and body) on standard output and acknowledge it, instead of forwarding it: fixtures with a consumer token")
 	source := fs.String("source", "", "not supported: set sources: on the destination in the relay's config")
 	typ := fs.String("type", "", "not supported: set types: on the destination in the relay's config")
@@ -117,7 +118,7 @@ func runListen(ctx context.Context, env Env, args []string) error {
 		out:   env.Stdout,
 		lines: env.Stdout,
 		log:   env.Stderr,
-		local: &http.Client{Timeout: listenForwardTimeout, CheckRedirect: listenNoRedirects},
+		local: &http.Client{Timeout: listenForwardTimeout, CheckRedirect: delivery.NoRedirects},
 	}
 	to := "forwarding to " + lc.forwardTo
 	if lc.printJSON {
@@ -149,8 +150,8 @@ func (lc listenConfig) check(source, typ string) error {
 	if lc.wait <= 0 || lc.wait > time.Minute {
 		return fmt.Errorf("%w: --wait %s: want more than 0 and at most 60s", errUsage, lc.wait)
 	}
-	if lc.lease < adminapi.MinClaimLease || lc.lease > adminapi.MaxClaimLease {
-		return fmt.Errorf("%w: --lease %s: want %s to %s", errUsage, lc.lease, adminapi.MinClaimLease, adminapi.MaxClaimLease)
+	if lc.lease < delivery.MinClaimLease || lc.lease > delivery.MaxClaimLease {
+		return fmt.Errorf("%w: --lease %s: want %s to %s", errUsage, lc.lease, delivery.MinClaimLease, delivery.MaxClaimLease)
 	}
 	return nil
 }
@@ -161,10 +162,6 @@ func orName(dest string) string {
 	}
 	return dest
 }
-
-// listenNoRedirects makes a redirect the answer, as a push destination's is:
-// it is acknowledged as a failure, never followed.
-func listenNoRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // listener runs one `hookrelay listen`.
 type listener struct {
@@ -273,7 +270,9 @@ func (l *listener) forward(ctx context.Context, d adminapi.ClaimedDelivery) forw
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()
 	f := forwarded{status: resp.StatusCode, duration: time.Since(start), snippet: string(snippet)}
-	f.outcome, f.err = listenOutcome(resp.StatusCode, resp.Header)
+	// The relay's retry policy ignores a consumer's Retry-After.
+	v := delivery.ReadAnswer(resp.StatusCode, resp.Header, time.Now())
+	f.outcome, f.err = string(v.Outcome), v.Reason
 	return f
 }
 
@@ -287,22 +286,6 @@ func listenHeaders(h http.Header, delivered map[string]string) {
 		}
 		h.Set(k, v)
 	}
-}
-
-// listenOutcome classifies a local answer as a push destination's is: 2xx
-// is done, or skipped with "hookrelay-outcome: skipped"; anything else is
-// failed, with the reason.
-func listenOutcome(status int, h http.Header) (outcome, reason string) {
-	switch {
-	case status >= 200 && status < 300:
-		if strings.EqualFold(strings.TrimSpace(h.Get("Hookrelay-Outcome")), "skipped") {
-			return adminapi.OutcomeSkipped, ""
-		}
-		return adminapi.OutcomeDone, ""
-	case status >= 300 && status < 400:
-		return adminapi.OutcomeFailed, fmt.Sprintf("status %d: redirect not followed", status)
-	}
-	return adminapi.OutcomeFailed, fmt.Sprintf("status %d", status)
 }
 
 // listenTransportError says why the local server gave no answer, without

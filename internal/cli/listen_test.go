@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/delivery"
 )
 
 func TestListenConfigCheck(t *testing.T) {
@@ -52,34 +53,6 @@ func TestListenConfigCheck(t *testing.T) {
 				t.Fatalf("check = %v, want a usage error containing %q", err, tt.wantContains)
 			}
 		})
-	}
-}
-
-func TestListenOutcome(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		status      int
-		outcome     string
-		wantOutcome string
-		wantReason  string
-	}{
-		{200, "", "done", ""},
-		{204, "", "done", ""},
-		{202, " Skipped ", "skipped", ""},
-		{409, "skipped", "failed", "status 409"},
-		{302, "", "failed", "status 302: redirect not followed"},
-		{500, "", "failed", "status 500"},
-		{404, "", "failed", "status 404"},
-	}
-	for _, tt := range tests {
-		h := http.Header{}
-		if tt.outcome != "" {
-			h.Set("hookrelay-outcome", tt.outcome)
-		}
-		outcome, reason := listenOutcome(tt.status, h)
-		if outcome != tt.wantOutcome || reason != tt.wantReason {
-			t.Errorf("listenOutcome(%d, %q) = %q, %q; want %q, %q", tt.status, tt.outcome, outcome, reason, tt.wantOutcome, tt.wantReason)
-		}
 	}
 }
 
@@ -211,7 +184,7 @@ func TestListenForward(t *testing.T) {
 			"Hookrelay-Event-Id": "evt_1", "Content-Length": "3", "Host": "evil.example",
 		},
 	}
-	l := &listener{local: &http.Client{Timeout: listenForwardTimeout, CheckRedirect: listenNoRedirects}}
+	l := &listener{local: &http.Client{Timeout: listenForwardTimeout, CheckRedirect: delivery.NoRedirects}}
 	l.cfg.forwardTo = srv.URL + "/hooks"
 	f := l.forward(context.Background(), d)
 	if f.status != 202 || f.outcome != adminapi.OutcomeSkipped || f.err != "" {

@@ -66,7 +66,7 @@ func newAlerter(url string, logger *slog.Logger, m *metrics) *alerter {
 		url: url,
 		client: &http.Client{
 			Timeout:       alertTimeout,
-			CheckRedirect: noRedirects,
+			CheckRedirect: NoRedirects,
 		},
 		delays:  alertRetryDelays,
 		queue:   make(chan queuedAlert, alertQueueSize),

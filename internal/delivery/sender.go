@@ -95,7 +95,7 @@ func NewSender(t Target, timeout time.Duration, conns int, now func() time.Time)
 		client: &http.Client{
 			Transport:     tr,
 			Timeout:       timeout,
-			CheckRedirect: noRedirects,
+			CheckRedirect: NoRedirects,
 		},
 	}
 }
@@ -132,18 +132,8 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 	_, _ = io.CopyN(io.Discard, resp.Body, drainLimit)
 	_ = resp.Body.Close()
 
-	switch code := resp.StatusCode; {
-	case code >= 200 && code < 300:
-		res.Outcome = store.StatusDone
-		if strings.EqualFold(strings.TrimSpace(resp.Header.Get(HeaderOutcome)), "skipped") {
-			res.Outcome = store.StatusSkipped
-		}
-	case code >= 300 && code < 400:
-		res.Error = fmt.Sprintf("status %d: redirect not followed", code)
-	default:
-		res.Error = fmt.Sprintf("status %d", code)
-		res.RetryAfter = ParseRetryAfter(resp.Header.Get("Retry-After"), s.now())
-	}
+	v := ReadAnswer(resp.StatusCode, resp.Header, s.now())
+	res.Outcome, res.Error, res.RetryAfter = v.Outcome, v.Reason, v.RetryAfter
 	return res
 }
 
@@ -175,11 +165,6 @@ func readSnippet(body io.Reader) []byte {
 	}
 	return bytes.Clone(buf[:n])
 }
-
-// noRedirects is the CheckRedirect of hookrelay's clients: a redirect is the
-// answer, not an instruction, so it is recorded as a failure and never
-// followed.
-func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // absoluteHTTP reports whether s is an absolute http or https URL.
 func absoluteHTTP(s string) bool {
