@@ -372,6 +372,10 @@ func TestNewRejects(t *testing.T) {
 	t.Parallel()
 	ok := testDestination("d", "http://127.0.0.1:1/")
 	noURL := testDestination("d", "")
+	noTimeout := testDestination("d", "http://127.0.0.1:1/")
+	noTimeout.Timeout = 0
+	noConcurrency := testDestination("d", "http://127.0.0.1:1/")
+	noConcurrency.Concurrency = 0
 	pull := testDestination("p", "")
 	pull.Pull = true
 	tests := []struct {
@@ -381,6 +385,8 @@ func TestNewRejects(t *testing.T) {
 		{name: "no queue", o: Options{}},
 		{name: "bad url", o: Options{Queue: nopQueue{}, Destinations: []config.Destination{noURL}}},
 		{name: "twice", o: Options{Queue: nopQueue{}, Destinations: []config.Destination{ok, ok}}},
+		{name: "no timeout", o: Options{Queue: nopQueue{}, Destinations: []config.Destination{noTimeout}}},
+		{name: "no concurrency", o: Options{Queue: nopQueue{}, Destinations: []config.Destination{noConcurrency}}},
 		{name: "bad alert url", o: Options{Queue: nopQueue{}, AlertURL: "mailto:ops@example.com"}},
 	}
 	for _, tt := range tests {

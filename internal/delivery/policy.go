@@ -103,18 +103,11 @@ func ParseRetryAfter(v string, now time.Time) time.Duration {
 }
 
 // PolicyFor returns the retry policy of a configured destination, push or
-// pull, with the defaults for what it leaves unset.
+// pull. The config has applied its defaults already: what d holds is used
+// as it is.
 func PolicyFor(d config.Destination) Policy {
-	def := config.DefaultDestination()
 	p := Policy{MaxAttempts: d.MaxAttempts, Jitter: DefaultJitter}
-	if p.MaxAttempts < 1 {
-		p.MaxAttempts = def.MaxAttempts
-	}
-	backoff := d.Backoff
-	if len(backoff) == 0 {
-		backoff = def.Backoff
-	}
-	for _, b := range backoff {
+	for _, b := range d.Backoff {
 		p.Backoff = append(p.Backoff, b.Std())
 	}
 	return p

@@ -58,17 +58,17 @@ type worker struct {
 }
 
 func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) {
-	def := config.DefaultDestination()
+	// The config has applied its defaults and checked them: d's settings
+	// are used as they are, and refused when they cannot work.
 	if !absoluteHTTP(d.URL) {
 		return nil, errors.New("url is not an absolute http(s) URL")
 	}
-	timeout := d.Timeout.Std()
+	timeout, concurrency := d.Timeout.Std(), d.Concurrency
 	if timeout <= 0 {
-		timeout = def.Timeout.Std()
+		return nil, fmt.Errorf("timeout %s is not above zero", timeout)
 	}
-	concurrency := d.Concurrency
 	if concurrency < 1 {
-		concurrency = def.Concurrency
+		return nil, fmt.Errorf("concurrency %d is less than 1", concurrency)
 	}
 	w := &worker{
 		engine:      e,
