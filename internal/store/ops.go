@@ -63,6 +63,17 @@ type ReplayRequest struct {
 	// Actor names who asked (the token's name), for the audit row.
 	Actor string
 	Now   time.Time
+	// MaxBatch, when positive, bounds the deliveries of one batch below
+	// the driver's own size, for finer progress.
+	MaxBatch int
+	// Progress, when set, is called after each batch that committed with
+	// the totals so far and the id of the last event the walk reached:
+	// the walk goes in event id order, so every selected delivery of an
+	// event up to that id has been counted, and none after it. An error
+	// from it stops the walk there, between two batches, so that what
+	// was re-armed is exactly what it was last told; Replay then writes
+	// the audit row and returns the result so far with that error.
+	Progress func(done ReplayResult, lastEventID string) error
 }
 
 // ReplayResult counts delivery rows.
@@ -134,8 +145,9 @@ type Operations interface {
 	// batches of one transaction each, so that ingest goes on between
 	// two, and never reads an event's body. It writes an audit row (also
 	// for a dry run, which changes nothing else and reports Rearmed 0);
-	// when a batch fails after others were re-armed, the row records what
-	// was and the error is returned.
+	// when a batch fails after others were re-armed (or ctx ends between
+	// two), the row records what was and that result is returned with
+	// the error.
 	Replay(ctx context.Context, req ReplayRequest) (ReplayResult, error)
 
 	// BackfillCandidates returns up to limit events received in [since,

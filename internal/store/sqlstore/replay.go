@@ -48,15 +48,21 @@ type ReplayDriver interface {
 }
 
 // RunReplay replays req's selection through d in batches of batch
-// deliveries, then writes the audit row. When a batch fails after others
-// were re-armed, the audit row records what was, and the error is
-// returned.
+// deliveries (req.MaxBatch when smaller), telling req.Progress after each,
+// then writes the audit row. When a batch fails after others were
+// re-armed, the audit row records what was, and the error is returned.
+// When req.Progress stops the walk, the result so far is returned with
+// its error.
 func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, batch int) (store.ReplayResult, error) {
 	var (
-		res   store.ReplayResult
-		after ReplayKey
-		err   error
+		res     store.ReplayResult
+		after   ReplayKey
+		err     error
+		stopped bool
 	)
+	if req.MaxBatch > 0 {
+		batch = min(batch, req.MaxBatch)
+	}
 	for {
 		b, berr := d.ReplayBatch(ctx, after, batch, req.DryRun)
 		if berr != nil {
@@ -70,12 +76,18 @@ func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, bat
 		} else {
 			res.Matched += b.Rearmed + b.InFlight
 		}
+		if req.Progress != nil && b.Selected > 0 {
+			if err = req.Progress(res, b.Last.EventID); err != nil {
+				stopped = true
+				break
+			}
+		}
 		if b.Selected < batch {
 			break
 		}
 		after = b.Last
 	}
-	if err != nil && res.Rearmed == 0 {
+	if err != nil && res.Rearmed == 0 && !stopped {
 		return store.ReplayResult{}, err
 	}
 	if aerr := d.ReplayAudit(context.WithoutCancel(ctx), res); aerr != nil {

@@ -91,6 +91,7 @@ var tests = []conformanceTest{
 	{"ReplayRearms", testReplayRearms},
 	{"ReplayDeliveryFilter", testReplayDeliveryFilter},
 	{"ReplayNothing", testReplayNothing},
+	{"ReplayProgress", testReplayProgress},
 	{"BackfillCandidates", testBackfillCandidates},
 	{"CreateDeliveriesOnce", testCreateDeliveries},
 	{"StatsEmpty", testStatsEmpty},
