@@ -16,6 +16,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
@@ -187,7 +188,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 		return row, nil, err
 	}
 	defer func() {
-		if err := p.stop(40 * time.Second); err != nil {
+		if err := p.Stop(40 * time.Second); err != nil {
 			fmt.Fprintf(stderr, "%s: relay did not exit 0: %v\n", driver, err)
 		}
 	}()
@@ -284,7 +285,7 @@ func destinationName(i int) string {
 // timeDrain waits until the destination has received every prepared
 // delivery and the relay's stats count them all done, and fills row with
 // the time from the first delivery's arrival to that count.
-func timeDrain(ctx context.Context, p *relayProc, dest *noopDestination, token string, timeout time.Duration, row *drainRow) error {
+func timeDrain(ctx context.Context, p *relayproc.Relay, dest *noopDestination, token string, timeout time.Duration, row *drainRow) error {
 	deadline := time.Now().Add(timeout)
 	want := row.Deliveries
 	for dest.received.Load() < want {
@@ -295,7 +296,7 @@ func timeDrain(ctx context.Context, p *relayProc, dest *noopDestination, token s
 	var done int64
 	for {
 		var err error
-		if done, err = doneDeliveries(ctx, p.cfg.AdminListen, token); err != nil {
+		if done, err = doneDeliveries(ctx, p.Options.Admin, token); err != nil {
 			return fmt.Errorf("drain: %w", err)
 		}
 		if done >= want {
@@ -318,7 +319,7 @@ func timeDrain(ctx context.Context, p *relayProc, dest *noopDestination, token s
 
 // pause sleeps d, or fails when ctx ends, the relay exits, or the deadline
 // has passed.
-func pause(ctx context.Context, p *relayProc, deadline time.Time, d time.Duration) error {
+func pause(ctx context.Context, p *relayproc.Relay, deadline time.Time, d time.Duration) error {
 	if time.Now().After(deadline) {
 		return fmt.Errorf("not finished by the deadline")
 	}
@@ -326,7 +327,7 @@ func pause(ctx context.Context, p *relayProc, deadline time.Time, d time.Duratio
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-p.Done():
-		return fmt.Errorf("relay exited: %v; log:\n%s", p.Err(), tail(p.logPath, 20))
+		return fmt.Errorf("relay exited: %v; log:\n%s", p.Err(), p.Tail(20))
 	case <-time.After(d):
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 // arrivalWait bounds how long the latency measurement waits for the last
@@ -21,7 +22,7 @@ const arrivalWait = 10 * time.Second
 // time from each 200 answer to the destination's receipt of the event. An
 // event may arrive before its answer reaches the client; its latency is
 // then negative.
-func measureLatency(ctx context.Context, p *relayProc, dest *noopDestination, secret string, f deliverFlags) (latencyRow, error) {
+func measureLatency(ctx context.Context, p *relayproc.Relay, dest *noopDestination, secret string, f deliverFlags) (latencyRow, error) {
 	row := latencyRow{Events: f.latencyEvents, Gap: f.latencyGap, Load: loadAverage()}
 	feed, err := loadgen.NewStripeFeed(secret, f.body)
 	if err != nil {
@@ -43,7 +44,7 @@ func measureLatency(ctx context.Context, p *relayProc, dest *noopDestination, se
 			case <-time.After(wait):
 			}
 		}
-		status, err := postOne(ctx, client, p.ingestURL(), stream.Request(int64(i)))
+		status, err := postOne(ctx, client, p.IngestURL("stripe"), stream.Request(int64(i)))
 		if err != nil || status != http.StatusOK {
 			row.Refused++
 			continue

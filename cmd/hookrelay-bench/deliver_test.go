@@ -13,6 +13,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
 func TestParseDeliverFlags(t *testing.T) {
@@ -124,8 +125,8 @@ func TestDeliverConfigLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "hookrelay.yaml")
-	c := relayConfig{Database: "sqlite:" + filepath.Join(dir, "x.db"), Listen: "127.0.0.1:0", AdminListen: "127.0.0.1:0", LogLevel: "warn", Extra: extra}
-	if err := writeConfig(path, c); err != nil {
+	c := relayConfig{Database: "sqlite:" + filepath.Join(dir, "x.db"), LogLevel: "warn", Extra: extra}
+	if err := os.WriteFile(path, []byte(relayproc.ConfigYAML(c.Database, "127.0.0.1:0", "127.0.0.1:0", c.yaml())), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := config.Load(path, func(name string) string {

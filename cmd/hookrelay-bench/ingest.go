@@ -143,7 +143,7 @@ func runNoopTarget(ctx context.Context, load func(string) (loadgen.Result, error
 		return ingestRow{}, err
 	}
 	res, err := load("http://" + addr + "/webhooks/stripe")
-	stopErr := p.stop(10 * time.Second)
+	stopErr := p.Stop(10 * time.Second)
 	if err != nil {
 		return ingestRow{}, err
 	}
@@ -171,9 +171,9 @@ func runRelayTarget(ctx context.Context, f ingestFlags, binary, dir, driver, lev
 	if err != nil {
 		return ingestRow{}, err
 	}
-	res, err := load(p.ingestURL())
-	commits, scrapeErr := scrapeCommitStats(ctx, p.cfg.AdminListen)
-	stopErr := p.stop(40 * time.Second)
+	res, err := load(p.IngestURL("stripe"))
+	commits, scrapeErr := scrapeCommitStats(ctx, p.Options.Admin)
+	stopErr := p.Stop(40 * time.Second)
 	if err != nil {
 		return ingestRow{}, err
 	}
@@ -184,7 +184,7 @@ func runRelayTarget(ctx context.Context, f ingestFlags, binary, dir, driver, lev
 		row.Problems = append(row.Problems, "note: "+scrapeErr.Error())
 	}
 	if stopErr != nil {
-		row.Problems = append(row.Problems, fmt.Sprintf("relay did not exit 0 on SIGTERM: %v; log:\n%s", stopErr, tail(p.logPath, 10)))
+		row.Problems = append(row.Problems, fmt.Sprintf("relay did not exit 0 on SIGTERM: %v; log:\n%s", stopErr, p.Tail(10)))
 	}
 	stored, err := db.CountEvents(context.WithoutCancel(ctx))
 	if err != nil {

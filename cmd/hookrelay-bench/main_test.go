@@ -34,7 +34,8 @@ func TestRunExitCodes(t *testing.T) {
 		{name: "bad log level", args: []string{"ingest", "--log-levels", "loud"}, want: 2, wantErr: "log level"},
 		{name: "zero senders", args: []string{"ingest", "--senders", "0"}, want: 2, wantErr: "positive"},
 		{name: "stray argument", args: []string{"ingest", "extra"}, want: 2, wantErr: "unexpected argument"},
-		{name: "bad memory body", args: []string{"memory", "--body", "lots"}, want: 2, wantErr: "--body"},
+		{name: "bad memory body", args: []string{"memory", "--body", "lots"}, want: 2, wantErr: `flag -body: invalid size "lots"`},
+		{name: "zero memory body", args: []string{"memory", "--body", "0"}, want: 2, wantErr: "--body and --max-body must be positive"},
 		{name: "flag help", args: []string{"memory", "-h"}, want: 0, wantErr: "-concurrency"},
 	}
 	for _, tt := range tests {

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/loadgen"
 	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
@@ -39,9 +39,11 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	fs := newFlagSet("memory", stderr)
 	driver := fs.String("driver", "sqlite", "sqlite or postgres")
 	concurrency := fs.Int("concurrency", 256, "posts sent at once per round")
-	bodyFlag := fs.String("body", "1MiB", "body size (B, KiB or MiB)")
+	body := config.MiB
+	fs.TextVar(&body, "body", body, "body size, as the config writes sizes: 2048, 512KiB, 1MiB (MB is 10^6 bytes)")
 	rounds := fs.Int("rounds", 3, "rounds of concurrent posts")
-	maxBody := fs.String("max-body", "2MiB", "the source's max_body in the relay's config")
+	maxBody := 2 * config.MiB
+	fs.TextVar(&maxBody, "max-body", maxBody, "the source's max_body in the relay's config")
 	deadline := fs.Duration("deadline", 60*time.Second, "how long one round may retry shed posts")
 	pgURL := fs.String("postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which a scratch database is created and dropped")
 	binary := fs.String("binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
@@ -50,9 +52,8 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	body, err := parseSize(*bodyFlag)
-	if err != nil || body <= 0 {
-		return fmt.Errorf("%w: --body %q: want a size such as 1MiB", errUsage, *bodyFlag)
+	if body <= 0 || maxBody <= 0 {
+		return fmt.Errorf("%w: --body and --max-body must be positive", errUsage)
 	}
 	if *driver != "sqlite" && *driver != "postgres" {
 		return fmt.Errorf("%w: --driver must be sqlite or postgres", errUsage)
@@ -80,26 +81,26 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		}
 	}()
 	secret := randomSecret()
-	feed, err := loadgen.NewStripeFeed(secret, body)
+	feed, err := loadgen.NewStripeFeed(secret, int(body))
 	if err != nil {
 		return err
 	}
-	p, err := startRelay(ctx, bin, dir, "memory", relayConfig{Database: db.URL(), LogLevel: "warn", MaxBody: *maxBody}, secret)
+	p, err := startRelay(ctx, bin, dir, "memory", relayConfig{Database: db.URL(), LogLevel: "warn", MaxBody: maxBody}, secret)
 	if err != nil {
 		return err
 	}
-	rep := &memoryReport{Driver: *driver, Concurrency: *concurrency, Body: body}
+	rep := &memoryReport{Driver: *driver, Concurrency: *concurrency, Body: int(body)}
 	sampler := sampleRSS(p.Pid(), 20*time.Millisecond)
 	client := loadgen.NewClient(*concurrency)
 	for r := range *rounds {
 		fmt.Fprintf(stderr, "round %d: %d posts of %d bytes\n", r+1, *concurrency, feed.Size())
 		res, err := loadgen.Burst(ctx, loadgen.BurstOptions{
-			URL: p.ingestURL(), Concurrency: *concurrency, First: int64(r * *concurrency),
+			URL: p.IngestURL("stripe"), Concurrency: *concurrency, First: int64(r * *concurrency),
 			Feed: feed, Deadline: *deadline, Client: client,
 		})
 		if err != nil {
 			sampler.Stop()
-			_ = p.stop(40 * time.Second)
+			_ = p.Stop(40 * time.Second)
 			return err
 		}
 		rep.Rounds = append(rep.Rounds, res)
@@ -110,8 +111,8 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	if _, hwm, err := relayproc.Memory(p.Pid()); err == nil {
 		rep.HWM = hwm
 	}
-	if err := p.stop(40 * time.Second); err != nil {
-		rep.Problems = append(rep.Problems, fmt.Sprintf("relay did not exit 0 on SIGTERM: %v; log:\n%s", err, tail(p.logPath, 10)))
+	if err := p.Stop(40 * time.Second); err != nil {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("relay did not exit 0 on SIGTERM: %v; log:\n%s", err, p.Tail(10)))
 	}
 	rep.Stored = -1
 	if stored, err := db.CountEvents(context.WithoutCancel(ctx)); err != nil {
@@ -180,25 +181,3 @@ func withoutShed(statuses map[int]int64) map[int]int64 {
 
 // mib formats a byte count in MiB.
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
-
-// parseSize reads a byte size: a whole number with an optional unit B,
-// KiB or MiB (KB and MB are taken as the same powers of two).
-func parseSize(s string) (int, error) {
-	units := []struct {
-		suffix string
-		mult   int
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"B", 1}}
-	s = strings.TrimSpace(s)
-	mult := 1
-	for _, u := range units {
-		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, mult = strings.TrimSpace(rest), u.mult
-			break
-		}
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("parse size: %w", err)
-	}
-	return n * mult, nil
-}

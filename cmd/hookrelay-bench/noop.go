@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/relayproc"
@@ -55,49 +54,21 @@ func runNoop(ctx context.Context, stdout, stderr io.Writer, args []string) error
 	return nil
 }
 
-// childProc is a child process started by the benchmark.
-type childProc struct {
-	*relayproc.Proc
-}
-
-// stop sends SIGTERM and waits up to timeout for the child to exit; it
-// kills it after that. It returns an error unless the child exited 0.
-func (p *childProc) stop(timeout time.Duration) error {
-	if p.Exited() {
-		return p.exitErr("exited early")
-	}
-	if err := p.Signal(syscall.SIGTERM, timeout); errors.Is(err, relayproc.ErrStillRunning) {
-		p.Kill()
-		return fmt.Errorf("still running %v after SIGTERM; killed", timeout)
-	} else if err != nil {
-		return err
-	}
-	return p.exitErr("exited")
-}
-
-func (p *childProc) exitErr(what string) error {
-	if err := p.Err(); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	return nil
-}
-
 // startNoop runs this program's noop command as a child process and returns
 // it with the address it serves.
-func startNoop(ctx context.Context) (*childProc, string, error) {
+func startNoop(ctx context.Context) (*relayproc.Proc, string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, "", fmt.Errorf("find own executable: %w", err)
 	}
 	first := &firstLine{line: make(chan string, 1)}
-	proc, err := relayproc.Start(relayproc.Options{
+	p, err := relayproc.Start(relayproc.Options{
 		Binary: self, Args: []string{"noop", "--listen", "127.0.0.1:0"},
 		Output: first, Stderr: os.Stderr,
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("start noop: %w", err)
 	}
-	p := &childProc{Proc: proc}
 	select {
 	case addr := <-first.line:
 		return p, addr, nil

@@ -33,19 +33,19 @@ func TestStartNoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(addr, "127.0.0.1:") {
-		_ = p.stop(5 * time.Second)
+		_ = p.Stop(5 * time.Second)
 		t.Fatalf("address %q is not on 127.0.0.1", addr)
 	}
 	resp, err := http.Post("http://"+addr+"/webhooks/stripe", "application/json", bytes.NewReader([]byte(`{"id":"evt_1"}`)))
 	if err != nil {
-		_ = p.stop(5 * time.Second)
+		_ = p.Stop(5 * time.Second)
 		t.Fatal(err)
 	}
 	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("status %d, want 200", resp.StatusCode)
 	}
-	if err := p.stop(5 * time.Second); err != nil {
+	if err := p.Stop(5 * time.Second); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
 }

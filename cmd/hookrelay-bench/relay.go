@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/relayproc"
 )
 
@@ -28,89 +28,37 @@ func relayBinary(ctx context.Context, stderr io.Writer, dir, given string) (stri
 
 // relayConfig is what a benchmark sets in the relay's config file.
 type relayConfig struct {
-	Database    string
-	Listen      string
-	AdminListen string
-	LogLevel    string
-	// MaxBody is the stripe source's max_body, e.g. "2MiB"; empty keeps
-	// the default.
-	MaxBody string
+	Database string
+	LogLevel string
+	// MaxBody is the stripe source's max_body; 0 keeps the default.
+	MaxBody config.ByteSize
 	// Extra is YAML appended to the file as it is: tokens, destinations.
 	Extra string
 }
 
-// writeConfig writes c as a hookrelay.yaml at path. The Stripe secret is
-// read from the environment, never written.
-func writeConfig(path string, c relayConfig) error {
+// yaml returns the config after the database and the listeners: the
+// stripe source, whose secret is read from the environment, never
+// written; the log level; then Extra.
+func (c relayConfig) yaml() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "database: %q\n", c.Database)
-	fmt.Fprintf(&b, "listen: %q\n", c.Listen)
-	fmt.Fprintf(&b, "admin_listen: %q\n", c.AdminListen)
 	b.WriteString("sources:\n  - name: stripe\n    verify: stripe\n")
 	fmt.Fprintf(&b, "    secrets: [\"${%s}\"]\n", secretEnv)
-	if c.MaxBody != "" {
+	if c.MaxBody != 0 {
 		fmt.Fprintf(&b, "    max_body: %s\n", c.MaxBody)
 	}
 	fmt.Fprintf(&b, "log:\n  level: %s\n", c.LogLevel)
 	b.WriteString(c.Extra)
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	return nil
+	return b.String()
 }
 
-// relayProc is a running `hookrelay serve`.
-type relayProc struct {
-	*childProc
-	cfg     relayConfig
-	logPath string
-}
-
-// startRelay writes the config into dir, starts `binary serve` with secret in
-// its environment and its output in dir/<name>.log, and waits until its
-// /readyz answers 200.
-func startRelay(ctx context.Context, binary, dir, name string, c relayConfig, secret string) (*relayProc, error) {
-	addrs, err := relayproc.FreeAddrs(2)
-	if err != nil {
-		return nil, err
-	}
-	c.Listen, c.AdminListen = addrs[0], addrs[1]
-	cfgPath := filepath.Join(dir, name+".yaml")
-	if err := writeConfig(cfgPath, c); err != nil {
-		return nil, err
-	}
-	logPath := filepath.Join(dir, name+".log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		return nil, fmt.Errorf("create relay log: %w", err)
-	}
-	proc, err := relayproc.Start(relayproc.Options{
-		Binary: binary, Args: []string{"serve", "--config", cfgPath},
-		Env: []string{secretEnv + "=" + secret}, Output: logFile, Admin: c.AdminListen,
+// startRelay writes the config into dir as <name>.yaml, starts `binary
+// serve` with secret in its environment and its output appended to
+// dir/<name>.log, and waits until its /readyz answers 200.
+func startRelay(ctx context.Context, binary, dir, name string, c relayConfig, secret string) (*relayproc.Relay, error) {
+	return relayproc.StartRelay(ctx, relayproc.RelayOptions{
+		Binary: binary, ConfigPath: filepath.Join(dir, name+".yaml"), Database: c.Database, Config: c.yaml(),
+		Env: []string{secretEnv + "=" + secret}, LogPath: filepath.Join(dir, name+".log"),
 	})
-	_ = logFile.Close() // the child holds its own descriptor
-	if err != nil {
-		return nil, err
-	}
-	p := &relayProc{childProc: &childProc{Proc: proc}, cfg: c, logPath: logPath}
-	if err := p.WaitReady(ctx, 60*time.Second); err != nil {
-		p.Kill()
-		return nil, fmt.Errorf("%w; log:\n%s", err, tail(logPath, 20))
-	}
-	return p, nil
-}
-
-// ingestURL is where the relay takes the stripe source's webhooks.
-func (p *relayProc) ingestURL() string { return "http://" + p.cfg.Listen + "/webhooks/stripe" }
-
-// tail returns the last n lines of the file at path.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
 }
 
 // rssSampler samples a process's RSS at a fixed interval until stopped.

@@ -9,29 +9,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/loadgen"
 )
 
-func TestParseSize(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in      string
-		want    int
-		wantErr bool
-	}{
-		{"1MiB", 1 << 20, false},
-		{"2048", 2048, false},
-		{"64KiB", 64 << 10, false},
-		{"512 B", 512, false},
-		{"3MB", 3 << 20, false},
-		{"MiB", 0, true},
-		{"1.5MiB", 0, true},
-	}
-	for _, tt := range tests {
-		got, err := parseSize(tt.in)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.wantErr)
-		}
-	}
-}
-
 func TestCheckStored(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -166,7 +166,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 		return row, err
 	}
 	defer func() {
-		if err := p.stop(40 * time.Second); err != nil {
+		if err := p.Stop(40 * time.Second); err != nil {
 			fmt.Fprintf(stderr, "%s: relay did not exit 0: %v\n", name, err)
 			row.Problems = append(row.Problems, "relay did not exit 0")
 		}
@@ -181,7 +181,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 	backlog := func() int64 { return acked.Load()*int64(n) - dest.received.Load() }
 	sampler := startBacklogSampler(time.Second, backlog)
 	res, err := loadgen.Run(ctx, loadgen.Options{
-		URL: p.ingestURL(), Senders: f.senders, Duration: f.duration, Feed: feed, Rate: rate, Acked: &acked,
+		URL: p.IngestURL("stripe"), Senders: f.senders, Duration: f.duration, Feed: feed, Rate: rate, Acked: &acked,
 	})
 	row.Samples = sampler.stop()
 	if err != nil {
@@ -200,7 +200,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 	var done int64
 	for {
 		if dest.received.Load() >= want {
-			if done, err = doneDeliveries(ctx, p.cfg.AdminListen, token); err != nil {
+			if done, err = doneDeliveries(ctx, p.Options.Admin, token); err != nil {
 				return row, err
 			}
 			if done >= want {

@@ -67,7 +67,7 @@ func runWAL(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if err != nil {
 		return err
 	}
-	defer func() { _ = noop.stop(10 * time.Second) }()
+	defer func() { _ = noop.Stop(10 * time.Second) }()
 	db, err := newBenchDB(ctx, "sqlite", dir, "wal", "")
 	if err != nil {
 		return err
@@ -82,16 +82,16 @@ func runWAL(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	}
 	feed, err := loadgen.NewStripeFeed(secret, *body)
 	if err != nil {
-		_ = p.stop(40 * time.Second)
+		_ = p.Stop(40 * time.Second)
 		return err
 	}
 	rep := &walReport{Senders: *senders, Body: *body, Duration: *duration}
 	fmt.Fprintf(stderr, "relay sqlite: %d senders for %v, then %v idle\n", *senders, *duration, *idle)
 	sampler := sampleSize(walPath, 50*time.Millisecond)
-	rep.Result, err = loadgen.Run(ctx, loadgen.Options{URL: p.ingestURL(), Senders: *senders, Duration: *duration, Feed: feed})
+	rep.Result, err = loadgen.Run(ctx, loadgen.Options{URL: p.IngestURL("stripe"), Senders: *senders, Duration: *duration, Feed: feed})
 	rep.PeakWAL = sampler.Stop()
 	if err != nil {
-		_ = p.stop(40 * time.Second)
+		_ = p.Stop(40 * time.Second)
 		return err
 	}
 	rep.ReqPerS = rep.Result.Rate()
@@ -104,8 +104,8 @@ func runWAL(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if err := p.stop(40 * time.Second); err != nil {
-		rep.Problems = append(rep.Problems, fmt.Sprintf("relay did not exit 0 on SIGTERM: %v; log:\n%s", err, tail(p.logPath, 10)))
+	if err := p.Stop(40 * time.Second); err != nil {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("relay did not exit 0 on SIGTERM: %v; log:\n%s", err, p.Tail(10)))
 	}
 	if rep.Stored, err = db.CountEvents(context.WithoutCancel(ctx)); err != nil {
 		rep.Problems = append(rep.Problems, err.Error())
