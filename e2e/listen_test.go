@@ -7,15 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
@@ -51,66 +48,13 @@ var listenRelayEnv = append([]string{
 	"E2E_LISTEN_ADMIN=" + listenAdminToken, "E2E_ALICE_TOKEN=" + listenAliceToken, "E2E_BOB_TOKEN=" + listenBobToken,
 }, stripeEnv...)
 
-// listenProc is a `hookrelay listen` child process.
-type listenProc struct {
-	cmd            *exec.Cmd
-	stdout, stderr *relayproc.Buffer
-	exited         chan struct{}
-	code           int
-}
-
 // startListen starts `hookrelay listen` against relay p with token, for
 // destination, forwarding to url. It is killed at the end of the test if
 // still running.
-func startListen(t *testing.T, p *relayProc, token, destination, url string, extra ...string) *listenProc {
+func startListen(t *testing.T, p *relayProc, token, destination, url string, extra ...string) *bgCmd {
 	t.Helper()
 	args := append([]string{"listen", "--destination", destination, "--forward-to", url, "--wait", "5s"}, extra...)
-	l := &listenProc{stdout: &relayproc.Buffer{}, stderr: &relayproc.Buffer{}, exited: make(chan struct{})}
-	l.cmd = exec.Command(binary, args...)
-	l.cmd.Env = append(os.Environ(), "HOOKRELAY_SERVER=http://"+p.admin, "HOOKRELAY_TOKEN="+token)
-	l.cmd.Stdout, l.cmd.Stderr = l.stdout, l.stderr
-	if err := l.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = l.cmd.Wait()
-		l.code = l.cmd.ProcessState.ExitCode()
-		close(l.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-l.exited:
-		default:
-			_ = l.cmd.Process.Kill()
-			<-l.exited
-		}
-		if t.Failed() {
-			t.Logf("listen %s stdout:\n%s\nstderr:\n%s", destination, l.stdout.String(), l.stderr.String())
-		}
-	})
-	return l
-}
-
-// stop sends sig and returns the exit code, failing the test unless the
-// listener exits within 15s.
-func (l *listenProc) stop(t *testing.T, sig syscall.Signal) int {
-	t.Helper()
-	if err := l.cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-	return l.wait(t)
-}
-
-// wait returns the exit code, failing the test unless the listener exits
-// within 15s.
-func (l *listenProc) wait(t *testing.T) int {
-	t.Helper()
-	select {
-	case <-l.exited:
-	case <-time.After(15 * time.Second):
-		t.Fatal("listen did not exit within 15s")
-	}
-	return l.code
+	return startBg(t, []string{"HOOKRELAY_SERVER=http://" + p.admin, "HOOKRELAY_TOKEN=" + token}, args...)
 }
 
 // listenDelivered is one request a developer's local server received.
@@ -343,10 +287,10 @@ func TestListenTwoDevelopers(t *testing.T) {
 			}
 			contains(t, "alice's lines", al.stdout.String(), "customer.updated  evt_listen_2  204", "skipped")
 
-			if code := al.stop(t, syscall.SIGTERM); code != 0 {
+			if code := al.stopWith(t, syscall.SIGTERM); code != 0 {
 				t.Errorf("alice's listener exit %d after SIGTERM", code)
 			}
-			if code := bl.stop(t, syscall.SIGINT); code != 0 {
+			if code := bl.stopWith(t, syscall.SIGINT); code != 0 {
 				t.Errorf("bob's listener exit %d after SIGINT", code)
 			}
 			contains(t, "bob's messages", bl.stderr.String(), "listening on dev-bob", "stopped")
@@ -389,12 +333,12 @@ func TestListenStopHandsBack(t *testing.T) {
 			if s := listenStats(t, p, "dev-alice"); s["processing"] != 3 {
 				t.Fatalf("while forwarding the first: %v, want the three held", s)
 			}
-			if err := first.cmd.Process.Signal(syscall.SIGINT); err != nil {
+			if err := first.Send(syscall.SIGINT); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(300 * time.Millisecond)
 			close(finish)
-			if code := first.wait(t); code != 0 {
+			if code := first.wait(t, 15*time.Second); code != 0 {
 				t.Errorf("exit %d after Ctrl-C, want 0", code)
 			}
 			if n := strings.Count(first.stdout.String(), "\n"); n != 1 || !strings.Contains(first.stdout.String(), "200") {
@@ -413,7 +357,7 @@ func TestListenStopHandsBack(t *testing.T) {
 				}
 				return n == 2
 			})
-			if code := second.stop(t, syscall.SIGTERM); code != 0 {
+			if code := second.stopWith(t, syscall.SIGTERM); code != 0 {
 				t.Errorf("second listener exit %d", code)
 			}
 		})
@@ -447,7 +391,7 @@ func TestListenKilledLeaseComesBack(t *testing.T) {
 			case <-time.After(15 * time.Second):
 				t.Fatal("the listener forwarded nothing within 15s")
 			}
-			if code := killed.stop(t, syscall.SIGKILL); code != -1 {
+			if code := killed.stopWith(t, syscall.SIGKILL); code != -1 {
 				t.Fatalf("exit code %d after SIGKILL", code)
 			}
 			killedAt := time.Now()
@@ -468,7 +412,7 @@ func TestListenKilledLeaseComesBack(t *testing.T) {
 				t.Error("the delivery after the lease does not verify with dev-bob's secret")
 			}
 			listenWaitFor(t, 10*time.Second, "recorded done", func() bool { return listenStats(t, p, "dev-bob")["done"] == 1 })
-			if code := second.stop(t, syscall.SIGTERM); code != 0 {
+			if code := second.stopWith(t, syscall.SIGTERM); code != 0 {
 				t.Errorf("second listener exit %d", code)
 			}
 		})

@@ -1,8 +1,7 @@
 package e2e
 
 import (
-	"os"
-	"os/exec"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,37 +11,19 @@ import (
 )
 
 // bgCmd is a CLI command left running in the background: `events tail`,
-// `listen --print-json`.
+// `listen`.
 type bgCmd struct {
-	cmd            *exec.Cmd
+	*relayproc.Proc
 	stdout, stderr *relayproc.Buffer
-	exited         chan struct{}
 }
 
 // startBg starts the binary with args and env added; it is killed at the
 // end of the test if still running.
 func startBg(t *testing.T, env []string, args ...string) *bgCmd {
 	t.Helper()
-	b := &bgCmd{cmd: exec.Command(binary, args...), stdout: &relayproc.Buffer{}, stderr: &relayproc.Buffer{}, exited: make(chan struct{})}
-	b.cmd.Env = append(os.Environ(), env...)
-	b.cmd.Stdout, b.cmd.Stderr = b.stdout, b.stderr
-	if err := b.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = b.cmd.Wait()
-		close(b.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-b.exited:
-		default:
-			_ = b.cmd.Process.Kill()
-			<-b.exited
-		}
-		if t.Failed() {
-			t.Logf("%v stdout:\n%s\nstderr:\n%s", args, b.stdout.String(), b.stderr.String())
-		}
+	b := &bgCmd{stdout: &relayproc.Buffer{}, stderr: &relayproc.Buffer{}}
+	b.Proc = relayproc.StartTest(t, fmt.Sprint(args), relayproc.Options{
+		Binary: binary, Args: args, Env: env, Output: b.stdout, Stderr: b.stderr,
 	})
 	return b
 }
@@ -62,7 +43,16 @@ func (b *bgCmd) waitOutput(t *testing.T, want string, within time.Duration) {
 // stop interrupts the command and returns its exit code.
 func (b *bgCmd) stop(t *testing.T) int {
 	t.Helper()
-	_ = b.cmd.Process.Signal(syscall.SIGINT)
+	return b.stopWith(t, syscall.SIGINT)
+}
+
+// stopWith sends sig and returns the exit code, failing the test unless
+// the command exits within 15s.
+func (b *bgCmd) stopWith(t *testing.T, sig syscall.Signal) int {
+	t.Helper()
+	if err := b.Send(sig); err != nil {
+		t.Fatal(err)
+	}
 	return b.wait(t, 15*time.Second)
 }
 
@@ -70,9 +60,13 @@ func (b *bgCmd) stop(t *testing.T) int {
 func (b *bgCmd) wait(t *testing.T, within time.Duration) int {
 	t.Helper()
 	select {
-	case <-b.exited:
+	case <-b.Done():
 	case <-time.After(within):
 		t.Fatalf("did not exit within %s", within)
 	}
-	return b.cmd.ProcessState.ExitCode()
+	code, err := b.ExitCode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
 }

@@ -43,7 +43,11 @@ func StartTest(t testing.TB, name string, o Options) *Proc {
 			return
 		}
 		if b, ok := o.Output.(*Buffer); ok {
-			t.Logf("%s (pid %d) output:\n%s", name, p.Pid(), b.String())
+			what := "output"
+			if o.Stderr != nil {
+				what = "stdout"
+			}
+			t.Logf("%s (pid %d) %s:\n%s", name, p.Pid(), what, b.String())
 		}
 		if b, ok := o.Stderr.(*Buffer); ok {
 			t.Logf("%s (pid %d) stderr:\n%s", name, p.Pid(), b.String())

@@ -114,8 +114,8 @@ var ErrStillRunning = errors.New("relayproc: still running")
 // waits as long as it takes). It returns ErrStillRunning, wrapped, when the
 // child is still running after timeout; the child is left running then.
 func (p *Proc) Signal(sig os.Signal, timeout time.Duration) error {
-	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("signal relay: %w", err)
+	if err := p.Send(sig); err != nil {
+		return err
 	}
 	if timeout == 0 {
 		<-p.done
@@ -129,6 +129,15 @@ func (p *Proc) Signal(sig os.Signal, timeout time.Duration) error {
 	case <-t.C:
 		return fmt.Errorf("%w %v after %v", ErrStillRunning, timeout, sig)
 	}
+}
+
+// Send sends sig and returns at once; a child that has already exited is
+// not an error.
+func (p *Proc) Send(sig os.Signal) error {
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("signal child: %w", err)
+	}
+	return nil
 }
 
 // Kill sends SIGKILL and waits until the child is gone.
