@@ -1,0 +1,97 @@
+// Command orders is an application that embeds hookrelay: it receives
+// Stripe's webhooks on its own HTTP server, stores them in its own
+// database, and marks its orders paid from invoice.paid events inside the
+// transaction in which hookrelay marks each event handled — so a payment
+// is counted exactly once, whatever crashes. See README.md.
+//
+//	STRIPE_WEBHOOK_SECRET=whsec_dGVzdC1zZWNyZXQ go run ./examples/orders
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/hookrelay/hookrelay"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "orders:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	database := flag.String("database", "sqlite:orders.db", `the application's database: "sqlite:PATH" or "postgres://…"`)
+	listen := flag.String("listen", "127.0.0.1:8080", "public address: POST /webhooks/stripe, GET /orders")
+	adminListen := flag.String("admin-listen", "127.0.0.1:8081", "operators' address: hookrelay's admin API, console, /readyz")
+	configFile := flag.String("config", "", "optional hookrelay YAML config: its sources replace the built-in stripe source, and its push and pull destinations, tokens and alerts are used")
+	flag.Parse()
+
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	// 1. The application's own database and tables.
+	app, err := openApp(ctx, *database)
+	if err != nil {
+		return err
+	}
+	defer app.Close()
+
+	// 2. hookrelay on the same database.
+	cfg := hookrelay.Config{Database: *database, File: *configFile, Logger: logger}
+	if *configFile == "" {
+		cfg.Sources = []hookrelay.Source{{Name: "stripe", Verify: "stripe", Secrets: []string{os.Getenv("STRIPE_WEBHOOK_SECRET")}}}
+	}
+	relay, err := hookrelay.New(cfg)
+	if err != nil {
+		return err
+	}
+
+	// 3. The handler destination: invoice.paid marks the order paid.
+	relay.Handle(hookrelay.Destination{
+		Name:    "orders",
+		Sources: []string{"stripe"},
+		Types:   []string{"invoice.paid"},
+		Timeout: 2 * time.Second,
+	}, markPaid)
+	if err := relay.Start(ctx); err != nil {
+		return err
+	}
+	defer relay.Close()
+
+	// 4. One mux: hookrelay's receiver next to the application's routes.
+	mux := http.NewServeMux()
+	mux.Handle("/webhooks/", relay.Receiver())
+	mux.HandleFunc("GET /orders", app.listOrders)
+	public := &http.Server{Addr: *listen, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	admin := &http.Server{Addr: *adminListen, Handler: relay.Admin(), ReadHeaderTimeout: 5 * time.Second}
+
+	errs := make(chan error, 2)
+	for _, srv := range []*http.Server{public, admin} {
+		go func() {
+			if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+				errs <- err
+			}
+		}()
+	}
+	logger.Info("orders serving", "listen", *listen, "admin_listen", *adminListen)
+	select {
+	case <-ctx.Done():
+	case err = <-errs:
+	}
+
+	// 5. Stop taking webhooks, then stop hookrelay (deferred Close).
+	shutdown, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return errors.Join(err, public.Shutdown(shutdown), admin.Shutdown(shutdown))
+}
