@@ -34,15 +34,7 @@ func TestCrash(t *testing.T) {
 				Concurrency: 8, Rate: 150, MaxAttempts: 1000, Deadline: 2 * time.Minute,
 			})
 
-			var downtime time.Duration
-			for range kills {
-				time.Sleep(2*time.Second + time.Duration(rng.Int64N(int64(2*time.Second))))
-				p.kill(t)
-				down := time.Now()
-				time.Sleep(time.Duration(rng.Int64N(int64(300 * time.Millisecond))))
-				p = p.restart(t)
-				downtime += time.Since(down)
-			}
+			p, downtime := killRepeatedly(t, p, kills, rng)
 			time.Sleep(2 * time.Second)
 			rep := finishSimulator(t, sim, time.Minute)
 

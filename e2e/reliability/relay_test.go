@@ -1,6 +1,7 @@
 package reliability
 
 import (
+	"math/rand/v2"
 	"net/http"
 	"path/filepath"
 	"syscall"
@@ -96,4 +97,24 @@ func freeAddrs(t *testing.T, n int) []string {
 		t.Fatal(err)
 	}
 	return addrs
+}
+
+// killRepeatedly kills p with SIGKILL kills times, each after a random
+// 2–4 s of life, and starts it again after a random 0–300 ms down. It
+// returns the process last started and the time it was down in all.
+func killRepeatedly[P interface {
+	kill(t *testing.T)
+	restart(t *testing.T) P
+}](t *testing.T, p P, kills int, rng *rand.Rand) (P, time.Duration) {
+	t.Helper()
+	var downtime time.Duration
+	for range kills {
+		time.Sleep(2*time.Second + time.Duration(rng.Int64N(int64(2*time.Second))))
+		p.kill(t)
+		down := time.Now()
+		time.Sleep(time.Duration(rng.Int64N(int64(300 * time.Millisecond))))
+		p = p.restart(t)
+		downtime += time.Since(down)
+	}
+	return p, downtime
 }
