@@ -72,14 +72,10 @@ func TestLibraryCrash(t *testing.T) {
 
 // waitHandled waits until destination has no live delivery, or ctx ends,
 // and returns its statistics.
-func waitHandled(ctx context.Context, t *testing.T, st store.Store, destination string) store.DestinationStats {
+func waitHandled(ctx context.Context, t *testing.T, st store.DB, destination string) store.DestinationStats {
 	t.Helper()
-	ops, ok := st.(store.Operations)
-	if !ok {
-		t.Fatalf("%T has no statistics", st)
-	}
 	for {
-		s, err := ops.Stats(ctx, time.Now())
+		s, err := st.Stats(ctx, time.Now())
 		if err != nil {
 			t.Fatalf("stats: %v", err)
 		}
@@ -94,7 +90,7 @@ func waitHandled(ctx context.Context, t *testing.T, st store.Store, destination 
 // retriedDeliveries counts the deliveries to destination of the events
 // ids that took more than one attempt: those a kill caught in flight,
 // whose handler ran again.
-func retriedDeliveries(t *testing.T, st store.Store, ids []string, destination string) int {
+func retriedDeliveries(t *testing.T, st store.DB, ids []string, destination string) int {
 	t.Helper()
 	n := 0
 	for _, id := range ids {
