@@ -49,6 +49,9 @@ type Options struct {
 	Puller *delivery.Puller
 	// Reload, when set, serves POST /api/v1/reload.
 	Reload ReloadFunc
+	// Jobs holds the replay and backfill jobs; the relay keeps one across
+	// reloads and closes it at shutdown. Nil gives the service its own.
+	Jobs *Jobs
 }
 
 // handler serves the admin API over its Service.
@@ -77,6 +80,11 @@ func (s *Service) Handler() http.Handler {
 	h.handle("POST /api/v1/events/{id}/verify", allowRead, h.verifyEvent)
 	h.handleAudited("POST /api/v1/replay", allowAdmin, h.replay)
 	h.handleAudited("POST /api/v1/backfill", allowAdmin, h.backfill)
+	h.handleAudited("POST /api/v1/jobs/replay", allowAdmin, h.startReplayJob)
+	h.handleAudited("POST /api/v1/jobs/backfill", allowAdmin, h.startBackfillJob)
+	h.handle("GET /api/v1/jobs", allowRead, h.listJobs)
+	h.handle("GET /api/v1/jobs/{id}", allowRead, h.showJob)
+	h.handleAudited("POST /api/v1/jobs/{id}/cancel", allowAdmin, h.cancelJob)
 	h.handleAudited("POST /api/v1/destinations/{name}/claim", allowConsume, h.claim)
 	h.handleAudited("POST /api/v1/deliveries/{id}/ack", allowConsume, h.ack)
 	h.handle("GET /api/v1/stats", allowRead, h.stats)

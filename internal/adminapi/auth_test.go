@@ -41,6 +41,9 @@ func TestEveryRouteEveryRole(t *testing.T) {
 			}
 		}
 		skip := fmt.Sprintf("/api/v1/deliveries/%d/skip", billing)
+		var job adminapi.Job
+		wantStatus(t, "start a job", b.call(t, adminToken, "POST", "/api/v1/jobs/replay", map[string]any{"ids": []string{id}}, &job), 202)
+		jobPath := "/api/v1/jobs/" + job.ID
 
 		type route struct {
 			method, path string
@@ -55,6 +58,12 @@ func TestEveryRouteEveryRole(t *testing.T) {
 			{"POST", "/api/v1/events/" + id + "/verify", nil, 200, 200, 403, 403},
 			{"POST", "/api/v1/replay", map[string]any{"ids": []string{id}, "dry_run": true}, 200, 403, 403, 403},
 			{"POST", "/api/v1/backfill", map[string]any{"destination": "billing", "since": "2020-01-01T00:00:00Z", "until": "2030-01-01T00:00:00Z", "dry_run": true}, 200, 403, 403, 403},
+			{"POST", "/api/v1/jobs/replay", map[string]any{"ids": []string{id}, "destination": "billing"}, 202, 403, 403, 403},
+			{"POST", "/api/v1/jobs/backfill", map[string]any{"destination": "billing", "since": "2020-01-01T00:00:00Z", "until": "2030-01-01T00:00:00Z"}, 202, 403, 403, 403},
+			{"GET", "/api/v1/jobs", nil, 200, 200, 403, 403},
+			{"GET", jobPath, nil, 200, 200, 403, 403},
+			{"POST", jobPath + "/cancel", nil, 200, 403, 403, 403},
+			{"GET", "/api/v1/jobs/job_nope", nil, 404, 404, 403, 403},
 			{"POST", "/api/v1/destinations/dev-alice/claim", nil, 200, 403, 200, 403},
 			{"POST", "/api/v1/destinations/dev-bob/claim", nil, 200, 403, 403, 200},
 			{"POST", "/api/v1/destinations/no-such/claim", nil, 404, 403, 403, 403},

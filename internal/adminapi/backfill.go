@@ -35,38 +35,64 @@ func (h *handler) backfill(w http.ResponseWriter, r *http.Request) {
 // dry run only counts them; actor names who asked, for the audit row. A
 // second run finds nothing left to create.
 func (s *Service) Backfill(ctx context.Context, actor string, req BackfillRequest) (BackfillResult, error) {
-	if req.Destination == "" || req.Since == "" || req.Until == "" {
-		return BackfillResult{}, badRequest("backfill needs destination, since and until")
-	}
-	window, err := toFilter(Filter{Since: req.Since, Until: req.Until})
+	b, err := s.backfillOf(req)
 	if err != nil {
 		return BackfillResult{}, err
 	}
+	audit(ctx, keyDestination, b.dest.Name, "since", req.Since, "until", req.Until, "dry_run", req.DryRun)
+	res, err := s.runBackfill(ctx, actor, b, req.DryRun, nil)
+	audit(ctx, "matched", res.Matched, "created", res.Created)
+	return res, err
+}
+
+// backfillRun is a checked backfill: the destination and its window.
+type backfillRun struct {
+	dest         *config.Destination
+	since, until time.Time
+}
+
+// backfillOf checks a backfill request.
+func (s *Service) backfillOf(req BackfillRequest) (backfillRun, error) {
+	if req.Destination == "" || req.Since == "" || req.Until == "" {
+		return backfillRun{}, badRequest("backfill needs destination, since and until")
+	}
+	window, err := toFilter(Filter{Since: req.Since, Until: req.Until})
+	if err != nil {
+		return backfillRun{}, err
+	}
 	dest, ok := s.cfg.Destination(req.Destination)
 	if !ok {
-		return BackfillResult{}, notFound("no destination %q in the config", req.Destination)
+		return backfillRun{}, notFound("%s", config.UnknownName("destination", req.Destination, s.cfg.DestinationNames()))
 	}
-	audit(ctx, keyDestination, dest.Name, "since", req.Since, "until", req.Until, "dry_run", req.DryRun)
+	return backfillRun{dest: dest, since: window.Since, until: window.Until}, nil
+}
 
+// runBackfill creates the rows b lacks (or counts them on a dry run),
+// telling progress after each page, and writes the audit row, also for a
+// run cut short or stopped: what it created stays created.
+func (s *Service) runBackfill(ctx context.Context, actor string, b backfillRun, dryRun bool, progress pageProgress) (BackfillResult, error) {
 	now := s.now()
-	res, err := s.createMissing(ctx, dest, window.Since, window.Until, req.DryRun, now)
-	// The audit row is written for a run cut short too: what it created
-	// stays created.
-	recErr := s.store.RecordBackfill(context.WithoutCancel(ctx), actor, dest.Name, window.Since, window.Until, res.Created, req.DryRun, now)
-	audit(ctx, "matched", res.Matched, "created", res.Created)
+	res, err := s.createMissing(ctx, b.dest, b.since, b.until, dryRun, now, progress)
+	recErr := s.store.RecordBackfill(context.WithoutCancel(ctx), actor, b.dest.Name, b.since, b.until, res.Created, dryRun, now)
 	if res.Created > 0 {
-		s.wake(dest.Name)
+		s.wake(b.dest.Name)
 	}
 	if err = errors.Join(err, recErr); err != nil {
-		return res, fmt.Errorf("backfill %s: %w", dest.Name, err)
+		return res, fmt.Errorf("backfill %s: %w", b.dest.Name, err)
 	}
 	return res, nil
 }
 
-// createMissing walks the window's candidate events page by page, routes
-// each through the destination's own subscription, and creates the rows of
-// those it wants, unless dryRun.
-func (s *Service) createMissing(ctx context.Context, dest *config.Destination, since, until time.Time, dryRun bool, now time.Time) (BackfillResult, error) {
+// pageProgress is told what a backfill did so far after each page, and
+// the id of the last event it walked (it walks in id order); an error
+// stops the walk there.
+type pageProgress func(done BackfillResult, lastEventID string) error
+
+// createMissing walks the window's candidate events page by page, in id
+// order, routes each through the destination's own subscription, and
+// creates the rows of those it wants, unless dryRun; progress, when set,
+// is told after each page and may stop the walk.
+func (s *Service) createMissing(ctx context.Context, dest *config.Destination, since, until time.Time, dryRun bool, now time.Time, progress pageProgress) (BackfillResult, error) {
 	res := BackfillResult{DryRun: dryRun}
 	router, err := route.New([]route.Destination{{Name: dest.Name, Sources: dest.Sources, Types: dest.Types, OrderingKey: dest.OrderingKey}})
 	if err != nil {
@@ -91,10 +117,18 @@ func (s *Service) createMissing(ctx context.Context, dest *config.Destination, s
 				return res, fmt.Errorf("create deliveries: %w", err)
 			}
 		}
-		if len(events) < backfillPage {
+		if len(events) == 0 {
 			return res, nil
 		}
 		after = events[len(events)-1].Event.ID
+		if progress != nil {
+			if err := progress(res, after); err != nil {
+				return res, err
+			}
+		}
+		if len(events) < backfillPage {
+			return res, nil
+		}
 	}
 }
 

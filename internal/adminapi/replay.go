@@ -29,31 +29,45 @@ func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
 // audit row. An empty filter is refused: replaying everything must be
 // asked for with a window.
 func (s *Service) Replay(ctx context.Context, actor string, req ReplayRequest) (ReplayResult, error) {
-	if req.isEmpty() {
-		return ReplayResult{}, badRequest("replay needs ids or a filter (source, type, status, destination, since, until)")
-	}
-	filter, err := toFilter(req.Filter)
+	filter, err := s.replayFilter(ctx, req)
 	if err != nil {
 		return ReplayResult{}, err
 	}
 	audit(ctx, "filter", req.Filter, "dry_run", req.DryRun)
-	if err := s.checkReplay(ctx, filter); err != nil {
+	res, err := s.replay(ctx, store.ReplayRequest{Filter: filter, DryRun: req.DryRun, Actor: actor, Now: s.now()})
+	if err != nil {
 		return ReplayResult{}, err
 	}
-	res, err := s.store.Replay(ctx, store.ReplayRequest{
-		Filter: filter,
-		DryRun: req.DryRun,
-		Actor:  actor,
-		Now:    s.now(),
-	})
-	if err != nil {
-		return ReplayResult{}, fmt.Errorf("replay: %w", err)
-	}
 	audit(ctx, "matched", res.Matched, "rearmed", res.Rearmed, "in_flight", res.InFlight)
-	if res.Rearmed > 0 {
-		s.wakeReplayed(filter.Destination)
+	return res, nil
+}
+
+// replayFilter checks a replay request and returns its filter: ids or a
+// filter, with names the config has and ids that exist.
+func (s *Service) replayFilter(ctx context.Context, req ReplayRequest) (store.EventFilter, error) {
+	if req.isEmpty() {
+		return store.EventFilter{}, badRequest("replay needs ids or a filter (source, type, status, destination, since, until)")
 	}
-	return ReplayResult{Matched: res.Matched, Rearmed: res.Rearmed, InFlight: res.InFlight, DryRun: req.DryRun}, nil
+	filter, err := toFilter(req.Filter)
+	if err != nil {
+		return store.EventFilter{}, err
+	}
+	return filter, s.checkReplay(ctx, filter)
+}
+
+// replay runs a checked replay and wakes the destinations it re-armed
+// deliveries of, also when it stopped part way; the result is what it did
+// so far.
+func (s *Service) replay(ctx context.Context, req store.ReplayRequest) (ReplayResult, error) {
+	res, err := s.store.Replay(ctx, req)
+	if res.Rearmed > 0 {
+		s.wakeReplayed(req.Filter.Destination)
+	}
+	out := ReplayResult{Matched: res.Matched, Rearmed: res.Rearmed, InFlight: res.InFlight, DryRun: req.DryRun}
+	if err != nil {
+		return out, fmt.Errorf("replay: %w", err)
+	}
+	return out, nil
 }
 
 // wakeReplayed wakes the destination a replay was limited to, or every

@@ -28,6 +28,7 @@ type Service struct {
 	puller  *delivery.Puller // the relay's, or one of the service's own
 	// reloadFn serves POST /api/v1/reload; nil when the relay cannot.
 	reloadFn ReloadFunc
+	jobs     *Jobs
 }
 
 // NewService returns the service over o's store and config.
@@ -51,6 +52,10 @@ func NewService(o Options) *Service {
 		tokens:  newTokenSet(o.Config.Tokens),
 
 		reloadFn: o.Reload,
+		jobs:     o.Jobs,
+	}
+	if s.jobs == nil {
+		s.jobs = NewJobs()
 	}
 	s.puller = o.Puller
 	if s.puller == nil {

@@ -17,5 +17,6 @@ func (r *Relay) adminService() *adminapi.Service {
 		Puller:        r.puller,
 		SchemeOptions: config.Source.SchemeOptions,
 		Reload:        r.Reload,
+		Jobs:          r.jobs,
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
@@ -69,7 +70,10 @@ type Relay struct {
 	// ingestMetrics are shared by the receivers of every reload.
 	ingestMetrics *receiver.Metrics
 	// reload holds what live reload swaps; see reload.go.
-	reload  *reloadState
+	reload *reloadState
+	// jobs are the admin API's replay and backfill jobs, kept across
+	// reloads.
+	jobs    *adminapi.Jobs
 	commits commitHealth
 
 	public      *http.Server
@@ -106,6 +110,7 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 		registry:  prometheus.NewRegistry(),
 		serveErrs: make(chan error, 2),
 		reload:    newReloadState(),
+		jobs:      adminapi.NewJobs(),
 	}
 	r.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.registerBacklog(cfg)
@@ -287,6 +292,7 @@ func (r *Relay) shutdown(ctx context.Context) error {
 	if r.puller != nil {
 		r.puller.Close()
 	}
+	r.jobs.Close() // each stops between two batches, keeping what it did
 	if err := r.store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close store: %w", err))
 	}

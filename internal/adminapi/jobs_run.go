@@ -1,0 +1,145 @@
+package adminapi
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// minJobBatch is the smallest batch a job's walk takes by default; a job
+// takes a hundredth of its total when that is more (and never more than
+// the store's own batch), so that its progress moves in about a hundred
+// steps.
+const minJobBatch = 100
+
+// jobBatch returns the batch of a job's walk: req's max_batch when set,
+// else a hundredth of the total, at least minJobBatch.
+func jobBatch(maxBatch int, total int64) int {
+	if maxBatch > 0 {
+		return maxBatch
+	}
+	return int(max(total/100, minJobBatch))
+}
+
+// StartReplay checks a replay as POST /api/v1/replay does and starts it
+// as a job: it counts the deliveries the filter matches (a dry run, with
+// its audit row), then re-arms them batch by batch. A mistake in the
+// request is answered at once; the job is returned running.
+func (s *Service) StartReplay(ctx context.Context, actor string, req JobReplayRequest) (Job, error) {
+	if req.DryRun {
+		return Job{}, badRequest("a dry run is not a job: POST /api/v1/replay answers it at once")
+	}
+	if req.MaxBatch < 0 {
+		return Job{}, badRequest("max_batch: want a positive number of deliveries")
+	}
+	filter, err := s.replayFilter(ctx, req.ReplayRequest)
+	if err != nil {
+		return Job{}, err
+	}
+	audit(ctx, "filter", req.Filter)
+	j, err := s.jobs.start(JobReplay, actor, s.now(), func(j *job) error {
+		count, err := s.store.Replay(j.ctx, store.ReplayRequest{Filter: filter, DryRun: true, Actor: actor, Now: s.now()})
+		if err != nil {
+			return err
+		}
+		j.counted(count.Matched, s.now())
+		// The walk is not cancelled in the middle of a batch: it stops
+		// between two, so that what it reports is what it did.
+		res, err := s.replay(context.WithoutCancel(j.ctx), store.ReplayRequest{
+			Filter: filter, Actor: actor, Now: s.now(), MaxBatch: jobBatch(req.MaxBatch, count.Matched),
+			Progress: func(done store.ReplayResult, last string) error {
+				if done.Rearmed > 0 {
+					s.wakeReplayed(filter.Destination)
+				}
+				return j.progressed(func(v *Job) {
+					v.Done, v.LastEventID = done.Matched, last
+					v.Replay = &ReplayResult{Matched: done.Matched, Rearmed: done.Rearmed, InFlight: done.InFlight}
+				})
+			},
+		})
+		_ = j.progressed(func(v *Job) { v.Done, v.Replay = res.Matched, &res })
+		s.logJob(j, err)
+		return err
+	})
+	if err == nil {
+		audit(ctx, "job", j.ID)
+	}
+	return j, err
+}
+
+// StartBackfill checks a backfill as POST /api/v1/backfill does and starts
+// it as a job: it counts the rows the destination lacks, then creates them
+// page by page.
+func (s *Service) StartBackfill(ctx context.Context, actor string, req BackfillRequest) (Job, error) {
+	if req.DryRun {
+		return Job{}, badRequest("a dry run is not a job: POST /api/v1/backfill answers it at once")
+	}
+	b, err := s.backfillOf(req)
+	if err != nil {
+		return Job{}, err
+	}
+	audit(ctx, keyDestination, b.dest.Name, "since", req.Since, "until", req.Until)
+	j, err := s.jobs.start(JobBackfill, actor, s.now(), func(j *job) error {
+		count, err := s.createMissing(j.ctx, b.dest, b.since, b.until, true, s.now(), nil)
+		if err != nil {
+			return err
+		}
+		j.counted(count.Matched, s.now())
+		res, err := s.runBackfill(context.WithoutCancel(j.ctx), actor, b, false, func(done BackfillResult, last string) error {
+			return j.progressed(func(v *Job) {
+				v.Done, v.LastEventID, v.Backfill = done.Matched, last, &done
+			})
+		})
+		_ = j.progressed(func(v *Job) { v.Done, v.Backfill = res.Matched, &res })
+		s.logJob(j, err)
+		return err
+	})
+	if err == nil {
+		audit(ctx, "job", j.ID)
+	}
+	return j, err
+}
+
+// logJob writes the audit line of a job that ended: who started it and
+// what it did.
+func (s *Service) logJob(j *job, err error) {
+	v := j.snapshot(s.now())
+	attrs := []any{keyToken, v.Actor, "job", v.ID, "kind", v.Kind, "total", v.Total, "done", v.Done, "last_event_id", v.LastEventID}
+	if v.Replay != nil {
+		attrs = append(attrs, "rearmed", v.Replay.Rearmed, "in_flight", v.Replay.InFlight)
+	}
+	if v.Backfill != nil {
+		attrs = append(attrs, "created", v.Backfill.Created)
+	}
+	if err != nil {
+		attrs = append(attrs, keyError, err)
+	}
+	s.logger.Log(context.Background(), slog.LevelInfo, "audit: job ended", attrs...)
+}
+
+// Job returns the job with id, as it is now; an unknown id is a 404.
+func (s *Service) Job(id string) (Job, error) {
+	j, ok := s.jobs.get(id)
+	if !ok {
+		return Job{}, notFound("no job %q: a job is known to the relay process that runs it, until it stops", id)
+	}
+	return j.snapshot(s.now()), nil
+}
+
+// ListJobs returns the jobs this process runs or ran lately, newest
+// first.
+func (s *Service) ListJobs() JobList { return JobList{Jobs: s.jobs.list(s.now())} }
+
+// CancelJob asks a job to stop between two batches and returns it; it
+// ends as cancelled, keeping what it did. Cancelling a job that ended
+// changes nothing.
+func (s *Service) CancelJob(ctx context.Context, id string) (Job, error) {
+	j, ok := s.jobs.get(id)
+	if !ok {
+		return Job{}, notFound("no job %q: a job is known to the relay process that runs it, until it stops", id)
+	}
+	audit(ctx, "job", id)
+	j.cancel()
+	return j.snapshot(s.now()), nil
+}
