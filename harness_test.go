@@ -36,11 +36,11 @@ const (
 
 // bundle is what a test works with.
 type bundle struct {
-	relay   *hookrelay.Relay
-	ingest  string // base URL of the server that mounts Receiver
-	admin   string // base URL of the server that mounts Admin
-	app     appDB
-	close   func() // stops the servers and closes the Relay; once
+	relay  *hookrelay.Relay
+	ingest string // base URL of the server that mounts Receiver
+	admin  string // base URL of the server that mounts Admin
+	app    appDB
+	close  func() // stops the servers and closes the Relay; once
 }
 
 // eachDriver runs test on SQLite and on PostgreSQL, each on a fresh
