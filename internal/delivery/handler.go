@@ -150,7 +150,7 @@ func (h *handlerWorker) deliver(c store.Claim) {
 		comp.Now = h.engine.now()
 		comp.Attempt.Duration = comp.Now.Sub(start)
 		if errors.Is(err, ErrSkip) {
-			status, comp.Attempt.Error, err = store.StatusSkipped, err.Error(), nil
+			status, comp.Attempt.Error, err = store.StatusSkipped, ShortError(err.Error()), nil
 		}
 		comp.Status = status
 		return err
