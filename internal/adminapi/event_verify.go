@@ -24,9 +24,6 @@ func (h *handler) verifyEvent(w http.ResponseWriter, r *http.Request) {
 // receive time, so the skew is the one the event had when it arrived; the
 // tolerance is reported, not applied, and an old event still verifies.
 func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
-	if s.schemes == nil {
-		return Verification{}, errors.New("verify: no SchemeOptions in the admin API's options")
-	}
 	ev, err := s.StoredEvent(ctx, id)
 	if err != nil {
 		return Verification{}, err
@@ -35,7 +32,7 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	if !ok {
 		return Verification{Reason: fmt.Sprintf("source %q is no longer configured", ev.Source)}, nil
 	}
-	opts := s.schemes(*src)
+	opts := src.SchemeOptions()
 	tolerance := opts.Tolerance
 	if tolerance <= 0 {
 		tolerance = signature.DefaultTolerance
