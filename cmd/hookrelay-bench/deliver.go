@@ -124,17 +124,15 @@ func driverList(driver string) ([]string, error) {
 // deliverSetup makes a scratch directory, finds or builds the relay binary
 // into it and starts the no-op destination; cleanup undoes all of it.
 func deliverSetup(ctx context.Context, stderr io.Writer, binaryFlag string) (dir, binary string, dest *noopDestination, cleanup func(), err error) {
-	if dir, err = os.MkdirTemp("", "hookrelay-bench-"); err != nil {
-		return "", "", nil, nil, fmt.Errorf("make scratch directory: %w", err)
-	}
-	if binary, err = relayBinary(ctx, stderr, dir, binaryFlag); err == nil {
-		dest, err = startNoopDestination()
-	}
+	dir, binary, remove, err := scratch(ctx, stderr, binaryFlag, true)
 	if err != nil {
-		os.RemoveAll(dir)
 		return "", "", nil, nil, err
 	}
-	return dir, binary, dest, func() { dest.close(); os.RemoveAll(dir) }, nil
+	if dest, err = startNoopDestination(); err != nil {
+		remove()
+		return "", "", nil, nil, err
+	}
+	return dir, binary, dest, func() { dest.close(); remove() }, nil
 }
 
 // runDeliverDriver prepares the deliveries on a fresh database, measures

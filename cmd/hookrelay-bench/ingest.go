@@ -79,17 +79,11 @@ func runIngest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "hookrelay-bench-")
+	dir, binary, remove, err := scratch(ctx, stderr, f.binary, len(f.drivers) > 0)
 	if err != nil {
-		return fmt.Errorf("make scratch directory: %w", err)
+		return err
 	}
-	defer os.RemoveAll(dir)
-	binary := f.binary
-	if len(f.drivers) > 0 {
-		if binary, err = relayBinary(ctx, stderr, dir, f.binary); err != nil {
-			return err
-		}
-	}
+	defer remove()
 	secret := randomSecret()
 	// Each target gets a feed of its own, signed just before its run, so
 	// no timestamp ages past the relay's tolerance however long the whole

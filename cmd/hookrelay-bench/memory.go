@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -62,15 +61,11 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		return fmt.Errorf("%w: --concurrency and --rounds must be positive", errUsage)
 	}
 
-	dir, err := os.MkdirTemp("", "hookrelay-bench-")
-	if err != nil {
-		return fmt.Errorf("make scratch directory: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	bin, err := relayBinary(ctx, stderr, dir, *binary)
+	dir, bin, remove, err := scratch(ctx, stderr, *binary, true)
 	if err != nil {
 		return err
 	}
+	defer remove()
 	db, err := newBenchDB(ctx, *driver, dir, "memory", *pgURL)
 	if err != nil {
 		return err
