@@ -37,6 +37,9 @@ type Options struct {
 	Router     *route.Router
 	Committer  Committer
 	Rejections *RejectionRecorder
+	// Signatures, when set, refuses a body and body-only signature that
+	// the source stored under another delivery id within ReplayHorizon.
+	Signatures SignatureIndex
 	// Tally, when set, counts outcomes per source for the stats.
 	Tally *Tally
 	// Slots, when set, counts the events each secret slot verified.
@@ -68,6 +71,7 @@ type Receiver struct {
 	router     *route.Router
 	committer  Committer
 	rejections *RejectionRecorder
+	replays    *replayGuard
 	tally      *Tally
 	slotUse    *SlotCounter
 	watch      *RejectionWatch
@@ -108,6 +112,7 @@ func New(o Options) *Receiver {
 		router:     o.Router,
 		committer:  o.Committer,
 		rejections: o.Rejections,
+		replays:    newReplayGuard(o.Signatures),
 		tally:      o.Tally,
 		slotUse:    o.Slots,
 		watch:      o.Watch,
@@ -205,6 +210,15 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 		ReceivedAt:      start.UTC(),
 	}
 	item := store.IngestItem{Event: o.event, Deliveries: rc.router.Route(src.Name, id.Type, body)}
+	if sig := o.verified.BodySignature; sig != "" {
+		item.SignatureDigest = signatureDigest(sig, body)
+		leave, err := rc.replays.enter(r.Context(), src.Name, id.ID, item.SignatureDigest, start)
+		if err != nil {
+			o.err = err
+			return o
+		}
+		defer leave()
+	}
 	o.inserted, o.err = rc.committer.Commit(r.Context(), item)
 	if o.inserted && rc.wake != nil {
 		for _, d := range item.Deliveries {

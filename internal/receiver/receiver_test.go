@@ -25,6 +25,7 @@ import (
 
 const (
 	stripeSecret = "whsec_test_receiver_secret"
+	githubSecret = "github-test-receiver-secret"
 	slackSecret  = "slack_signing_secret_for_tests"
 	maxBody      = 4096
 )
@@ -82,7 +83,9 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 			{Name: "stripe", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{stripeSecret}}), MaxBody: maxBody},
 			{Name: "slack", Scheme: scheme(signature.Options{Scheme: "slack", Secrets: []string{slackSecret}}), MaxBody: maxBody},
 			{Name: "nosecret", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{""}}), MaxBody: maxBody},
+			{Name: "github", Scheme: scheme(signature.Options{Scheme: "github", Secrets: []string{githubSecret}}), MaxBody: maxBody},
 		},
+		Signatures:     st,
 		Router:         router,
 		Committer:      committer,
 		Rejections:     rejections,
@@ -97,6 +100,24 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 	t.Cleanup(srv.Close)
 	b.url = srv.URL
 	return b
+}
+
+// signedGitHub builds a GitHub delivery of body under the delivery id.
+func signedGitHub(t *testing.T, url, delivery string, body []byte) *http.Request {
+	t.Helper()
+	h, err := signature.Sign(signature.Options{Scheme: "github", Secrets: []string{githubSecret}}, 0,
+		signature.Message{ID: delivery, Type: "push", Body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	return req
 }
 
 func stripeBody(id, typ string) []byte {
@@ -214,6 +235,15 @@ func TestStatusTable(t *testing.T) {
 				{"source has no secret", func() *http.Request {
 					return signedStripe(t, b.url+"/webhooks/nosecret", stripeSecret, stripeBody("evt_n", "invoice.paid"), now)
 				}, 503, false},
+				{"verified, body-only signature", func() *http.Request {
+					return signedGitHub(t, b.url+"/webhooks/github", "delivery-1", []byte(`{"ref":"main"}`))
+				}, 200, false},
+				{"verified, the same delivery again", func() *http.Request {
+					return signedGitHub(t, b.url+"/webhooks/github", "delivery-1", []byte(`{"ref":"main"}`))
+				}, 200, false},
+				{"verified, the same body and signature under a new delivery id", func() *http.Request {
+					return signedGitHub(t, b.url+"/webhooks/github", "delivery-2", []byte(`{"ref":"main"}`))
+				}, 409, false},
 			}
 			for _, tt := range tests {
 				resp, body := do(t, tt.req())
@@ -224,8 +254,8 @@ func TestStatusTable(t *testing.T) {
 					t.Errorf("%s: Retry-After present = %v, want %v", tt.name, got, tt.wantRetry)
 				}
 			}
-			if n := storedEventCount(t, b.store); n != 1 {
-				t.Errorf("stored %d events, want only the verified one", n)
+			if n := storedEventCount(t, b.store); n != 2 {
+				t.Errorf("stored %d events, want only the two verified ones", n)
 			}
 		})
 	}

@@ -73,6 +73,7 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 		Router:           router,
 		Committer:        r.committer,
 		Rejections:       r.rejections,
+		Signatures:       r.store,
 		Tally:            tally,
 		Slots:            r.signals.slots,
 		Watch:            r.signals.watch,
