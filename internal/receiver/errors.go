@@ -38,6 +38,8 @@ func answerFor(err error) answer {
 		return answer{status: http.StatusNotFound, reason: "unknown_source"}
 	case errors.Is(err, errBodyTooLarge):
 		return answer{status: http.StatusRequestEntityTooLarge, reason: "body_too_large"}
+	case errors.Is(err, errUploadTooSlow):
+		return answer{status: http.StatusRequestTimeout, reason: "upload_too_slow"}
 	case errors.Is(err, errBodyRead):
 		return answer{status: http.StatusBadRequest, reason: "body_unreadable"}
 	case errors.Is(err, signature.ErrMissingSignature):

@@ -54,6 +54,13 @@ type Options struct {
 	// MaxInflightBytes caps the body bytes held in memory at once. Default
 	// 64 MiB.
 	MaxInflightBytes int64
+	// MinUploadRate, in bytes a second, is the slowest a body may arrive
+	// on average once UploadGrace has passed; a slower one is cut off and
+	// answered 408. 0 sets no floor.
+	MinUploadRate int64
+	// ReadTimeout is the public server's read timeout, which the minimum
+	// upload rate's deadlines never extend; 0 when it has none.
+	ReadTimeout time.Duration
 	// BudgetWait is how long a request may wait for body memory before it
 	// is answered 503. Default 5s.
 	BudgetWait time.Duration
@@ -81,6 +88,9 @@ type Receiver struct {
 	budget     *bodyBudget
 	wake       func(destination string)
 	now        func() time.Time
+
+	minUploadRate int64
+	readTimeout   time.Duration
 
 	// refusalLogs and errorLogs bound the log lines of requests that are
 	// refused before any source is known (404) or not stored (503): a
@@ -122,6 +132,9 @@ func New(o Options) *Receiver {
 		budget:     newBodyBudget(o.MaxInflightBytes, o.BudgetWait),
 		wake:       o.Wake,
 		now:        o.Now,
+
+		minUploadRate: o.MinUploadRate,
+		readTimeout:   o.ReadTimeout,
 
 		refusalLogs: rate.NewLimiter(logsPerSecond, logsPerSecond),
 		errorLogs:   rate.NewLimiter(logsPerSecond, logsPerSecond),
@@ -171,7 +184,9 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // ingest runs the four steps that must happen in order: read within limits,
 // verify, identify, store.
 func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, start time.Time) outcome {
+	paced := rc.pace(w, r, start)
 	body, held, err := rc.budget.readBody(w, r, src.MaxBody)
+	paced(err)
 	defer rc.budget.give(held)
 	if err != nil {
 		return outcome{err: err, bodySize: max(r.ContentLength, 0)}

@@ -40,6 +40,7 @@ type testBundle struct {
 
 type setupOptions struct {
 	maxConcurrency int
+	minUploadRate  int64
 }
 
 // setup runs a Receiver over a real, migrated database of the given driver
@@ -93,6 +94,7 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 		Metrics:        metrics,
 		Logger:         logger,
 		MaxConcurrency: opts.maxConcurrency,
+		MinUploadRate:  opts.minUploadRate,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("POST /webhooks/{source}", rc)

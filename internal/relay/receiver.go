@@ -81,6 +81,8 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 		Logger:           r.logger,
 		MaxConcurrency:   cfg.Ingest.MaxConcurrency,
 		MaxInflightBytes: int64(cfg.Ingest.MaxInflightBytes),
+		MinUploadRate:    int64(cfg.Ingest.MinUploadRate),
+		ReadTimeout:      time.Duration(cfg.Ingest.ReadTimeout),
 		Wake:             r.wake,
 	}), tally, nil
 }
