@@ -107,12 +107,18 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 // signedGitHub builds a GitHub delivery of body under the delivery id.
 func signedGitHub(t *testing.T, url, delivery string, body []byte) *http.Request {
 	t.Helper()
-	h, err := signature.Sign(signature.Options{Scheme: "github", Secrets: []string{githubSecret}}, 0,
+	return signedPost(t, url, signature.Options{Scheme: "github", Secrets: []string{githubSecret}},
 		signature.Message{ID: delivery, Type: "push", Body: body})
+}
+
+// signedPost builds a POST of msg's body with the headers o signs it with.
+func signedPost(t *testing.T, url string, o signature.Options, msg signature.Message) *http.Request {
+	t.Helper()
+	h, err := signature.Sign(o, 0, msg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(msg.Body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,17 +135,7 @@ func stripeBody(id, typ string) []byte {
 // signedStripe builds a POST of body signed with secret at ts.
 func signedStripe(t *testing.T, url, secret string, body []byte, ts time.Time) *http.Request {
 	t.Helper()
-	h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: []string{secret}}, 0, signature.Message{Body: body, Now: ts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range h {
-		req.Header[k] = v
-	}
+	req := signedPost(t, url, signature.Options{Scheme: "stripe", Secrets: []string{secret}}, signature.Message{Body: body, Now: ts})
 	req.Header.Set("Content-Type", "application/json")
 	return req
 }
