@@ -22,8 +22,8 @@ const (
 	slowUploadFor    = 12 * time.Second
 	slowUploadLength = 1 << 20
 	// slowUploadCut is when the default minimum upload rate (1 KiB/s after
-	// a 5 s grace) cuts a trickle of 4 bytes a second: at the grace.
-	slowUploadCut = 5 * time.Second
+	// a 10 s grace) cuts a trickle of 4 bytes a second: at the grace.
+	slowUploadCut = 10 * time.Second
 )
 
 // TestHostileSlowUploadsDoNotStarve holds 80 uploads that each declare a

@@ -213,7 +213,7 @@ type Ingest struct {
 	WriteTimeout      Duration `yaml:"write_timeout"`
 	IdleTimeout       Duration `yaml:"idle_timeout"`
 	// MinUploadRate is the slowest, in bytes a second, that a request body
-	// may arrive on average once its first 5 s have passed; a slower one
+	// may arrive on average once its first 10 s have passed; a slower one
 	// is cut off with 408. 0 sets no floor (read_timeout still applies).
 	MinUploadRate ByteSize `yaml:"min_upload_rate"`
 	// MaxInflightBytes caps the request body bytes held in memory at once;

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -17,7 +16,8 @@ import (
 func TestSlowUploadIs408(t *testing.T) {
 	t.Parallel()
 	driver := testdb.Drivers()[0]
-	b := setup(t, driver, setupOptions{minUploadRate: 1024})
+	const grace = 2 * time.Second
+	b := setup(t, driver, setupOptions{minUploadRate: 1024, uploadGrace: grace})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(b.url, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -39,8 +39,8 @@ func TestSlowUploadIs408(t *testing.T) {
 			if line != "HTTP/1.1 408 Request Timeout" {
 				t.Fatalf("answer %q, want 408", line)
 			}
-			if took < receiver.UploadGrace || took > receiver.UploadGrace+3*time.Second {
-				t.Errorf("cut off after %s, want just after the %s grace", took, receiver.UploadGrace)
+			if took < grace || took > grace+3*time.Second {
+				t.Errorf("cut off after %s, want just after the %s grace", took, grace)
 			}
 			return
 		case <-tick.C:

@@ -58,6 +58,9 @@ type Options struct {
 	// on average once UploadGrace has passed; a slower one is cut off and
 	// answered 408. 0 sets no floor.
 	MinUploadRate int64
+	// UploadGrace is how long a body may take before MinUploadRate
+	// applies. Default DefaultUploadGrace.
+	UploadGrace time.Duration
 	// ReadTimeout is the public server's read timeout, which the minimum
 	// upload rate's deadlines never extend; 0 when it has none.
 	ReadTimeout time.Duration
@@ -90,6 +93,7 @@ type Receiver struct {
 	now        func() time.Time
 
 	minUploadRate int64
+	uploadGrace   time.Duration
 	readTimeout   time.Duration
 
 	// refusalLogs and errorLogs bound the log lines of requests that are
@@ -117,6 +121,9 @@ func New(o Options) *Receiver {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.UploadGrace <= 0 {
+		o.UploadGrace = DefaultUploadGrace
+	}
 	rc := &Receiver{
 		sources:    make(map[string]*Source, len(o.Sources)),
 		router:     o.Router,
@@ -134,6 +141,7 @@ func New(o Options) *Receiver {
 		now:        o.Now,
 
 		minUploadRate: o.MinUploadRate,
+		uploadGrace:   o.UploadGrace,
 		readTimeout:   o.ReadTimeout,
 
 		refusalLogs: rate.NewLimiter(logsPerSecond, logsPerSecond),

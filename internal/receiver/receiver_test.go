@@ -41,6 +41,7 @@ type testBundle struct {
 type setupOptions struct {
 	maxConcurrency int
 	minUploadRate  int64
+	uploadGrace    time.Duration
 }
 
 // setup runs a Receiver over a real, migrated database of the given driver
@@ -95,6 +96,7 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 		Logger:         logger,
 		MaxConcurrency: opts.maxConcurrency,
 		MinUploadRate:  opts.minUploadRate,
+		UploadGrace:    opts.uploadGrace,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("POST /webhooks/{source}", rc)
