@@ -1,6 +1,7 @@
 // Package store defines hookrelay's storage seam: the records hookrelay keeps
-// and the operations every storage driver implements. It holds no SQL; the
-// drivers live in the sqlite and postgres subpackages, and the storetest
+// and the operations every storage driver implements, gathered in DB. It
+// holds no SQL; the drivers live in the sqlite and postgres subpackages,
+// storeopen opens the one a database URL names, and the storetest
 // subpackage is the conformance suite both of them pass.
 package store
 
