@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
 // runAudit prints the audit log: replays, backfills, pauses, resumes and
@@ -24,7 +25,9 @@ func runAudit(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return readView(ctx, env, api, "/api/v1/audit", q, *asJSON, func(log adminapi.AuditLog) error {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.AuditLog, []byte, error) {
+		return c.Audit(ctx, q)
+	}, *asJSON, func(log adminapi.AuditLog) error {
 		if len(log.Entries) == 0 {
 			fmt.Fprintln(env.Stderr, "nothing in the audit log matches")
 			return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
 func runBackfill(ctx context.Context, env Env, args []string) error {
@@ -52,9 +53,12 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 	defer cancel()
 
 	return guardedPost[adminapi.BackfillResult]{
-		path: "/api/v1/backfill", flagHint: "backfill",
-		dryRun: *dryRun, yes: *yes, asJSON: *asJSON,
-		request: func(dry bool) any { req.DryRun = dry; return req },
+		flagHint: "backfill",
+		dryRun:   *dryRun, yes: *yes, asJSON: *asJSON,
+		post: func(ctx context.Context, c *adminclient.Client, dry bool) (adminapi.BackfillResult, []byte, error) {
+			req.DryRun = dry
+			return c.Backfill(ctx, req)
+		},
 		preview: func(w io.Writer, dry adminapi.BackfillResult) (int64, string) {
 			fmt.Fprintf(w, "%d events of the window would get a delivery to %s\n", dry.Matched, *dest)
 			return dry.Matched, fmt.Sprintf("Create %d deliveries to %s?", dry.Matched, *dest)

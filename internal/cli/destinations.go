@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
 // runDestinations dispatches `hookrelay destinations [list|pause|resume|skip]`;
@@ -34,7 +34,9 @@ func runDestinationsList(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return readView(ctx, env, api, "/api/v1/destinations", nil, *asJSON, func(list adminapi.Destinations) error {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.Destinations, []byte, error) {
+		return c.Destinations(ctx)
+	}, *asJSON, func(list adminapi.Destinations) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "DESTINATION\tKIND\tURL\tSTATE\tBACKLOG\tOLDEST PENDING\tDEAD\tLAST ERROR")
 		for _, d := range list.Destinations {
@@ -81,9 +83,13 @@ func runPause(ctx context.Context, env Env, args []string, pause bool) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
 	defer cancel()
-	var res adminapi.PauseResult
-	if _, err := c.callJSON(ctx, http.MethodPost, "/api/v1/destinations/"+url.PathEscape(pos[0])+"/"+verb, nil, nil, &res); err != nil {
-		return usageIfRefused(err)
+	call := c.Resume
+	if pause {
+		call = c.Pause
+	}
+	res, _, err := call(ctx, pos[0])
+	if err != nil {
+		return usageIfRefused(c.explain(err))
 	}
 	if pause {
 		fmt.Fprintf(env.Stdout, "paused %s: its deliveries wait, nothing is dropped (hookrelay destinations resume %s)\n", res.Destination, res.Destination)
@@ -114,9 +120,9 @@ func runSkip(ctx context.Context, env Env, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
 	defer cancel()
-	var d adminapi.Delivery
-	if _, err := c.callJSON(ctx, http.MethodPost, fmt.Sprintf("/api/v1/deliveries/%d/skip", id), nil, nil, &d); err != nil {
-		return usageIfRefused(err)
+	d, _, err := c.Skip(ctx, id)
+	if err != nil {
+		return usageIfRefused(c.explain(err))
 	}
 	fmt.Fprintf(env.Stdout, "skipped delivery %d to %s: it is not tried again (hookrelay replay --id EVENT_ID --destination %s sends it again)\n", d.ID, d.Destination, d.Destination)
 	return nil

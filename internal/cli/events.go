@@ -76,7 +76,7 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 	}
 	q.Set("limit", fmt.Sprint(*limit))
 
-	list, data, err := fetchJSON[adminapi.EventList](ctx, c, http.MethodGet, "/api/v1/events", q)
+	list, data, err := ask(ctx, c, func(ctx context.Context) (adminapi.EventList, []byte, error) { return c.Events(ctx, q) })
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func runEventsShow(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ev, data, err := fetchJSON[adminapi.EventDetail](ctx, c, http.MethodGet, "/api/v1/events/"+url.PathEscape(id), nil)
+	ev, data, err := ask(ctx, c, func(ctx context.Context) (adminapi.EventDetail, []byte, error) { return c.Event(ctx, id) })
 	if err != nil {
 		return eventError(id, err)
 	}
@@ -245,9 +245,9 @@ func runEventsRaw(ctx context.Context, env Env, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
 	defer cancel()
-	data, _, err := c.call(ctx, http.MethodGet, "/api/v1/events/"+url.PathEscape(id)+"/raw", nil, nil)
+	data, err := c.EventRaw(ctx, id)
 	if err != nil {
-		return eventError(id, err)
+		return eventError(id, c.explain(err))
 	}
 	_, err = env.Stdout.Write(data)
 	return err

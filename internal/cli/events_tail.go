@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -59,7 +58,7 @@ func runEventsTail(ctx context.Context, env Env, args []string) error {
 	fmt.Fprintln(env.Stderr, "waiting for events (Ctrl-C to stop)")
 	for {
 		q.Set("since", from.Add(-tailOverlap).UTC().Format(time.RFC3339Nano))
-		list, _, err := fetchJSON[adminapi.EventList](ctx, c, http.MethodGet, "/api/v1/events", q)
+		list, _, err := ask(ctx, c, func(ctx context.Context) (adminapi.EventList, []byte, error) { return c.Events(ctx, q) })
 		if ctx.Err() != nil {
 			return nil
 		}

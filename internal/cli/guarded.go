@@ -3,7 +3,8 @@ package cli
 import (
 	"context"
 	"io"
-	"net/http"
+
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
 // guardedPost is a POST to the admin API that changes deliveries: made
@@ -11,12 +12,11 @@ import (
 // nothing would change, after a confirmation, for real. R is the answer's
 // type.
 type guardedPost[R any] struct {
-	path string
 	// flagHint names the command in confirm's hint about --yes.
 	flagHint            string
 	dryRun, yes, asJSON bool
-	// request returns the body to send, with its DryRun field set to dry.
-	request func(dry bool) any
+	// post makes the call, as a dry run when dry.
+	post func(ctx context.Context, c *adminclient.Client, dry bool) (R, []byte, error)
 	// preview prints the dry run's answer and returns how many deliveries
 	// would change and the question to confirm it with.
 	preview func(w io.Writer, dry R) (n int64, question string)
@@ -31,10 +31,9 @@ func (g guardedPost[R]) run(ctx context.Context, env Env, c *apiClient) error {
 	if g.asJSON {
 		out = env.Stderr
 	}
-	var dry R
-	data, err := c.callJSON(ctx, http.MethodPost, g.path, nil, g.request(true), &dry)
+	dry, data, err := g.post(ctx, c.Client, true)
 	if err != nil {
-		return usageIfRefused(err) // refused before anything was done
+		return usageIfRefused(c.explain(err)) // refused before anything was done
 	}
 	n, question := g.preview(out, dry)
 	if g.dryRun || n == 0 {
@@ -43,9 +42,9 @@ func (g guardedPost[R]) run(ctx context.Context, env Env, c *apiClient) error {
 	if err := confirm(env, g.yes, question, g.flagHint); err != nil {
 		return err
 	}
-	var res R
-	if data, err = c.callJSON(ctx, http.MethodPost, g.path, nil, g.request(false), &res); err != nil {
-		return err
+	res, data, err := g.post(ctx, c.Client, false)
+	if err != nil {
+		return c.explain(err)
 	}
 	g.done(out, res)
 	return printResult(env.Stdout, g.asJSON, data)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 )
 
@@ -36,6 +36,8 @@ const (
 	// when the relay cannot be reached.
 	listenBackoffMin = 500 * time.Millisecond
 	listenBackoffMax = 10 * time.Second
+	// listenAnswerLimit bounds the bytes of one answer of the relay read.
+	listenAnswerLimit = 64 << 20
 )
 
 // listenConfig is what the flags of `hookrelay listen` ask for.
@@ -114,7 +116,7 @@ func runListen(ctx context.Context, env Env, args []string) error {
 
 	l := &listener{
 		cfg:   lc,
-		api:   c,
+		api:   c.WithAnswerLimit(listenAnswerLimit),
 		out:   env.Stdout,
 		lines: env.Stdout,
 		log:   env.Stderr,
@@ -124,7 +126,7 @@ func runListen(ctx context.Context, env Env, args []string) error {
 	if lc.printJSON {
 		l.lines, to = env.Stderr, "printing each event as JSON"
 	}
-	fmt.Fprintf(env.Stderr, "listening on %s at %s, %s (Ctrl-C to stop)\n", lc.destination, c.base, to)
+	fmt.Fprintf(env.Stderr, "listening on %s at %s, %s (Ctrl-C to stop)\n", lc.destination, c.Base(), to)
 	return l.run(stop, abort)
 }
 
@@ -166,7 +168,7 @@ func orName(dest string) string {
 // listener runs one `hookrelay listen`.
 type listener struct {
 	cfg   listenConfig
-	api   *apiClient
+	api   *adminclient.Client
 	out   io.Writer // --print-json: one JSON line per event
 	lines io.Writer // one line per event: what happened to it
 	log   io.Writer // what the listener is doing
@@ -213,10 +215,8 @@ func (l *listener) run(stop, abort context.Context) error {
 func (l *listener) claim(ctx context.Context) (adminapi.Claimed, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.wait+listenCallSlack)
 	defer cancel()
-	q := url.Values{"max": {fmt.Sprint(l.cfg.max)}, "wait": {l.cfg.wait.String()}, "lease": {l.cfg.lease.String()}}
-	var out adminapi.Claimed
-	err := l.post(ctx, "/api/v1/destinations/"+url.PathEscape(l.cfg.destination)+"/claim", q, nil, &out)
-	return out, err
+	out, err := l.api.Claim(ctx, l.cfg.destination, adminclient.ClaimRequest{Max: l.cfg.max, Wait: l.cfg.wait, Lease: l.cfg.lease})
+	return out, l.notRelay(err)
 }
 
 // handle forwards a batch in order and acknowledges each delivery. What it
@@ -306,11 +306,11 @@ func listenTransportError(err error) string {
 // reached and the lease lasts.
 func (l *listener) ack(ctx context.Context, d adminapi.ClaimedDelivery, f forwarded, deadline time.Time) (adminapi.AckResult, error) {
 	req := adminapi.AckRequest{Outcome: f.outcome, Error: f.err, LeaseToken: d.LeaseToken, StatusCode: f.status, ResponseSnippet: f.snippet}
-	var res adminapi.AckResult
 	var backoff time.Duration
 	for {
 		callCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		err := l.post(callCtx, fmt.Sprintf("/api/v1/deliveries/%d/ack", d.ID), nil, req, &res)
+		res, err := l.api.Ack(callCtx, d.ID, req)
+		err = l.notRelay(err)
 		cancel()
 		if err == nil || !listenRetryable(err) {
 			return res, err
@@ -333,7 +333,7 @@ func (l *listener) release(ds []adminapi.ClaimedDelivery) {
 	failed := 0
 	for _, d := range ds {
 		req := adminapi.AckRequest{Outcome: adminapi.OutcomeReleased, LeaseToken: d.LeaseToken}
-		if err := l.post(ctx, fmt.Sprintf("/api/v1/deliveries/%d/ack", d.ID), nil, req, nil); err != nil {
+		if _, err := l.api.Ack(ctx, d.ID, req); err != nil {
 			failed++
 		}
 	}
@@ -342,106 +342,50 @@ func (l *listener) release(ds []adminapi.ClaimedDelivery) {
 	}
 }
 
-// listenStatusError is an answer of the admin API other than 2xx.
-type listenStatusError struct {
-	status int
-	msg    string
-}
-
-func (e *listenStatusError) Error() string {
-	return fmt.Sprintf("%d %s: %s", e.status, http.StatusText(e.status), e.msg)
-}
-
-// post calls the admin API with the client's server and token: a JSON body
-// (nil for none) and a JSON answer decoded into out (nil to discard).
-func (l *listener) post(ctx context.Context, path string, q url.Values, in, out any) error {
-	var body io.Reader = http.NoBody
-	if in != nil {
-		data, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("encode request: %w", err)
-		}
-		body = bytes.NewReader(data)
+// notRelay makes an error answer that did not come from the admin API,
+// other than a 404 or a 5xx (a proxy's), adminclient.ErrNotRelay: trying
+// again will not mend it.
+func (l *listener) notRelay(err error) error {
+	var se *adminclient.StatusError
+	if errors.As(err, &se) && !se.FromAPI && se.Status != http.StatusNotFound && se.Status < 500 {
+		return adminclient.NotRelay(l.api.Base(), se.Header, se.Body)
 	}
-	u := l.api.base + path
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, body)
-	if err != nil {
-		return fmt.Errorf("build request: %w", err)
-	}
-	if l.api.token != "" {
-		req.Header.Set("Authorization", "Bearer "+l.api.token)
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := l.api.http.Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // without the URL, which the start line prints
-		}
-		return err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("read answer: %w", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		var e adminapi.Error
-		if json.Unmarshal(data, &e) != nil || e.Error == "" || !isRelay(resp.Header) {
-			if resp.StatusCode != http.StatusNotFound && resp.StatusCode < 500 {
-				return notRelay(l.api.base, resp.Header, data)
-			}
-			e.Error = strings.TrimSpace(string(data))
-		}
-		return &listenStatusError{status: resp.StatusCode, msg: e.Error}
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(data, out); err != nil || !isRelay(resp.Header) {
-		return notRelay(l.api.base, resp.Header, data)
-	}
-	return nil
+	return err
 }
 
 // listenRetryable reports whether an API call is worth trying again: the
 // relay was not reached, answered 5xx, or asked to slow down.
 func listenRetryable(err error) bool {
-	var se *listenStatusError
-	if errors.Is(err, errNotRelay) {
+	var se *adminclient.StatusError
+	if errors.Is(err, adminclient.ErrNotRelay) {
 		return false
 	}
 	if !errors.As(err, &se) {
 		return true
 	}
-	return se.status >= 500 || se.status == http.StatusTooManyRequests
+	return se.Status >= 500 || se.Status == http.StatusTooManyRequests
 }
 
 // explain turns a claim the relay refused into what to do about it.
 func (l *listener) explain(err error) error {
-	var se *listenStatusError
+	var se *adminclient.StatusError
 	if !errors.As(err, &se) {
 		return err
 	}
 	dest := l.cfg.destination
-	switch se.status {
+	switch se.Status {
 	case http.StatusUnauthorized:
-		if l.api.token == "" {
+		if !l.api.HasToken() {
 			return fmt.Errorf("no token given: set --token or $%s to the consumer token for %s", tokenEnv, dest)
 		}
 		return fmt.Errorf("the relay refused the token (401): set --token or $%s to the consumer token for %s from the relay's tokens list", tokenEnv, dest)
 	case http.StatusForbidden:
 		return fmt.Errorf("this token may not claim from %s (403): use the consumer token whose destinations include %s, or an admin token", dest, dest)
 	case http.StatusNotFound:
-		if se.msg == "" || strings.HasPrefix(se.msg, "404 page not found") {
-			return fmt.Errorf("%s answered 404: is it the relay's admin listener (admin_listen), not the public one?", l.api.base)
+		if se.Message == "" || strings.HasPrefix(se.Message, "404 page not found") {
+			return fmt.Errorf("%s answered 404: is it the relay's admin listener (admin_listen), not the public one?", l.api.Base())
 		}
-		return fmt.Errorf("the relay cannot hand out %s: %s (add it to the relay's config with pull: true)", dest, se.msg)
+		return fmt.Errorf("the relay cannot hand out %s: %s (add it to the relay's config with pull: true)", dest, se.Message)
 	}
 	return fmt.Errorf("the relay refused the claim from %s: %w", dest, se)
 }
@@ -482,8 +426,8 @@ func listenLine(at time.Time, d adminapi.ClaimedDelivery, f forwarded, res admin
 	line := fmt.Sprintf("%s  %s  %s  %s  %s  %s", at.Format("15:04:05"), dash(d.Source), dash(d.Type), dash(providerID), status, listenDuration(f.duration))
 	if ackErr != nil {
 		why := fmt.Sprintf("%v; the relay hands it out again when its lease runs out", ackErr)
-		var se *listenStatusError
-		if errors.As(ackErr, &se) && se.status == http.StatusConflict {
+		var se *adminclient.StatusError
+		if errors.As(ackErr, &se) && se.Status == http.StatusConflict {
 			why = "the lease ran out; the relay hands it out again"
 		}
 		return fmt.Sprintf("%s  %s here, not recorded: %s", line, f.outcome, why)

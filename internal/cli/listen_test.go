@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 )
 
@@ -79,13 +80,13 @@ func TestListenRetryable(t *testing.T) {
 		want bool
 	}{
 		{errors.New("reach http://127.0.0.1:8081: connection refused"), true},
-		{&listenStatusError{status: 500}, true},
-		{&listenStatusError{status: 503}, true},
-		{&listenStatusError{status: 429}, true},
-		{&listenStatusError{status: 401}, false},
-		{&listenStatusError{status: 403}, false},
-		{&listenStatusError{status: 404}, false},
-		{&listenStatusError{status: 409}, false},
+		{&adminclient.StatusError{Status: 500}, true},
+		{&adminclient.StatusError{Status: 503}, true},
+		{&adminclient.StatusError{Status: 429}, true},
+		{&adminclient.StatusError{Status: 401}, false},
+		{&adminclient.StatusError{Status: 403}, false},
+		{&adminclient.StatusError{Status: 404}, false},
+		{&adminclient.StatusError{Status: 409}, false},
 	}
 	for _, tt := range tests {
 		if got := listenRetryable(tt.err); got != tt.want {
@@ -102,15 +103,15 @@ func TestListenExplain(t *testing.T) {
 		err   error
 		want  string
 	}{
-		{"no token", "", &listenStatusError{status: 401, msg: "missing or unknown bearer token"}, "no token given"},
-		{"wrong token", "t", &listenStatusError{status: 401, msg: "missing or unknown bearer token"}, "the relay refused the token (401)"},
-		{"another's destination", "t", &listenStatusError{status: 403, msg: "the token's role does not allow this"}, "may not claim from dev-alice (403)"},
-		{"unknown destination", "t", &listenStatusError{status: 404, msg: `no destination "dev-alice" in the config`}, "pull: true"},
-		{"public listener", "t", &listenStatusError{status: 404, msg: "404 page not found"}, "admin listener"},
-		{"push destination", "t", &listenStatusError{status: 400, msg: "only pull destinations are claimed"}, "only pull destinations are claimed"},
+		{"no token", "", &adminclient.StatusError{Status: 401, Message: "missing or unknown bearer token"}, "no token given"},
+		{"wrong token", "t", &adminclient.StatusError{Status: 401, Message: "missing or unknown bearer token"}, "the relay refused the token (401)"},
+		{"another's destination", "t", &adminclient.StatusError{Status: 403, Message: "the token's role does not allow this"}, "may not claim from dev-alice (403)"},
+		{"unknown destination", "t", &adminclient.StatusError{Status: 404, Message: `no destination "dev-alice" in the config`}, "pull: true"},
+		{"public listener", "t", &adminclient.StatusError{Status: 404, Message: "404 page not found"}, "admin listener"},
+		{"push destination", "t", &adminclient.StatusError{Status: 400, Message: "only pull destinations are claimed"}, "only pull destinations are claimed"},
 	}
 	for _, tt := range tests {
-		l := &listener{cfg: listenConfig{destination: "dev-alice"}, api: &apiClient{base: "http://relay:8081", token: tt.token}}
+		l := &listener{cfg: listenConfig{destination: "dev-alice"}, api: adminclient.New("http://relay:8081", tt.token)}
 		if got := l.explain(tt.err).Error(); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: explain = %q, want it to contain %q", tt.name, got, tt.want)
 		}
@@ -140,7 +141,7 @@ func TestListenLine(t *testing.T) {
 		{"no answer", d, forwarded{outcome: "failed", err: "connection refused"},
 			adminapi.AckResult{Status: "dead"}, nil, "09:15:04  stripe  invoice.paid  evt_1  ---  0s  dead: connection refused"},
 		{"lease lost", d, forwarded{status: 200, outcome: "done", duration: 12 * time.Second},
-			adminapi.AckResult{}, &listenStatusError{status: 409}, "09:15:04  stripe  invoice.paid  evt_1  200  12s  done here, not recorded: the lease ran out; the relay hands it out again"},
+			adminapi.AckResult{}, &adminclient.StatusError{Status: 409}, "09:15:04  stripe  invoice.paid  evt_1  200  12s  done here, not recorded: the lease ran out; the relay hands it out again"},
 		{"no type", adminapi.ClaimedDelivery{Source: "acme", ProviderEventID: "msg_2"}, forwarded{status: 200, outcome: "done"},
 			adminapi.AckResult{Status: "done"}, nil, "09:15:04  acme  -  msg_2  200  0s  done"},
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
 // runRejections prints the rejection record: requests that failed
@@ -26,7 +27,9 @@ func runRejections(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return readView(ctx, env, api, "/api/v1/rejections", q, *asJSON, func(list adminapi.Rejections) error {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.Rejections, []byte, error) {
+		return c.Rejections(ctx, q)
+	}, *asJSON, func(list adminapi.Rejections) error {
 		if len(list.Rejections) == 0 {
 			fmt.Fprintln(env.Stderr, "no rejections match")
 			return nil

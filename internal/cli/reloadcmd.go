@@ -3,10 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
-
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 )
 
 func runReload(ctx context.Context, env Env, args []string) error {
@@ -27,7 +24,7 @@ func runReload(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sum, data, err := fetchJSON[adminapi.ReloadSummary](ctx, c, http.MethodPost, "/api/v1/reload", nil)
+	sum, data, err := ask(ctx, c, c.Reload)
 	if err != nil {
 		return err
 	}

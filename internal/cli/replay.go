@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
 // errCancelled is the answer "no" to a confirmation.
@@ -61,9 +62,12 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	defer cancel()
 
 	return guardedPost[adminapi.ReplayResult]{
-		path: "/api/v1/replay", flagHint: "replay",
-		dryRun: *dryRun, yes: *yes, asJSON: *asJSON,
-		request: func(dry bool) any { req.DryRun = dry; return req },
+		flagHint: "replay",
+		dryRun:   *dryRun, yes: *yes, asJSON: *asJSON,
+		post: func(ctx context.Context, c *adminclient.Client, dry bool) (adminapi.ReplayResult, []byte, error) {
+			req.DryRun = dry
+			return c.Replay(ctx, req)
+		},
 		preview: func(w io.Writer, dry adminapi.ReplayResult) (int64, string) {
 			would := dry.Matched - dry.InFlight
 			fmt.Fprintf(w, "%d deliveries match: %d would be re-armed, %d in flight left alone\n", dry.Matched, would, dry.InFlight)

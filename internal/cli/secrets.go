@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
 func runSecrets(ctx context.Context, env Env, args []string) error {
@@ -25,7 +26,9 @@ func runSecrets(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return readView(ctx, env, api, "/api/v1/secrets", nil, *asJSON, func(s adminapi.Secrets) error {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.Secrets, []byte, error) {
+		return c.Secrets(ctx)
+	}, *asJSON, func(s adminapi.Secrets) error {
 		return printSecrets(env.Stdout, s, time.Now())
 	})
 }

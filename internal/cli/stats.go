@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
 func runStats(ctx context.Context, env Env, args []string) error {
@@ -23,7 +24,7 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return readView(ctx, env, api, "/api/v1/stats", nil, *asJSON, func(s adminapi.Stats) error {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.Stats, []byte, error) { return c.Stats(ctx) }, *asJSON, func(s adminapi.Stats) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tOLDEST PENDING\tPAUSED")
 		for _, name := range slices.Sorted(maps.Keys(s.Destinations)) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
@@ -30,7 +28,7 @@ func runVerify(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	v, data, err := fetchJSON[adminapi.Verification](ctx, c, http.MethodPost, "/api/v1/events/"+url.PathEscape(id)+"/verify", nil)
+	v, data, err := ask(ctx, c, func(ctx context.Context) (adminapi.Verification, []byte, error) { return c.Verify(ctx, id) })
 	if err != nil {
 		return eventError(id, err)
 	}
