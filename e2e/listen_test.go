@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -139,25 +138,9 @@ func listenPost(t *testing.T, p *relayProc, body []byte) {
 }
 
 // listenStats reads one destination's counts from the admin API.
-func listenStats(t *testing.T, p *relayProc, dest string) map[string]float64 {
+func listenStats(t *testing.T, p *relayProc, dest string) destStats {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "http://"+p.admin+"/api/v1/stats", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+listenAdminToken)
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var s struct {
-		Destinations map[string]map[string]float64 `json:"destinations"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("stats: %d %v", resp.StatusCode, err)
-	}
-	return s.Destinations[dest]
+	return adminStats(t, p, listenAdminToken)[dest]
 }
 
 // listenVerifies reports whether d carries a valid Standard Webhooks signature of

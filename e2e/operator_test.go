@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -99,15 +99,13 @@ func TestOperatorSeesWhy(t *testing.T) {
 			contains(t, "destinations after pause", wantRun(t, read, 0, "destinations").stdout, "paused since")
 			contains(t, "stats --json after pause", wantRun(t, read, 0, "stats", "--json").stdout, `"paused_for_seconds"`)
 			contains(t, "stats after pause", wantRun(t, read, 0, "stats").stdout, "PAUSED", "for ")
-			var claimed struct {
-				Deliveries []struct{} `json:"deliveries"`
-			}
-			if code := adminJSON(t, p, "POST", "/api/v1/destinations/dev/claim", &claimed); code != 200 || len(claimed.Deliveries) != 0 {
-				t.Errorf("claim of a paused destination: %d with %d deliveries, want 200 with none", code, len(claimed.Deliveries))
+			api := apiOf(p, e2eAdminToken)
+			if claimed, err := api.Claim(t.Context(), "dev", adminclient.ClaimRequest{}); err != nil || len(claimed.Deliveries) != 0 {
+				t.Errorf("claim of a paused destination: %v with %d deliveries, want none", err, len(claimed.Deliveries))
 			}
 			wantRun(t, admin, 0, "destinations", "resume", "dev")
-			if code := adminJSON(t, p, "POST", "/api/v1/destinations/dev/claim", &claimed); code != 200 || len(claimed.Deliveries) != 1 {
-				t.Errorf("claim after resume: %d with %d deliveries, want 1", code, len(claimed.Deliveries))
+			if claimed, err := api.Claim(t.Context(), "dev", adminclient.ClaimRequest{}); err != nil || len(claimed.Deliveries) != 1 {
+				t.Errorf("claim after resume: %v with %d deliveries, want 1", err, len(claimed.Deliveries))
 			}
 
 			// Skip the delivery the claim holds: the holder's ack is then
@@ -150,17 +148,4 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-}
-
-// adminJSON calls the admin API with the admin token and decodes the
-// answer into out.
-func adminJSON(t *testing.T, p *relayProc, method, path string, out any) int {
-	t.Helper()
-	code, body := hostileAdmin(t, p, e2eAdminToken, method, path, "")
-	if out != nil && code == 200 {
-		if err := json.Unmarshal(body, out); err != nil {
-			t.Fatalf("%s %s: %v", method, path, err)
-		}
-	}
-	return code
 }

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -29,36 +28,6 @@ func (p *relayProc) sigkill(t *testing.T) {
 	if err := p.Signal(syscall.SIGKILL, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// destStats is one destination's delivery counts, by status, as
-// GET /api/v1/stats reports them.
-type destStats map[string]float64
-
-// adminStats reads GET /api/v1/stats from p's admin listener with token.
-func adminStats(t *testing.T, p *relayProc, token string) map[string]destStats {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "http://"+p.admin+"/api/v1/stats", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatalf("get stats: %v", err)
-	}
-	defer resp.Body.Close()
-	var s struct {
-		Destinations map[string]destStats `json:"destinations"`
-	}
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("get stats: %d %s", resp.StatusCode, b)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
-		t.Fatalf("decode stats: %v", err)
-	}
-	return s.Destinations
 }
 
 // sink is a push destination on 127.0.0.1 that records every delivery it

@@ -1,10 +1,7 @@
 package relay_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,8 +10,8 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 	"github.com/hookrelay/hookrelay/internal/delivery"
-	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
@@ -64,19 +61,21 @@ destinations:
 			if code := post(t, r, `{"id":"evt_pd1","type":"invoice.paid","created":1700000000}`); code != 200 {
 				t.Fatalf("post: %d", code)
 			}
-			var last adminapi.AckResult
+			api := adminclient.New("http://"+r.AdminAddr(), consumerToken)
 			for attempt := 1; attempt <= 2; attempt++ {
-				got := claim(t, r, "dev")
-				if len(got.Deliveries) != 1 {
-					t.Fatalf("claim %d: %d deliveries, want 1", attempt, len(got.Deliveries))
+				got, err := api.Claim(t.Context(), "dev", adminclient.ClaimRequest{Wait: 5 * time.Second})
+				if err != nil || len(got.Deliveries) != 1 {
+					t.Fatalf("claim %d: %v, %d deliveries, want 1", attempt, err, len(got.Deliveries))
 				}
 				d := got.Deliveries[0]
 				if d.Attempt != attempt {
 					t.Errorf("claim %d: attempt %d", attempt, d.Attempt)
 				}
-				last = ack(t, r, d, adminapi.AckRequest{Outcome: adminapi.OutcomeFailed, Error: "local server down", StatusCode: 502})
-				if want := map[int]string{1: "failed", 2: "dead"}[attempt]; last.Status != want {
-					t.Fatalf("ack %d: status %q, want %q", attempt, last.Status, want)
+				res, err := api.Ack(t.Context(), d.ID, adminapi.AckRequest{
+					Outcome: adminapi.OutcomeFailed, Error: "local server down", StatusCode: 502, LeaseToken: d.LeaseToken,
+				})
+				if want := map[int]string{1: "failed", 2: "dead"}[attempt]; err != nil || res.Status != want {
+					t.Fatalf("ack %d: %v, status %q, want %q", attempt, err, res.Status, want)
 				}
 			}
 
@@ -106,41 +105,5 @@ destinations:
 				}
 			}
 		})
-	}
-}
-
-// claim long-polls a pull destination for up to 5 seconds.
-func claim(t *testing.T, r *relay.Relay, destination string) adminapi.Claimed {
-	t.Helper()
-	var out adminapi.Claimed
-	adminPost(t, r, "/api/v1/destinations/"+destination+"/claim?wait=5s", nil, &out)
-	return out
-}
-
-// ack acknowledges a claimed delivery.
-func ack(t *testing.T, r *relay.Relay, d adminapi.ClaimedDelivery, req adminapi.AckRequest) adminapi.AckResult {
-	t.Helper()
-	req.LeaseToken = d.LeaseToken
-	var out adminapi.AckResult
-	adminPost(t, r, fmt.Sprintf("/api/v1/deliveries/%d/ack", d.ID), req, &out)
-	return out
-}
-
-func adminPost(t *testing.T, r *relay.Relay, path string, in, out any) {
-	t.Helper()
-	body, _ := json.Marshal(in)
-	req, _ := http.NewRequest(http.MethodPost, "http://"+r.AdminAddr()+path, bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+consumerToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST %s: %d %s", path, resp.StatusCode, data)
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		t.Fatalf("POST %s: %v: %s", path, err, data)
 	}
 }
