@@ -79,7 +79,7 @@ destinations:
 				}
 			}
 
-			deadline := time.Now().Add(10 * time.Second)
+			deadline := time.Now().Add(20 * time.Second)
 			for len(sink.received()) == 0 && time.Now().Before(deadline) {
 				time.Sleep(50 * time.Millisecond)
 			}
@@ -93,16 +93,30 @@ destinations:
 				t.Errorf("alert = %+v", a)
 			}
 
-			m := scrape(t, r)
-			for _, want := range []string{
+			// The alert is counted once its POST has been answered: wait
+			// for the count rather than race it.
+			wants := []string{
 				`hookrelay_dead_letters_total{destination="dev"} 1`,
 				`hookrelay_deliveries_total{destination="dev",outcome="failed"} 1`,
 				`hookrelay_deliveries_total{destination="dev",outcome="dead"} 1`,
 				`hookrelay_dead_letter_alerts_total{outcome="sent"} 1`,
-			} {
-				if !strings.Contains(m, want) {
-					t.Errorf("/metrics lacks %s:\n%s", want, grepLines(m, `destination="dev"`))
+			}
+			var missing []string
+			for {
+				m := scrape(t, r)
+				missing = missing[:0]
+				for _, want := range wants {
+					if !strings.Contains(m, want) {
+						missing = append(missing, want)
+					}
 				}
+				if len(missing) == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("/metrics lacks %s:\n%s", strings.Join(missing, ", "), grepLines(m, "dead"))
+				}
+				time.Sleep(50 * time.Millisecond)
 			}
 		})
 	}
