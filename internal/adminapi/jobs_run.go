@@ -23,8 +23,9 @@ func jobBatch(maxBatch int, total int64) int {
 }
 
 // StartReplay checks a replay as POST /api/v1/replay does and starts it
-// as a job: it counts the deliveries the filter matches (a dry run, with
-// its audit row), then re-arms them batch by batch. A mistake in the
+// as a job: it counts the deliveries the filter matches (a dry run
+// without an audit row: the replay writes its own), then re-arms them
+// batch by batch. A mistake in the
 // request is answered at once; the job is returned running.
 func (s *Service) StartReplay(ctx context.Context, actor string, req JobReplayRequest) (Job, error) {
 	if req.DryRun {
@@ -39,7 +40,7 @@ func (s *Service) StartReplay(ctx context.Context, actor string, req JobReplayRe
 	}
 	audit(ctx, "filter", req.Filter)
 	j, err := s.jobs.start(JobReplay, actor, s.now(), func(j *job) error {
-		count, err := s.store.Replay(j.ctx, store.ReplayRequest{Filter: filter, DryRun: true, Actor: actor, Now: s.now()})
+		count, err := s.store.Replay(j.ctx, store.ReplayRequest{Filter: filter, DryRun: true, NoAuditRow: true, Actor: actor, Now: s.now()})
 		if err != nil {
 			return err
 		}

@@ -63,6 +63,10 @@ type ReplayRequest struct {
 	// Actor names who asked (the token's name), for the audit row.
 	Actor string
 	Now   time.Time
+	// NoAuditRow leaves out the audit row: for a dry run that is part of
+	// an operation recorded on its own (the count a replay job starts
+	// with).
+	NoAuditRow bool
 	// MaxBatch, when positive, bounds the deliveries of one batch below
 	// the driver's own size, for finer progress.
 	MaxBatch int

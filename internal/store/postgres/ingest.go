@@ -113,7 +113,7 @@ func batchArgs(items []store.IngestItem, order []int) ([]any, error) {
 	var (
 		ids, sources, providerIDs, origins = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		types, contentTypes, headers       = make([]string, n), make([]string, n), make([]string, n)
-		bodies, digests                    = make([][]byte, n), make([][]byte, n)
+		bodies                             = make([][]byte, n)
 		slots                              = make([]int32, n)
 		occurred, received                 = make([]pgtype.Timestamptz, n), make([]pgtype.Timestamptz, n)
 		dEvents, dDests, dKeys             []string
@@ -127,7 +127,6 @@ func batchArgs(items []store.IngestItem, order []int) ([]any, error) {
 		ids[j], sources[j], providerIDs[j], origins[j] = e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin)
 		types[j], contentTypes[j], headers[j] = e.Type, e.ContentType, h
 		bodies[j] = sqlstore.NonNil(e.Body)
-		digests[j] = items[i].SignatureDigest // nil is NULL
 		slots[j] = int32(e.SignatureSlot)
 		occurred[j] = pgtype.Timestamptz{Time: e.OccurredAt, Valid: !e.OccurredAt.IsZero()}
 		received[j] = pgtype.Timestamptz{Time: e.ReceivedAt, Valid: true}
@@ -140,6 +139,6 @@ func batchArgs(items []store.IngestItem, order []int) ([]any, error) {
 	return []any{
 		ids, sources, providerIDs, origins, types, bodies, contentTypes,
 		headers, slots, occurred, received,
-		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys), digests,
+		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys),
 	}, nil
 }

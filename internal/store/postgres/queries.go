@@ -31,18 +31,18 @@ const (
 	ingestBatch = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
-		$8::text[], $9::integer[], $10::timestamptz[], $11::timestamptz[], $15::bytea[]
+		$8::text[], $9::integer[], $10::timestamptz[], $11::timestamptz[]
 	) WITH ORDINALITY AS i(
 		id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, signature_digest, n
+		headers, signature_slot, occurred_at, received_at, n
 	)
 ), ins AS (
 	INSERT INTO events (
 		id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, signature_digest
+		headers, signature_slot, occurred_at, received_at
 	)
 	SELECT id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, signature_digest
+		headers, signature_slot, occurred_at, received_at
 	FROM input ORDER BY n
 	ON CONFLICT (source, provider_event_id) DO NOTHING
 	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
@@ -77,13 +77,6 @@ FROM events WHERE id = $1`
 	id, source, provider_event_id, id_origin, type, body, content_type,
 	headers, signature_slot, occurred_at, received_at
 FROM events WHERE source = $1 AND provider_event_id = $2`
-
-	// signatureReused looks up events_signature_digest: one index range
-	// of the source's events with this digest.
-	signatureReused = `SELECT EXISTS (
-	SELECT 1 FROM events
-	WHERE source = $1 AND signature_digest = $2 AND received_at >= $3 AND provider_event_id <> $4
-)`
 
 	countEvents = `SELECT count(*) FROM events`
 

@@ -52,7 +52,7 @@ type ReplayDriver interface {
 // then writes the audit row. When a batch fails after others were
 // re-armed, the audit row records what was, and the error is returned.
 // When req.Progress stops the walk, the result so far is returned with
-// its error.
+// its error. req.NoAuditRow leaves the audit row out.
 func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, batch int) (store.ReplayResult, error) {
 	var (
 		res     store.ReplayResult
@@ -89,6 +89,9 @@ func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, bat
 	}
 	if err != nil && res.Rearmed == 0 && !stopped {
 		return store.ReplayResult{}, err
+	}
+	if req.NoAuditRow {
+		return res, err
 	}
 	if aerr := d.ReplayAudit(context.WithoutCancel(ctx), res); aerr != nil {
 		err = errors.Join(err, fmt.Errorf("write audit row: %w", aerr))

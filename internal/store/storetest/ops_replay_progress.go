@@ -76,11 +76,15 @@ func testReplayProgress(t *testing.T, s store.DB) {
 			t.Errorf("event %d: replay_count %d, want %d", i, d.ReplayCount, want)
 		}
 	}
+	// A count that is part of another operation writes no audit row.
+	if res := replay(t, ops, store.ReplayRequest{Filter: f, Now: now, DryRun: true, NoAuditRow: true, Actor: "count"}); res.Matched != n {
+		t.Errorf("count = %+v, want %d matched", res, n)
+	}
 	rows, err := ops.AuditLog(context.Background(), baseTime, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) == 0 || rows[0].Actor != "interrupted" || rows[0].Rearmed != 3 || rows[0].Matched != 3 {
-		t.Errorf("audit rows %+v; want the stopped replay's first, with 3 re-armed", rows)
+	if len(rows) != 2 || rows[0].Actor != "interrupted" || rows[0].Rearmed != 3 || rows[0].Matched != 3 {
+		t.Errorf("audit rows %+v; want the stopped replay's first, with 3 re-armed, and no count", rows)
 	}
 }

@@ -43,7 +43,6 @@ var tests = []conformanceTest{
 	{"TextValuesKeptAlike", testTextValuesKeptAlike},
 	{"IngestRefusesUnkeepableIDs", testIngestRefusesUnkeepableIDs},
 	{"OrderingKeysOfAnyValue", testOrderingKeysOfAnyValue},
-	{"SignatureReused", testSignatureReused},
 	{"BackfillOrderingKeysKeptAlike", testBackfillOrderingKeysKeptAlike},
 
 	{"DeliveriesCreatedPending", testDeliveriesCreated},
