@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,23 +16,14 @@ import (
 // secretEnv is the variable the relay's config reads the Stripe secret from.
 const secretEnv = "BENCH_STRIPE_SECRET"
 
-// scratch makes the run's scratch directory and, when withRelay, finds
-// the relay binary: given (the --binary flag), or ./cmd/hookrelay built
-// into the directory, saying so on stderr. remove deletes the directory.
-func scratch(ctx context.Context, stderr io.Writer, given string, withRelay bool) (dir, binary string, remove func(), err error) {
-	if dir, err = os.MkdirTemp("", "hookrelay-bench-"); err != nil {
-		return "", "", nil, fmt.Errorf("make scratch directory: %w", err)
+// relayBinary returns given, the --binary flag, or when it is empty
+// builds ./cmd/hookrelay into dir, saying so on stderr.
+func relayBinary(ctx context.Context, stderr io.Writer, dir, given string) (string, error) {
+	if given != "" {
+		return given, nil
 	}
-	remove = func() { os.RemoveAll(dir) }
-	binary = given
-	if withRelay && binary == "" {
-		fmt.Fprintln(stderr, "building ./cmd/hookrelay")
-		if binary, err = relayproc.Build(ctx, dir, "./cmd/hookrelay"); err != nil {
-			remove()
-			return "", "", nil, err
-		}
-	}
-	return dir, binary, remove, nil
+	fmt.Fprintln(stderr, "building ./cmd/hookrelay")
+	return relayproc.Build(ctx, dir, "./cmd/hookrelay")
 }
 
 // relayConfig is what a benchmark sets in the relay's config file.

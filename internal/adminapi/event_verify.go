@@ -24,6 +24,9 @@ func (h *handler) verifyEvent(w http.ResponseWriter, r *http.Request) {
 // receive time, so the skew is the one the event had when it arrived; the
 // tolerance is reported, not applied, and an old event still verifies.
 func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
+	if s.schemes == nil {
+		return Verification{}, errors.New("verify: no SchemeOptions in the admin API's options")
+	}
 	ev, err := s.StoredEvent(ctx, id)
 	if err != nil {
 		return Verification{}, err
@@ -32,7 +35,7 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	if !ok {
 		return Verification{Reason: fmt.Sprintf("source %q is no longer configured", ev.Source)}, nil
 	}
-	opts := src.SchemeOptions()
+	opts := s.schemes(*src)
 	tolerance := opts.Tolerance
 	if tolerance <= 0 {
 		tolerance = signature.DefaultTolerance

@@ -24,7 +24,9 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 			"Creates the deliveries a destination added later would have had for the events received in\n"+
 			"the window, as its sources and types choose them. Running it again creates nothing new. It\n"+
 			"first prints how many would be created and, on a terminal, asks before acting; without a\n"+
-			"terminal it needs --yes. A time is "+timeHelp+".\n\n")
+			"terminal it needs --yes. It then runs as a job on the relay, with its progress on stderr\n"+
+			"(a bar on a terminal: count, rate, time left). Ctrl-C stops it between two pages and says\n"+
+			"what was created; running it again creates the rest. A time is "+timeHelp+".\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -55,16 +57,21 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 	return guardedPost[adminapi.BackfillResult]{
 		flagHint: "backfill",
 		dryRun:   *dryRun, yes: *yes, asJSON: *asJSON,
-		post: func(ctx context.Context, c *adminclient.Client, dry bool) (adminapi.BackfillResult, []byte, error) {
-			req.DryRun = dry
-			return c.Backfill(ctx, req)
+		count: func(ctx context.Context, c *adminclient.Client) (adminapi.BackfillResult, []byte, error) {
+			dry := req
+			dry.DryRun = true
+			return c.Backfill(ctx, dry)
 		},
 		preview: func(w io.Writer, dry adminapi.BackfillResult) (int64, string) {
 			fmt.Fprintf(w, "%d events of the window would get a delivery to %s\n", dry.Matched, *dest)
 			return dry.Matched, fmt.Sprintf("Create %d deliveries to %s?", dry.Matched, *dest)
 		},
-		done: func(w io.Writer, res adminapi.BackfillResult) {
-			fmt.Fprintf(w, "created %d deliveries to %s\n", res.Created, *dest)
+		start: func(ctx context.Context, c *adminclient.Client) (adminapi.Job, error) {
+			return c.StartBackfillJob(ctx, req)
+		},
+		unit: "deliveries",
+		report: func(w io.Writer, j adminapi.Job) (adminapi.BackfillResult, error) {
+			return reportBackfill(w, j, *dest)
 		},
 	}.run(ctx, env, c)
 }

@@ -28,11 +28,15 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "only print how many deliveries would be re-armed")
 	yes := fs.Bool("yes", false, "re-arm without asking")
 	asJSON := fs.Bool("json", false, "print the API's JSON answer")
+	maxBatch := fs.Int("max-batch", 0, "re-arm at most this many deliveries per transaction (default: the relay's own, about a hundredth of the total); smaller is gentler on ingest")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: hookrelay replay [--id ID]... [filters] [--dry-run] [--yes]\n\n"+
 			"Re-arms the deliveries of the events chosen by id or filter: they are delivered again, due now,\n"+
 			"with their attempts reset. Deliveries in flight right now are left alone. It first prints how\n"+
 			"many deliveries match and, on a terminal, asks before acting; without a terminal it needs --yes.\n"+
+			"It then runs as a job on the relay, with its progress on stderr (a bar on a terminal: count,\n"+
+			"rate, time left). Ctrl-C stops it between two batches and says exactly what was re-armed: the\n"+
+			"deliveries of the selected events up to the one it names, none after.\n"+
 			"A time is "+timeHelp+".\n\n")
 		fs.PrintDefaults()
 	}
@@ -51,6 +55,9 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	if err := checkWindow(req.Since, req.Until); err != nil {
 		return err
 	}
+	if *maxBatch < 0 {
+		return fmt.Errorf("%w: --max-batch %d: want a positive number of deliveries", errUsage, *maxBatch)
+	}
 	if len(ids) == 0 && *source == "" && *typ == "" && *status == "" && *dest == "" && *since == "" && *until == "" {
 		return fmt.Errorf("%w: choose what to replay: --id, or a filter (--source, --type, --status, --destination, --since, --until)", errUsage)
 	}
@@ -64,18 +71,20 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	return guardedPost[adminapi.ReplayResult]{
 		flagHint: "replay",
 		dryRun:   *dryRun, yes: *yes, asJSON: *asJSON,
-		post: func(ctx context.Context, c *adminclient.Client, dry bool) (adminapi.ReplayResult, []byte, error) {
-			req.DryRun = dry
-			return c.Replay(ctx, req)
+		count: func(ctx context.Context, c *adminclient.Client) (adminapi.ReplayResult, []byte, error) {
+			dry := req
+			dry.DryRun = true
+			return c.Replay(ctx, dry)
 		},
 		preview: func(w io.Writer, dry adminapi.ReplayResult) (int64, string) {
 			would := dry.Matched - dry.InFlight
 			fmt.Fprintf(w, "%d deliveries match: %d would be re-armed, %d in flight left alone\n", dry.Matched, would, dry.InFlight)
 			return would, fmt.Sprintf("Re-arm %d deliveries?", would)
 		},
-		done: func(w io.Writer, res adminapi.ReplayResult) {
-			fmt.Fprintf(w, "re-armed %d deliveries (%d matched, %d in flight left alone)\n", res.Rearmed, res.Matched, res.InFlight)
+		start: func(ctx context.Context, c *adminclient.Client) (adminapi.Job, error) {
+			return c.StartReplayJob(ctx, adminapi.JobReplayRequest{ReplayRequest: req, MaxBatch: *maxBatch})
 		},
+		unit: "deliveries", report: reportReplay,
 	}.run(ctx, env, c)
 }
 

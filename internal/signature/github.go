@@ -54,7 +54,7 @@ func (g *github) Verify(req Request) (Result, error) {
 		return failed(err)
 	}
 	slot, ok := keys.match(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
-	return bodySigned(slot, ok, sig)
+	return untimed(slot, ok)
 }
 
 // Identify reads X-GitHub-Delivery and X-GitHub-Event; both are required.

@@ -86,11 +86,7 @@ func (g *generic) Verify(req Request) (Result, error) {
 		}
 	}
 	slot, ok := g.keys.match(g.tmpl, &c, g.enc, []string{sig})
-	res, err := verdict(slot, ok, ts, hasTS, req.now(), g.tolerance)
-	if err == nil && !hasTS && !g.usesID {
-		res.BodySignature = sig
-	}
-	return res, err
+	return verdict(slot, ok, ts, hasTS, req.now(), g.tolerance)
 }
 
 // Identify reads the configured id header or field, else hashes the body;
