@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -68,6 +70,21 @@ func TestReplayJobProgress(t *testing.T) {
 				t.Errorf("%d deliveries re-armed in the database, want %d", n, jobEvents)
 			}
 			t.Logf("progress:\n%s", r.stderr)
+
+			// On a terminal the progress is a bar redrawn in place.
+			shell, err := exec.LookPath("script")
+			if err != nil {
+				t.Skip("no script(1) to run the CLI on a terminal")
+			}
+			cmd := exec.Command(shell, "-qefc", strings.Join([]string{binary, "replay", "--source", bulkSource,
+				"--destination", bulkDestination, "--max-batch", "5", "--yes"}, " "), "/dev/null")
+			cmd.Env = append(os.Environ(), admin...)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("replay on a terminal: %v\n%q", err, out)
+			}
+			contains(t, "replay on a terminal", string(out), "\r[#", " of 3000 deliveries (", "\x1b[K",
+				"re-armed 3000 deliveries (3000 matched, 0 in flight left alone)")
 		})
 	}
 }
