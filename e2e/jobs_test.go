@@ -70,6 +70,10 @@ func TestReplayJobProgress(t *testing.T) {
 				t.Errorf("%d deliveries re-armed in the database, want %d", n, jobEvents)
 			}
 			t.Logf("progress:\n%s", r.stderr)
+			r = wantRun(t, admin, 0, "jobs")
+			contains(t, "jobs", r.stdout, "JOB", "replay", "done", "3000 of 3000", "ops")
+			r = wantRun(t, admin, 2, "jobs", "cancel", "job_nope")
+			contains(t, "cancel of an unknown job", r.stderr, `no job "job_nope"`)
 
 			// On a terminal the progress is a bar redrawn in place.
 			shell, err := exec.LookPath("script")
@@ -131,6 +135,8 @@ func TestReplayJobInterrupted(t *testing.T) {
 			}
 			r := wantRun(t, admin, 0, "audit", "--json")
 			contains(t, "audit after the interrupt", r.stdout, `"rearmed": `+m[1])
+			r = wantRun(t, admin, 0, "jobs")
+			contains(t, "jobs after the interrupt", r.stdout, "cancelled", m[1]+" of 3000", m[2])
 			t.Logf("interrupted after %d of %d re-armed", said, jobEvents)
 		})
 	}

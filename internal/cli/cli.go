@@ -49,6 +49,7 @@ func commands() []command {
 		{"secrets", runSecrets},
 		{"reload", runReload},
 		{"destinations", runDestinations},
+		{"jobs", runJobs},
 		{"rejections", runRejections},
 		{"audit", runAudit},
 		{"listen", runListen},
