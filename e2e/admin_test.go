@@ -50,6 +50,12 @@ func cliEnv(p *relayProc, token string) []string {
 // unless it is stored.
 func postSigned(t *testing.T, p *relayProc, body []byte) {
 	t.Helper()
+	postSignedWith(t, p, body, nil)
+}
+
+// postSignedWith is postSigned with extra request headers.
+func postSignedWith(t *testing.T, p *relayProc, body []byte, extra http.Header) {
+	t.Helper()
 	h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: []string{stripeSecret}}, 0, signature.Message{Body: body})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +68,9 @@ func postSigned(t *testing.T, p *relayProc, body []byte) {
 		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
+	for k, v := range extra {
+		req.Header[k] = v
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

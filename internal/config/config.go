@@ -44,6 +44,8 @@ type Config struct {
 	Ingest       Ingest        `yaml:"ingest"`
 	Admin        Admin         `yaml:"admin"`
 	Log          Log           `yaml:"log"`
+	// Encryption, when it lists keys, seals the payloads hookrelay stores.
+	Encryption Encryption `yaml:"encryption,omitempty"`
 
 	// origins records, by key path, where an expanded or file-read value
 	// came from, so that Validate can say which variable to set.

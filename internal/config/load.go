@@ -135,6 +135,9 @@ func (d *decoder) resolveFiles(c *Config, baseDir string) {
 	for i := range c.Destinations {
 		read(&c.Destinations[i].Secret, fmt.Sprintf("destinations[%d].secret", i))
 	}
+	for i := range c.Encryption.Keys {
+		read(&c.Encryption.Keys[i].Key, fmt.Sprintf("encryption.keys[%d].key", i))
+	}
 }
 
 // maxSecretFile bounds the size of a secret file.

@@ -16,7 +16,7 @@ const masked = "****"
 
 // WriteMasked writes the effective configuration, defaults filled, as YAML
 // to w, with every secret replaced by "****" (an empty one stays ""): token
-// and metrics token, source and destination secrets, the database password, the user info and
+// and metrics token, source and destination secrets, encryption keys, the database password, the user info and
 // query values of destination and alert URLs, and the path of the alerts URL
 // (which often is the secret, as in chat webhooks). A literal "${" in a value
 // is written "$${", so that the output loads back as it was.
@@ -43,6 +43,10 @@ func (c *Config) WriteMasked(w io.Writer) error {
 		m.Destinations[i].URL = maskURL(m.Destinations[i].URL, true, false)
 	}
 	m.Alerts.URL = maskURL(c.Alerts.URL, true, true)
+	m.Encryption.Keys = slices.Clone(c.Encryption.Keys)
+	for i := range m.Encryption.Keys {
+		m.Encryption.Keys[i].Key = mask(m.Encryption.Keys[i].Key)
+	}
 
 	var doc yaml.Node
 	if err := doc.Encode(&m); err != nil {

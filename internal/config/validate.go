@@ -92,6 +92,7 @@ func (c *Config) Validate() error {
 	v.ingest()
 	v.admin()
 	v.log()
+	v.encryption()
 	if len(v.problems) == 0 {
 		return nil
 	}

@@ -94,7 +94,11 @@ type Relay struct {
 // New opens and migrates the store and builds the listeners' handlers. It
 // binds nothing yet; call Start.
 func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger) (*Relay, error) {
-	st, err := storeopen.Open(ctx, cfg.Database, logger)
+	keys, err := cfg.KeyRing()
+	if err != nil {
+		return nil, err
+	}
+	st, err := storeopen.OpenWith(ctx, cfg.Database, storeopen.Options{Keys: keys}, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -22,13 +22,17 @@ func (s *Store) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]store
 			a       store.Attempt
 			ms      int64
 			snippet []byte
+			keyID   *string
+			err     error
 		)
-		if err := row.Scan(&a.ID, &a.DeliveryID, &a.AttemptedAt, &ms, &a.StatusCode, &a.Error, &snippet, &a.Round); err != nil {
+		if err := row.Scan(&a.ID, &a.DeliveryID, &a.AttemptedAt, &ms, &a.StatusCode, &a.Error, &snippet, &keyID, &a.Round); err != nil {
 			return store.Attempt{}, err
 		}
 		a.AttemptedAt = a.AttemptedAt.UTC()
 		a.Duration = time.Duration(ms) * time.Millisecond
-		a.ResponseSnippet = string(snippet)
+		if a.ResponseSnippet, err = s.payloads.OpenSnippet(a.DeliveryID, snippet, keyID); err != nil {
+			return store.Attempt{}, err
+		}
 		return a, nil
 	})
 	if err != nil {

@@ -42,12 +42,14 @@ func (s *Store) EventBodies(ctx context.Context, ids []string) (map[string][]byt
 		return nil, fmt.Errorf("read event bodies: %w", s.mapErr(ctx, err))
 	}
 	var (
-		id   string
-		body []byte
+		id    string
+		body  []byte
+		keyID *string
 	)
-	_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
-		bodies[id] = body
-		return nil
+	_, err = pgx.ForEachRow(rows, []any{&id, &body, &keyID}, func() error {
+		b, err := s.payloads.OpenBody(id, body, keyID)
+		bodies[id] = b
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read event bodies: %w", s.mapErr(ctx, err))

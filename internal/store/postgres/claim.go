@@ -62,7 +62,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		if err != nil {
 			return err
 		}
-		claims, err = pgx.AppendRows(claims, rows, scanClaim)
+		claims, err = pgx.AppendRows(claims, rows, s.scanClaim)
 		return err
 	})
 	if err != nil {
@@ -89,7 +89,7 @@ func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, boo
 }
 
 // scanClaim reads one row of the columns claimRows returns.
-func scanClaim(row pgx.CollectableRow) (store.Claim, error) {
+func (s *Store) scanClaim(row pgx.CollectableRow) (store.Claim, error) {
 	var (
 		d     deliveryRow
 		e     eventRow
@@ -99,7 +99,7 @@ func scanClaim(row pgx.CollectableRow) (store.Claim, error) {
 	if err := row.Scan(append(dest, e.dest()...)...); err != nil {
 		return store.Claim{}, err
 	}
-	ev, err := e.event()
+	ev, err := e.event(s.payloads)
 	if err != nil {
 		return store.Claim{}, err
 	}

@@ -32,7 +32,7 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	if len(cs) == 0 {
 		return recorded, nil
 	}
-	rows, err := sqlstore.CompletionRows(cs, time.Now())
+	rows, err := sqlstore.CompletionRows(cs, time.Now(), s.payloads)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	b := &pgx.Batch{}
 	b.Queue(asyncCommit)
 	b.Queue(completeDeliveries, a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished, a.nows,
-		a.attemptedAt, a.durations, a.snippets)
+		a.attemptedAt, a.durations, a.snippets, a.keyIDs)
 	br := s.other.SendBatch(ctx, b)
 	done := make(map[int64]bool, len(rows))
 	_, err = br.Exec()
@@ -87,6 +87,7 @@ type completionArrays struct {
 	nows, attemptedAt        []time.Time
 	durations                []int64
 	snippets                 [][]byte
+	keyIDs                   []*string
 }
 
 func (a *completionArrays) add(r sqlstore.CompletionRow) {
@@ -101,6 +102,7 @@ func (a *completionArrays) add(r sqlstore.CompletionRow) {
 	a.attemptedAt = append(a.attemptedAt, r.Attempt.AttemptedAt)
 	a.durations = append(a.durations, r.Attempt.Duration.Milliseconds())
 	a.snippets = append(a.snippets, r.Snippet)
+	a.keyIDs = append(a.keyIDs, r.KeyID)
 }
 
 // ReleaseDeliveries hands back the deliveries of rs still held under

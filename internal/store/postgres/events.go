@@ -36,7 +36,7 @@ func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (stor
 	if err := s.other.QueryRow(ctx, query, args...).Scan(r.dest()...); err != nil {
 		return store.Event{}, s.mapErr(ctx, err)
 	}
-	return r.event()
+	return r.event(s.payloads)
 }
 
 // eventRow receives the columns selectEvent lists.
@@ -44,6 +44,7 @@ type eventRow struct {
 	e               store.Event
 	origin, headers string
 	occurred        *time.Time
+	keyID           *string
 }
 
 // dest returns the scan destinations of selectEvent's columns.
@@ -51,18 +52,16 @@ func (r *eventRow) dest() []any {
 	e := &r.e
 	return []any{
 		&e.ID, &e.Source, &e.ProviderEventID, &r.origin, &e.Type, &e.Body, &e.ContentType,
-		&r.headers, &e.SignatureSlot, &r.occurred, &e.ReceivedAt,
+		&r.headers, &e.SignatureSlot, &r.occurred, &e.ReceivedAt, &r.keyID,
 	}
 }
 
-// event returns the event scanned.
-func (r *eventRow) event() (store.Event, error) {
+// event returns the event scanned, its payload opened with p.
+func (r *eventRow) event(p sqlstore.Payloads) (store.Event, error) {
 	e := r.e
-	var err error
-	if e.Headers, err = sqlstore.DecodeHeaders(r.headers); err != nil {
+	if err := p.OpenEvent(&e, r.headers, r.keyID); err != nil {
 		return store.Event{}, err
 	}
-	e.Body = sqlstore.NonNil(e.Body)
 	e.IDOrigin = store.IDOrigin(r.origin)
 	e.OccurredAt = fromNullTime(r.occurred)
 	e.ReceivedAt = e.ReceivedAt.UTC()

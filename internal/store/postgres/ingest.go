@@ -41,7 +41,7 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 		ea, eb := &items[a].Event, &items[b].Event
 		return cmp.Or(cmp.Compare(ea.Source, eb.Source), cmp.Compare(ea.ProviderEventID, eb.ProviderEventID))
 	})
-	args, err := batchArgs(items, order)
+	args, err := batchArgs(items, order, s.payloads)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
@@ -107,26 +107,28 @@ func destinations(items []store.IngestItem) []string {
 	return dests
 }
 
-// batchArgs returns the arguments of ingestBatch for items, taken in order.
-func batchArgs(items []store.IngestItem, order []int) ([]any, error) {
+// batchArgs returns the arguments of ingestBatch for items, taken in
+// order, their payloads sealed with p.
+func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]any, error) {
 	n := len(items)
 	var (
 		ids, sources, providerIDs, origins = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		types, contentTypes, headers       = make([]string, n), make([]string, n), make([]string, n)
 		bodies                             = make([][]byte, n)
+		keyIDs                             = make([]*string, n)
 		slots                              = make([]int32, n)
 		occurred, received                 = make([]pgtype.Timestamptz, n), make([]pgtype.Timestamptz, n)
 		dEvents, dDests, dKeys             []string
 	)
 	for j, i := range order {
 		e := &items[i].Event
-		h, err := sqlstore.EncodeHeaders(e.Headers)
+		sealed, err := p.SealEvent(*e)
 		if err != nil {
 			return nil, fmt.Errorf("event %s: %w", e.ID, err)
 		}
 		ids[j], sources[j], providerIDs[j], origins[j] = e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin)
-		types[j], contentTypes[j], headers[j] = e.Type, e.ContentType, h
-		bodies[j] = sqlstore.NonNil(e.Body)
+		types[j], contentTypes[j], headers[j] = e.Type, e.ContentType, sealed.Headers
+		bodies[j], keyIDs[j] = sealed.Body, sealed.KeyID
 		slots[j] = int32(e.SignatureSlot)
 		occurred[j] = pgtype.Timestamptz{Time: e.OccurredAt, Valid: !e.OccurredAt.IsZero()}
 		received[j] = pgtype.Timestamptz{Time: e.ReceivedAt, Valid: true}
@@ -139,6 +141,6 @@ func batchArgs(items []store.IngestItem, order []int) ([]any, error) {
 	return []any{
 		ids, sources, providerIDs, origins, types, bodies, contentTypes,
 		headers, slots, occurred, received,
-		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys),
+		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys), keyIDs,
 	}, nil
 }

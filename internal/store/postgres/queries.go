@@ -31,18 +31,18 @@ const (
 	ingestBatch = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
-		$8::text[], $9::integer[], $10::timestamptz[], $11::timestamptz[]
+		$8::text[], $9::integer[], $10::timestamptz[], $11::timestamptz[], $15::text[]
 	) WITH ORDINALITY AS i(
 		id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, n
+		headers, signature_slot, occurred_at, received_at, key_id, n
 	)
 ), ins AS (
 	INSERT INTO events (
 		id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at
+		headers, signature_slot, occurred_at, received_at, key_id
 	)
 	SELECT id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at
+		headers, signature_slot, occurred_at, received_at, key_id
 	FROM input ORDER BY n
 	ON CONFLICT (source, provider_event_id) DO NOTHING
 	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
@@ -70,12 +70,12 @@ SELECT id FROM ins`
 
 	selectEvent = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at
+	headers, signature_slot, occurred_at, received_at, key_id
 FROM events WHERE id = $1`
 
 	selectEventByProviderID = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at
+	headers, signature_slot, occurred_at, received_at, key_id
 FROM events WHERE source = $1 AND provider_event_id = $2`
 
 	countEvents = `SELECT count(*) FROM events`
@@ -187,7 +187,7 @@ RETURNING
 	c.next_attempt_at, c.lease_until, c.last_error, c.last_status_code,
 	c.created_at, c.updated_at, c.finished_at, c.lease_token,
 	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
-	e.headers, e.signature_slot, e.occurred_at, e.received_at`
+	e.headers, e.signature_slot, e.occurred_at, e.received_at, e.key_id`
 
 	// completeDeliveries sets the outcomes of the deliveries $1, given as
 	// parallel arrays, of those still processing under the lease tokens
@@ -197,10 +197,10 @@ RETURNING
 	completeDeliveries = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
-		$7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::bigint[], $11::bytea[]
+		$7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::bigint[], $11::bytea[], $12::text[]
 	) WITH ORDINALITY AS i(
 		id, token, status, next_attempt_at, error, status_code,
-		finished_at, now, attempted_at, duration_ms, snippet, n
+		finished_at, now, attempted_at, duration_ms, snippet, key_id, n
 	)
 ), d AS (
 	UPDATE deliveries SET
@@ -211,8 +211,8 @@ RETURNING
 	WHERE deliveries.id = i.id AND deliveries.status = 'processing' AND deliveries.lease_token = i.token
 	RETURNING deliveries.id
 ), a AS (
-	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet)
-	SELECT i.id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet
+	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id)
+	SELECT i.id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id
 	FROM input i JOIN d ON d.id = i.id
 	ORDER BY i.n
 )
@@ -236,6 +236,6 @@ WHERE c.id = r.id AND c.status = 'processing' AND c.lease_token = r.token`
 	(SELECT min(lease_until) FROM deliveries WHERE destination = $1 AND status = 'processing')
 )`
 
-	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, round
+	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round
 FROM attempts WHERE delivery_id = $1 ORDER BY id`
 )

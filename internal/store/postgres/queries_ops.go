@@ -6,9 +6,11 @@ package postgres
 
 const (
 	// listColumns are an event's columns but its body and headers, and
-	// the body's size, read without detoasting the body.
+	// the body's size, read without detoasting the body; a sealed body is
+	// payloadcrypt.Overhead (28) bytes longer than the body.
 	listColumns = `e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.content_type,
-	e.signature_slot, e.occurred_at, e.received_at, octet_length(e.body)`
+	e.signature_slot, e.occurred_at, e.received_at,
+	octet_length(e.body) - CASE WHEN e.key_id IS NULL THEN 0 ELSE 28 END`
 
 	// listEvents selects a page of events, newest first by id: the
 	// conditions of its filter and cursor (%[1]s) and the placeholder of
@@ -98,7 +100,7 @@ FROM c JOIN events e ON e.id = c.id
 ORDER BY e.id`
 
 	// selectBodies returns the id and body of the events $1.
-	selectBodies = `SELECT id, body FROM events WHERE id = ANY($1::text[])`
+	selectBodies = `SELECT id, body, key_id FROM events WHERE id = ANY($1::text[])`
 
 	// createDeliveries inserts pending deliveries, due at $4, for the
 	// (event $1, destination $2, ordering key $3) triples whose event

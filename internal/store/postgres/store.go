@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/hookrelay/hookrelay/internal/payloadcrypt"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
@@ -26,6 +27,9 @@ type Options struct {
 	// OtherConns is the size of the pool every other call uses (default 16:
 	// delivery workers complete attempts through it concurrently).
 	OtherConns int
+	// Keys seal the payloads the store writes and open those it reads;
+	// nil stores payloads plain (and still reads plain rows).
+	Keys *payloadcrypt.Ring
 }
 
 // Default pool sizes.
@@ -45,12 +49,13 @@ const (
 
 // Store is the PostgreSQL implementation of store.DB.
 type Store struct {
-	ingest *pgxpool.Pool // Ingest only; synchronous_commit=on
-	other  *pgxpool.Pool
-	paused sqlstore.PausedCache // which destinations claims pass by
-	conn   *pgx.ConnConfig      // for the connections Listen opens
-	logger *slog.Logger
-	closed atomic.Bool
+	ingest   *pgxpool.Pool // Ingest only; synchronous_commit=on
+	other    *pgxpool.Pool
+	paused   sqlstore.PausedCache // which destinations claims pass by
+	payloads sqlstore.Payloads    // seals and opens bodies, headers, snippets
+	conn     *pgx.ConnConfig      // for the connections Listen opens
+	logger   *slog.Logger
+	closed   atomic.Bool
 
 	replayBatch int // deliveries per transaction of a replay
 
@@ -91,9 +96,10 @@ func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*
 	otherCfg.MaxConns = int32(opts.OtherConns)
 
 	s := &Store{
-		conn:   cfg.ConnConfig.Copy(),
-		logger: logger.With(logComponent, "store.postgres"),
-		done:   make(chan struct{}),
+		conn:     cfg.ConnConfig.Copy(),
+		logger:   logger.With(logComponent, "store.postgres"),
+		payloads: sqlstore.Payloads{Keys: opts.Keys},
+		done:     make(chan struct{}),
 
 		foldsDone:   make(chan struct{}),
 		replayBatch: replayBatch,

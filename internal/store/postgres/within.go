@@ -42,14 +42,14 @@ func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store
 	if err := fn(ctx, tx, &c); err != nil {
 		return err
 	}
-	row, err := sqlstore.WithinRow(c, time.Now())
+	row, err := sqlstore.WithinRow(c, time.Now(), s.payloads)
 	if err != nil {
 		return err
 	}
 	var a completionArrays
 	a.add(row)
 	ids, err := tx.Query(ctx, completeDeliveries, a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished,
-		a.nows, a.attemptedAt, a.durations, a.snippets)
+		a.nows, a.attemptedAt, a.durations, a.snippets, a.keyIDs)
 	if err != nil {
 		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, s.mapErr(ctx, err))
 	}

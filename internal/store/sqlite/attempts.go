@@ -27,13 +27,16 @@ func (s *Store) DeliveryAttempts(ctx context.Context, deliveryID int64) ([]store
 			a       store.Attempt
 			at, ms  int64
 			snippet []byte
+			keyID   *string
 		)
-		if err := rows.Scan(&a.ID, &a.DeliveryID, &at, &ms, &a.StatusCode, &a.Error, &snippet, &a.Round); err != nil {
+		if err := rows.Scan(&a.ID, &a.DeliveryID, &at, &ms, &a.StatusCode, &a.Error, &snippet, &keyID, &a.Round); err != nil {
 			return nil, fmt.Errorf("attempts of delivery %d: %w", deliveryID, mapErr(ctx, err))
 		}
 		a.AttemptedAt = fromMicros(at)
 		a.Duration = time.Duration(ms) * time.Millisecond
-		a.ResponseSnippet = string(snippet)
+		if a.ResponseSnippet, err = s.payloads.OpenSnippet(a.DeliveryID, snippet, keyID); err != nil {
+			return nil, fmt.Errorf("attempts of delivery %d: %w", deliveryID, err)
+		}
 		as = append(as, a)
 	}
 	if err := rows.Err(); err != nil {

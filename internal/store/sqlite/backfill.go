@@ -50,13 +50,16 @@ func (s *Store) EventBodies(ctx context.Context, ids []string) (map[string][]byt
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			id   string
-			body []byte
+			id    string
+			body  []byte
+			keyID *string
 		)
-		if err := rows.Scan(&id, &body); err != nil {
+		if err := rows.Scan(&id, &body, &keyID); err != nil {
 			return nil, fmt.Errorf("read event bodies: %w", mapErr(ctx, err))
 		}
-		bodies[id] = body
+		if bodies[id], err = s.payloads.OpenBody(id, body, keyID); err != nil {
+			return nil, fmt.Errorf("read event bodies: %w", err)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read event bodies: %w", mapErr(ctx, err))

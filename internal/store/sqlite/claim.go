@@ -74,7 +74,7 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, err
 	}
-	if err := attachEvents(ctx, tx.StmtContext(ctx, st.selectEvents), claims); err != nil {
+	if err := attachEvents(ctx, tx.StmtContext(ctx, st.selectEvents), s.payloads, claims); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -122,8 +122,8 @@ func leaseRows(ctx context.Context, stmt *sql.Stmt, pairs string, leaseUntil, no
 	return claims, rows.Err()
 }
 
-// attachEvents reads the claims' events in one query.
-func attachEvents(ctx context.Context, stmt *sql.Stmt, claims []store.Claim) error {
+// attachEvents reads the claims' events in one query and opens them with p.
+func attachEvents(ctx context.Context, stmt *sql.Stmt, p sqlstore.Payloads, claims []store.Claim) error {
 	ids := make([]string, len(claims))
 	for i, c := range claims {
 		ids[i] = c.Delivery.EventID
@@ -139,7 +139,7 @@ func attachEvents(ctx context.Context, stmt *sql.Stmt, claims []store.Claim) err
 		if err := rows.Scan(r.dest()...); err != nil {
 			return err
 		}
-		e, err := r.event()
+		e, err := r.event(p)
 		if err != nil {
 			return err
 		}

@@ -35,7 +35,7 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	if len(cs) == 0 {
 		return recorded, nil
 	}
-	rows, err := sqlstore.CompletionRows(cs, time.Now())
+	rows, err := sqlstore.CompletionRows(cs, time.Now(), s.payloads)
 	if err != nil {
 		return nil, err
 	}

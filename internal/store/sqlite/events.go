@@ -39,13 +39,14 @@ func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (stor
 	if err := s.reader.QueryRowContext(ctx, query, args...).Scan(r.dest()...); err != nil {
 		return store.Event{}, mapErr(ctx, err)
 	}
-	return r.event()
+	return r.event(s.payloads)
 }
 
 // eventRow receives the columns selectEvent lists.
 type eventRow struct {
 	e               store.Event
 	origin, headers string
+	keyID           *string
 	occurred        sql.NullInt64
 	received        int64
 }
@@ -55,19 +56,17 @@ func (r *eventRow) dest() []any {
 	e := &r.e
 	return []any{
 		&e.ID, &e.Source, &e.ProviderEventID, &r.origin, &e.Type, &e.Body, &e.ContentType,
-		&r.headers, &e.SignatureSlot, &r.occurred, &r.received,
+		&r.headers, &e.SignatureSlot, &r.occurred, &r.received, &r.keyID,
 	}
 }
 
-// event returns the event scanned.
-func (r *eventRow) event() (store.Event, error) {
+// event returns the event scanned, its payload opened with p.
+func (r *eventRow) event(p sqlstore.Payloads) (store.Event, error) {
 	e := r.e
-	var err error
-	if e.Headers, err = sqlstore.DecodeHeaders(r.headers); err != nil {
+	if err := p.OpenEvent(&e, r.headers, r.keyID); err != nil {
 		return store.Event{}, err
 	}
 	e.IDOrigin = store.IDOrigin(r.origin)
-	e.Body = sqlstore.NonNil(e.Body)
 	e.OccurredAt = fromNullMicros(r.occurred)
 	e.ReceivedAt = fromMicros(r.received)
 	return e, nil

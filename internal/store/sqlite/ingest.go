@@ -41,10 +41,10 @@ func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 	}
 	// Encode before taking the writer, so that this work overlaps another
 	// batch's transaction.
-	headers := make([]string, len(items))
+	sealed := make([]sqlstore.SealedEvent, len(items))
 	for i, it := range items {
 		var err error
-		if headers[i], err = sqlstore.EncodeHeaders(it.Event.Headers); err != nil {
+		if sealed[i], err = s.payloads.SealEvent(it.Event); err != nil {
 			return nil, fmt.Errorf("insert event %s: %w", it.Event.ID, err)
 		}
 	}
@@ -53,7 +53,7 @@ func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 		return nil, err
 	}
 	defer tx.Rollback()
-	inserted, err := s.insertEventRows(ctx, tx, items, headers)
+	inserted, err := s.insertEventRows(ctx, tx, items, sealed)
 	if err != nil {
 		return nil, err
 	}
@@ -71,20 +71,20 @@ func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 
 // insertEventRows inserts the events of items with multi-row statements and
 // tells, for each item, whether its event was inserted (false: a duplicate).
-func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, items []store.IngestItem, headers []string) ([]bool, error) {
+func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, items []store.IngestItem, sealed []sqlstore.SealedEvent) ([]bool, error) {
 	inserted := make([]bool, len(items))
 	at := make(map[string]int, len(items))
 	for i, it := range items {
 		at[it.Event.ID] = i
 	}
-	args := make([]any, 0, maxRowsPerStatement*11)
+	args := make([]any, 0, maxRowsPerStatement*12)
 	for start := 0; start < len(items); {
 		n := chunkRows(len(items) - start)
 		args = args[:0]
 		for i := start; i < start+n; i++ {
 			e := items[i].Event
-			args = append(args, e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin), e.Type, sqlstore.NonNil(e.Body),
-				e.ContentType, headers[i], e.SignatureSlot, nullMicros(e.OccurredAt), micros(e.ReceivedAt))
+			args = append(args, e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin), e.Type, sealed[i].Body,
+				e.ContentType, sealed[i].Headers, e.SignatureSlot, nullMicros(e.OccurredAt), micros(e.ReceivedAt), sealed[i].KeyID)
 		}
 		stmt := s.multiRowStmt(ctx, tx, &s.insertEvents, n)
 		if err := markInserted(ctx, stmt, args, at, inserted); err != nil {

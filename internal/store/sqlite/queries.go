@@ -21,9 +21,9 @@ const (
 	// earlier row of the same statement, is skipped and returns nothing.
 	insertEventsHead = `INSERT INTO events (
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at
+	headers, signature_slot, occurred_at, received_at, key_id
 ) VALUES `
-	insertEventsRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertEventsRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertEventsTail = `
 ON CONFLICT (source, provider_event_id) DO NOTHING
 RETURNING id`
@@ -40,12 +40,12 @@ ON CONFLICT (event_id, destination) DO NOTHING`
 
 	selectEvent = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at
+	headers, signature_slot, occurred_at, received_at, key_id
 FROM events WHERE id = ?`
 
 	selectEventByProviderID = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at
+	headers, signature_slot, occurred_at, received_at, key_id
 FROM events WHERE source = ? AND provider_event_id = ?`
 
 	countEvents = `SELECT count(*) FROM events`
@@ -129,7 +129,7 @@ RETURNING
 	// selectEvents returns the events whose ids are the JSON array ?.
 	selectEvents = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at
+	headers, signature_slot, occurred_at, received_at, key_id
 FROM events WHERE id IN (SELECT value FROM json_each(?))`
 
 	// completeDelivery sets the outcome of delivery ?1, provided it is
@@ -142,8 +142,8 @@ FROM events WHERE id IN (SELECT value FROM json_each(?))`
 WHERE id = ?1 AND status = 'processing' AND lease_token = ?2`
 
 	insertAttempt = `INSERT INTO attempts (
-	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet
-) VALUES (?, ?, ?, ?, ?, ?)`
+	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id
+) VALUES (?, ?, ?, ?, ?, ?, ?)`
 
 	// releaseDeliveries hands back the deliveries of the JSON array ?1 of
 	// [id, lease token] pairs still held under those tokens, due by ?2 at
@@ -164,6 +164,6 @@ WHERE deliveries.id = r.value ->> 0 AND deliveries.status = 'processing' AND del
 	SELECT min(lease_until) FROM deliveries WHERE destination = ?1 AND status = 'processing'
 )`
 
-	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, round
+	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round
 FROM attempts WHERE delivery_id = ? ORDER BY id`
 )

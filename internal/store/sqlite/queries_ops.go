@@ -8,9 +8,11 @@ package sqlite
 const (
 	// listColumns are an event's columns but its body and headers, and
 	// the body's size, which SQLite reads from the record header without
-	// loading the body.
+	// loading the body; a sealed body is payloadcrypt.Overhead (28) bytes
+	// longer than the body.
 	listColumns = `e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.content_type,
-	e.signature_slot, e.occurred_at, e.received_at, length(e.body)`
+	e.signature_slot, e.occurred_at, e.received_at,
+	length(e.body) - CASE WHEN e.key_id IS NULL THEN 0 ELSE 28 END`
 
 	// listEvents selects a page of events, newest first by id: the
 	// conditions of its filter and cursor (%[1]s) and the placeholder of
@@ -72,7 +74,7 @@ LIMIT ?8`
 
 	// selectBodies returns the id and body of the events of the JSON
 	// array ?.
-	selectBodies = `SELECT id, body FROM events WHERE id IN (SELECT value FROM json_each(?))`
+	selectBodies = `SELECT id, body, key_id FROM events WHERE id IN (SELECT value FROM json_each(?))`
 
 	// createDeliveries inserts pending deliveries, due at ?2, for the
 	// JSON array ?1 of [event, destination, ordering key] triples whose

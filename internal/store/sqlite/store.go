@@ -22,6 +22,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/hookrelay/hookrelay/internal/payloadcrypt"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
@@ -43,6 +44,7 @@ type Store struct {
 	checkpointer *sql.DB // one connection that runs WAL checkpoints
 	wal          *walSyncer
 	paused       sqlstore.PausedCache // which destinations claims pass by
+	payloads     sqlstore.Payloads    // seals and opens bodies, headers, snippets
 	logger       *slog.Logger
 
 	stopCheckpoints chan struct{}
@@ -63,9 +65,21 @@ type Store struct {
 
 var _ store.DB = (*Store)(nil)
 
+// Options are what a store is opened with beyond its file.
+type Options struct {
+	// Keys seal the payloads the store writes and open those it reads;
+	// nil stores payloads plain (and still reads plain rows).
+	Keys *payloadcrypt.Ring
+}
+
 // Open opens, creating it if needed, the SQLite database at path (a file
-// name, not a URI). It does not migrate; call Migrate.
+// name, not a URI), with no keys. It does not migrate; call Migrate.
 func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error) {
+	return OpenWith(ctx, path, Options{}, logger)
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logger) (*Store, error) {
 	if path == "" || strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") {
 		return nil, fmt.Errorf("open sqlite database: path %q must be a plain file name", path)
 	}
@@ -103,6 +117,7 @@ func Open(ctx context.Context, path string, logger *slog.Logger) (*Store, error)
 		checkpointer:     checkpointer,
 		wal:              newWALSyncer(path),
 		logger:           logger.With(logComponent, "store.sqlite"),
+		payloads:         sqlstore.Payloads{Keys: opts.Keys},
 		replayBatch:      replayBatch,
 		stopCheckpoints:  make(chan struct{}),
 		checkpointsDone:  make(chan struct{}),

@@ -52,7 +52,7 @@ func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store
 	if err := fn(ctx, tx, &c); err != nil {
 		return err
 	}
-	row, err := sqlstore.WithinRow(c, time.Now())
+	row, err := sqlstore.WithinRow(c, time.Now(), s.payloads)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func recordCompletion(ctx context.Context, update, insert *sql.Stmt, r sqlstore.
 		return false, err
 	}
 	if _, err := insert.ExecContext(ctx,
-		r.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error, r.Snippet); err != nil {
+		r.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error, r.Snippet, r.KeyID); err != nil {
 		return false, fmt.Errorf("insert attempt: %w", err)
 	}
 	return true, nil

@@ -17,8 +17,10 @@ type CompletionRow struct {
 	Next *time.Time
 	// Finished is the delivery's finished_at; nil leaves it unset.
 	Finished *time.Time
-	// Snippet is the attempt's response snippet, cut to 1 KiB.
+	// Snippet is the attempt's response snippet, cut to 1 KiB, as stored:
+	// sealed under KeyID, or plain when KeyID is nil.
 	Snippet []byte
+	KeyID   *string
 	// Repeat is set when an earlier completion of the batch names the
 	// same delivery: it is not recorded, as its lease is then gone.
 	Repeat bool
@@ -27,8 +29,8 @@ type CompletionRow struct {
 // CompletionRows checks that every completion of cs sets an outcome and
 // returns their rows, zero times taken as now. A failed delivery becomes
 // due at its NextAttemptAt (Now when zero); a done, skipped or dead one is
-// finished at Now.
-func CompletionRows(cs []store.Completion, now time.Time) ([]CompletionRow, error) {
+// finished at Now. Snippets are sealed with p.
+func CompletionRows(cs []store.Completion, now time.Time, p Payloads) ([]CompletionRow, error) {
 	rows := make([]CompletionRow, len(cs))
 	seen := make(map[int64]bool, len(cs))
 	for i, c := range cs {
@@ -38,7 +40,11 @@ func CompletionRows(cs []store.Completion, now time.Time) ([]CompletionRow, erro
 		if c.Attempt.AttemptedAt.IsZero() {
 			c.Attempt.AttemptedAt = c.Now
 		}
-		r := CompletionRow{Completion: c, Snippet: Snippet(c.Attempt.ResponseSnippet), Repeat: seen[c.DeliveryID]}
+		r := CompletionRow{Completion: c, Repeat: seen[c.DeliveryID]}
+		var err error
+		if r.Snippet, r.KeyID, err = p.SealSnippet(c.DeliveryID, Snippet(c.Attempt.ResponseSnippet)); err != nil {
+			return nil, err
+		}
 		switch c.Status {
 		case store.StatusFailed:
 			next := c.Now

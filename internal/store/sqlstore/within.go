@@ -9,11 +9,11 @@ import (
 
 // WithinRow checks that c, completed by a CompleteWithin callback, is done
 // or skipped, and returns its row as CompletionRows would.
-func WithinRow(c store.Completion, now time.Time) (CompletionRow, error) {
+func WithinRow(c store.Completion, now time.Time, p Payloads) (CompletionRow, error) {
 	if c.Status != store.StatusDone && c.Status != store.StatusSkipped {
 		return CompletionRow{}, fmt.Errorf("complete delivery %d within: status %q is not done or skipped", c.DeliveryID, c.Status)
 	}
-	rows, err := CompletionRows([]store.Completion{c}, now)
+	rows, err := CompletionRows([]store.Completion{c}, now, p)
 	if err != nil {
 		return CompletionRow{}, err
 	}

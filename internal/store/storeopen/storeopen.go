@@ -10,29 +10,42 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/hookrelay/hookrelay/internal/payloadcrypt"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/postgres"
 	"github.com/hookrelay/hookrelay/internal/store/sqlite"
 )
 
+// Options are what a store is opened with beyond its URL.
+type Options struct {
+	// Keys seal the payloads the store writes and open those it reads;
+	// nil stores payloads plain.
+	Keys *payloadcrypt.Ring
+}
+
 // Open opens the database named by a config's database URL: "sqlite:PATH"
-// or "postgres://…" ("postgresql://…"). It does not migrate. A SQLite path
-// that cannot hold a database is refused with one sentence that names the
-// path and what to change.
+// or "postgres://…" ("postgresql://…"), with no keys. It does not migrate.
+// A SQLite path that cannot hold a database is refused with one sentence
+// that names the path and what to change.
 func Open(ctx context.Context, url string, logger *slog.Logger) (store.DB, error) {
+	return OpenWith(ctx, url, Options{}, logger)
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, url string, opts Options, logger *slog.Logger) (store.DB, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		path := strings.TrimPrefix(url, "sqlite:")
 		if err := checkSQLitePath(path); err != nil {
 			return nil, err
 		}
-		s, err := sqlite.Open(ctx, path, logger)
+		s, err := sqlite.OpenWith(ctx, path, sqlite.Options{Keys: opts.Keys}, logger)
 		if err != nil {
 			return nil, fmt.Errorf("database sqlite:%s: %w", path, err)
 		}
 		return s, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		s, err := postgres.Open(ctx, url, postgres.Options{}, logger)
+		s, err := postgres.Open(ctx, url, postgres.Options{Keys: opts.Keys}, logger)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}

@@ -1,0 +1,126 @@
+package sqlstore
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+
+	"github.com/hookrelay/hookrelay/internal/payloadcrypt"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Payloads seals the payload columns both drivers write (an event's body
+// and headers, an attempt's response snippet) and opens them when read.
+// Every write and read of those columns goes through it; nothing else
+// touches their bytes. With no keys it stores them plain and its key id is
+// NULL.
+//
+// A sealed body or snippet is stored as the sealed bytes; sealed headers,
+// in a text column, as their base64. The associated data names the column
+// and the row (event id, or delivery id for a snippet), so a value moved
+// to another row does not open.
+type Payloads struct {
+	// Keys seals and opens; nil seals nothing.
+	Keys *payloadcrypt.Ring
+}
+
+// SealedEvent is an event's payload columns as stored.
+type SealedEvent struct {
+	Body    []byte
+	Headers string
+	// KeyID is the id of the key that sealed Body and Headers, or nil.
+	KeyID *string
+}
+
+// SealEvent returns the payload columns of e as stored.
+func (p Payloads) SealEvent(e store.Event) (SealedEvent, error) {
+	headers, err := EncodeHeaders(e.Headers)
+	if err != nil {
+		return SealedEvent{}, err
+	}
+	if p.Keys == nil {
+		return SealedEvent{Body: NonNil(e.Body), Headers: headers}, nil
+	}
+	body, id, err := p.Keys.Seal(eventAD("body", e.ID), NonNil(e.Body))
+	if err != nil {
+		return SealedEvent{}, fmt.Errorf("seal event %s: %w", e.ID, err)
+	}
+	h, _, err := p.Keys.Seal(eventAD("headers", e.ID), []byte(headers))
+	if err != nil {
+		return SealedEvent{}, fmt.Errorf("seal event %s: %w", e.ID, err)
+	}
+	return SealedEvent{Body: body, Headers: base64.StdEncoding.EncodeToString(h), KeyID: &id}, nil
+}
+
+// OpenEvent sets e's Body and Headers from the stored columns: e.Body as
+// read, headers, and the row's key id.
+func (p Payloads) OpenEvent(e *store.Event, headers string, keyID *string) error {
+	body, err := p.OpenBody(e.ID, e.Body, keyID)
+	if err != nil {
+		return err
+	}
+	if keyID != nil {
+		sealed, err := base64.StdEncoding.DecodeString(headers)
+		if err != nil {
+			return fmt.Errorf("open event %s: headers are not base64: %w", e.ID, err)
+		}
+		h, err := p.Keys.Open(*keyID, eventAD("headers", e.ID), sealed)
+		if err != nil {
+			return fmt.Errorf("open event %s: %w", e.ID, err)
+		}
+		headers = string(h)
+	}
+	if e.Headers, err = DecodeHeaders(headers); err != nil {
+		return fmt.Errorf("open event %s: %w", e.ID, err)
+	}
+	e.Body = body
+	return nil
+}
+
+// OpenBody returns the body of event id from its stored column and key id.
+func (p Payloads) OpenBody(id string, stored []byte, keyID *string) ([]byte, error) {
+	if keyID == nil {
+		return NonNil(stored), nil
+	}
+	b, err := p.Keys.Open(*keyID, eventAD("body", id), stored)
+	if err != nil {
+		return nil, fmt.Errorf("open event %s: %w", id, err)
+	}
+	return b, nil
+}
+
+// SealSnippet returns a response snippet of an attempt of delivery
+// deliveryID as stored, with the key id to store with it.
+func (p Payloads) SealSnippet(deliveryID int64, snippet []byte) ([]byte, *string, error) {
+	if p.Keys == nil {
+		return snippet, nil, nil
+	}
+	sealed, id, err := p.Keys.Seal(snippetAD(deliveryID), snippet)
+	if err != nil {
+		return nil, nil, fmt.Errorf("seal snippet of delivery %d: %w", deliveryID, err)
+	}
+	return sealed, &id, nil
+}
+
+// OpenSnippet returns the response snippet of an attempt of delivery
+// deliveryID from its stored column and key id.
+func (p Payloads) OpenSnippet(deliveryID int64, stored []byte, keyID *string) (string, error) {
+	if keyID == nil {
+		return string(stored), nil
+	}
+	b, err := p.Keys.Open(*keyID, snippetAD(deliveryID), stored)
+	if err != nil {
+		return "", fmt.Errorf("open snippet of delivery %d: %w", deliveryID, err)
+	}
+	return string(b), nil
+}
+
+// eventAD is the associated data of an event's column.
+func eventAD(column, eventID string) []byte {
+	return []byte("hookrelay events." + column + " " + eventID)
+}
+
+// snippetAD is the associated data of a snippet of a delivery's attempt.
+func snippetAD(deliveryID int64) []byte {
+	return []byte("hookrelay attempts.response_snippet " + strconv.FormatInt(deliveryID, 10))
+}
