@@ -30,6 +30,7 @@ type DB interface {
 	Activity
 	Listener
 	Health
+	Erasure
 
 	// SupportsListener tells whether Listen delivers notifications: true
 	// on PostgreSQL, false on SQLite, where one process owns the database

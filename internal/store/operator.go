@@ -7,7 +7,7 @@ import (
 )
 
 // ErrFinal reports a change asked of a delivery that is already done,
-// skipped or dead.
+// skipped, dead or purged.
 var ErrFinal = errors.New("store: delivery is final")
 
 // Audit log kinds besides a replay ("replay") and a backfill ("backfill").
@@ -15,24 +15,26 @@ const (
 	AuditPause  = "pause"
 	AuditResume = "resume"
 	AuditSkip   = "skip"
+	AuditPurge  = "purge"
 )
 
-// AuditEntry is one row of the audit log: a replay, a backfill, or an
-// operator's pause, resume or skip.
+// AuditEntry is one row of the audit log: a replay, a backfill, a purge,
+// or an operator's pause, resume or skip.
 type AuditEntry struct {
 	ID    int64
 	At    time.Time
 	Actor string
-	// Kind is "replay", "backfill", AuditPause, AuditResume or AuditSkip.
+	// Kind is "replay", "backfill", AuditPurge, AuditPause, AuditResume
+	// or AuditSkip.
 	Kind string
 	// Detail is what the action selected, as a JSON object: a replay's
-	// filter, a backfill's destination and window, the destination paused
-	// or resumed, the delivery skipped.
+	// filter, a backfill's destination and window, a purge's selector and
+	// reason, the destination paused or resumed, the delivery skipped.
 	Detail string
 	// Matched, Rearmed and InFlight count a replay's deliveries; Created a
-	// backfill's.
-	Matched, Rearmed, InFlight, Created int64
-	DryRun                              bool
+	// backfill's; Matched and Purged a purge's events.
+	Matched, Rearmed, InFlight, Created, Purged int64
+	DryRun                                      bool
 }
 
 // Operator is what an operator does to the queue during an incident, and

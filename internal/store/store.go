@@ -68,8 +68,8 @@ type Event struct {
 // destination.
 type DeliveryStatus string
 
-// Delivery statuses. Pending, Processing and Failed are live; Done, Skipped
-// and Dead are final.
+// Delivery statuses. Pending, Processing and Failed are live; Done, Skipped,
+// Dead and Purged are final.
 const (
 	StatusPending    DeliveryStatus = "pending"    // due, never tried since created or re-armed
 	StatusProcessing DeliveryStatus = "processing" // held by a worker or pull consumer under a lease
@@ -77,10 +77,13 @@ const (
 	StatusDone       DeliveryStatus = "done"
 	StatusSkipped    DeliveryStatus = "skipped"
 	StatusDead       DeliveryStatus = "dead"
+	// StatusPurged ends a delivery whose event's payload was erased
+	// (Erasure.PurgeEvents): there is nothing left to deliver.
+	StatusPurged DeliveryStatus = "purged"
 )
 
 // Statuses lists every delivery status in display order.
-var Statuses = []DeliveryStatus{StatusPending, StatusProcessing, StatusFailed, StatusDone, StatusSkipped, StatusDead}
+var Statuses = []DeliveryStatus{StatusPending, StatusProcessing, StatusFailed, StatusDone, StatusSkipped, StatusDead, StatusPurged}
 
 // NewDelivery asks for one delivery row to be created with an event.
 type NewDelivery struct {

@@ -114,7 +114,7 @@ func (s *Store) AuditLog(ctx context.Context, since time.Time, limit int) ([]sto
 	}
 	out, err := pgx.AppendRows(make([]store.AuditEntry, 0), rows, func(row pgx.CollectableRow) (store.AuditEntry, error) {
 		var e store.AuditEntry
-		err := row.Scan(&e.ID, &e.At, &e.Actor, &e.Kind, &e.Detail, &e.Matched, &e.Rearmed, &e.InFlight, &e.Created, &e.DryRun)
+		err := row.Scan(&e.ID, &e.At, &e.Actor, &e.Kind, &e.Detail, &e.Matched, &e.Rearmed, &e.InFlight, &e.Created, &e.Purged, &e.DryRun)
 		e.At = e.At.UTC()
 		return e, err
 	})

@@ -26,6 +26,6 @@ RETURNING id, event_id, destination, status, attempts, replay_count, ordering_ke
 
 	deliveryExists = `SELECT EXISTS (SELECT 1 FROM deliveries WHERE id = $1)`
 
-	selectAudit = `SELECT id, at, actor, kind, filter, matched, rearmed, in_flight, created, dry_run
+	selectAudit = `SELECT id, at, actor, kind, filter, matched, rearmed, in_flight, created, purged, dry_run
 FROM replays WHERE at >= $1 ORDER BY id DESC LIMIT $2`
 )

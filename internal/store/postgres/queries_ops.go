@@ -30,12 +30,14 @@ ORDER BY event_id, destination`
 	// replaySelection selects a batch of a replay's deliveries: those
 	// after the key ($1, $2) in (event_id, destination) order, read from
 	// their unique index where the last batch left off, that meet the
-	// conditions spliced in (%[1]s), up to the limit (%[2]s).
+	// conditions spliced in (%[1]s), up to the limit (%[2]s), never a
+	// purged one (its event has nothing left to deliver).
 	// replayBatchDry and replayBatchRearm start with it.
 	replaySelection = `WITH sel AS MATERIALIZED (
 	SELECT d.id, d.event_id, d.destination, d.status
 	FROM deliveries d JOIN events e ON e.id = d.event_id
 	WHERE (d.event_id, d.destination) > ($1, $2)
+		AND d.status <> 'purged'
 		AND %[1]s
 	ORDER BY d.event_id, d.destination
 	LIMIT %[2]s
@@ -51,8 +53,9 @@ SELECT (SELECT count(*) FROM sel), (SELECT count(*) FROM sel WHERE status = 'pro
 	'{}'::text[]`
 
 	// replayBatchRearm re-arms at %[3]s the deliveries of a batch of a
-	// replay not processing when the UPDATE reaches them (the condition
-	// is checked again on a row a concurrent claim changed meanwhile),
+	// replay not processing, nor purged, when the UPDATE reaches them
+	// (the condition is checked again on a row a concurrent claim or
+	// purge changed meanwhile),
 	// with a condition on their status when the filter has one (%[4]s),
 	// and returns as replayBatchDry does, with the count re-armed and
 	// the destinations re-armed.
@@ -63,7 +66,7 @@ SELECT (SELECT count(*) FROM sel), (SELECT count(*) FROM sel WHERE status = 'pro
 		last_error = '', last_status_code = 0,
 		replay_count = d.replay_count + 1, updated_at = %[3]s
 	FROM sel
-	WHERE d.id = sel.id AND d.status <> 'processing' %[4]s
+	WHERE d.id = sel.id AND d.status NOT IN ('processing', 'purged') %[4]s
 	RETURNING d.destination
 )
 SELECT (SELECT count(*) FROM sel), (SELECT count(*) FROM sel WHERE status = 'processing'),
@@ -75,7 +78,8 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, 'replay')`
 
 	// backfillCandidates returns up to $6 events of the sources $1, with
 	// ids after $2 in [$3, $4) (the window's id range) and received in
-	// [$7, $8), oldest first, that have no delivery to destination $5.
+	// [$7, $8), oldest first, that have no delivery to destination $5
+	// and were not purged.
 	// Each source is read in id order from the (source, id) index, up to
 	// the limit, and the results merged, so that a page costs the same
 	// wherever it is in the window. It reads listColumns: no body.
@@ -88,6 +92,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, 'replay')`
 		SELECT e.id FROM events e
 		WHERE e.source = s.source AND e.id > $2 AND e.id >= $3 AND e.id < $4
 			AND e.received_at >= $7 AND e.received_at < $8
+			AND e.purged_at IS NULL
 			AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.destination = $5 OFFSET 0)
 		ORDER BY e.id
 		LIMIT $6
@@ -107,18 +112,24 @@ ORDER BY e.id`
 	// exists, in (event, destination) order so that concurrent backfills
 	// take their index locks in one order, each ordered by its event's
 	// occurred_at (received_at when it has none). An existing (event,
-	// destination) is skipped. The events are locked FOR KEY SHARE as
-	// they are read, as the foreign key check would lock them: an event
-	// a concurrent prune is deleting is waited for and then skipped,
-	// rather than failing the check.
+	// destination) is skipped, and so is an event that was purged. The
+	// events are locked FOR SHARE as they are read: an event a
+	// concurrent prune is deleting is waited for and then skipped,
+	// rather than failing the foreign key check, and one a concurrent
+	// purge is erasing (its UPDATE conflicts with SHARE, where it would
+	// not with the KEY SHARE the foreign key check takes) is waited for
+	// and then skipped, its purged_at checked again on the row the purge
+	// committed; a purge that comes after waits for the insert and then
+	// ends the deliveries it made.
 	createDeliveries = `INSERT INTO deliveries (
 	event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
 )
 SELECT e.id, x.destination, 'pending', x.ordering_key, $4, coalesce(e.occurred_at, e.received_at), $4, $4
 FROM unnest($1::text[], $2::text[], $3::text[]) AS x(event_id, destination, ordering_key)
 JOIN events e ON e.id = x.event_id
+WHERE e.purged_at IS NULL
 ORDER BY x.event_id, x.destination
-FOR KEY SHARE OF e
+FOR SHARE OF e
 ON CONFLICT (event_id, destination) DO NOTHING`
 
 	recordBackfill = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)

@@ -152,7 +152,7 @@ func (s *Store) AuditLog(ctx context.Context, since time.Time, limit int) ([]sto
 			e  store.AuditEntry
 			at int64
 		)
-		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Kind, &e.Detail, &e.Matched, &e.Rearmed, &e.InFlight, &e.Created, &e.DryRun); err != nil {
+		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Kind, &e.Detail, &e.Matched, &e.Rearmed, &e.InFlight, &e.Created, &e.Purged, &e.DryRun); err != nil {
 			return nil, fmt.Errorf("audit log: %w", mapErr(ctx, err))
 		}
 		e.At = fromMicros(at)

@@ -26,6 +26,6 @@ RETURNING id, event_id, destination, status, attempts, replay_count, ordering_ke
 
 	deliveryExists = `SELECT count(*) FROM deliveries WHERE id = ?`
 
-	selectAudit = `SELECT id, at, actor, kind, filter, matched, rearmed, in_flight, created, dry_run
+	selectAudit = `SELECT id, at, actor, kind, filter, matched, rearmed, in_flight, created, purged, dry_run
 FROM replays WHERE at >= ? ORDER BY id DESC LIMIT ?`
 )

@@ -31,7 +31,8 @@ ORDER BY event_id, destination`
 
 	// replayPage selects a batch of a replay's deliveries: those after
 	// the key (?, ?) in (event_id, destination) order that meet the
-	// conditions spliced in (%[1]s), up to the limit (%[2]s). CROSS JOIN
+	// conditions spliced in (%[1]s), up to the limit (%[2]s), never a
+	// purged one (its event has nothing left to deliver). CROSS JOIN
 	// makes SQLite read the deliveries first, from their unique index
 	// where the key left off, so that a batch costs the same wherever it
 	// is in the walk (joined the other way round, each batch would sort
@@ -39,6 +40,7 @@ ORDER BY event_id, destination`
 	replayPage = `SELECT d.id, d.event_id, d.destination, d.status
 FROM deliveries d CROSS JOIN events e ON e.id = d.event_id
 WHERE (d.event_id, d.destination) > (?, ?)
+	AND d.status <> 'purged'
 	AND %[1]s
 ORDER BY d.event_id, d.destination
 LIMIT %[2]s`
@@ -49,13 +51,14 @@ LIMIT %[2]s`
 WHERE d.id IN (SELECT value FROM json_each(?1)) AND d.status = 'processing' %s`
 
 	// replayRearm re-arms at ?2 the deliveries of the JSON array ?1 that
-	// are not processing; a condition on their status may follow (%s).
+	// are not processing, nor purged since the batch was read; a
+	// condition on their status may follow (%s).
 	replayRearm = `UPDATE deliveries AS d SET
 	status = 'pending', attempts = 0, next_attempt_at = ?2,
 	lease_until = NULL, lease_token = NULL, finished_at = NULL,
 	last_error = '', last_status_code = 0,
 	replay_count = replay_count + 1, updated_at = ?2
-WHERE d.id IN (SELECT value FROM json_each(?1)) AND d.status <> 'processing' %s`
+WHERE d.id IN (SELECT value FROM json_each(?1)) AND d.status NOT IN ('processing', 'purged') %s`
 
 	insertReplay = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
 VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
@@ -63,11 +66,13 @@ VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
 	// backfillCandidates returns up to ?8 events of the sources of the
 	// JSON array ?1, with ids after ?2 in [?3, ?4) (the window's id
 	// range) and received in [?5, ?6), oldest first, that have no
-	// delivery to destination ?7: listColumns, no body.
+	// delivery to destination ?7 and were not purged: listColumns, no
+	// body.
 	backfillCandidates = `SELECT ` + listColumns + `
 FROM events e
 WHERE e.source IN (SELECT value FROM json_each(?1)) AND e.id > ?2 AND e.id >= ?3 AND e.id < ?4
 	AND e.received_at >= ?5 AND e.received_at < ?6
+	AND e.purged_at IS NULL
 	AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.destination = ?7)
 ORDER BY e.id
 LIMIT ?8`
@@ -78,14 +83,15 @@ LIMIT ?8`
 
 	// createDeliveries inserts pending deliveries, due at ?2, for the
 	// JSON array ?1 of [event, destination, ordering key] triples whose
-	// event exists, each ordered by its event's occurred_at (received_at
-	// when it has none). An existing (event, destination) is skipped.
+	// event exists and was not purged, each ordered by its event's
+	// occurred_at (received_at when it has none). An existing (event,
+	// destination) is skipped.
 	createDeliveries = `INSERT INTO deliveries (
 	event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
 )
 SELECT e.id, x.value ->> 1, 'pending', x.value ->> 2, ?2, coalesce(e.occurred_at, e.received_at), ?2, ?2
 FROM json_each(?1) AS x JOIN events e ON e.id = x.value ->> 0
-WHERE true
+WHERE e.purged_at IS NULL
 ON CONFLICT (event_id, destination) DO NOTHING`
 
 	recordBackfill = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -75,3 +76,39 @@ func AuditDelivery(d store.Delivery) string {
 
 // SkipNote is the last error a skipped delivery records.
 func SkipNote(actor string) string { return "skipped by " + actor }
+
+// purgeJSON is what a purge selected, and why, as the audit log records it.
+type purgeJSON struct {
+	IDs             []string `json:"ids,omitempty"`
+	Source          string   `json:"source,omitempty"`
+	ProviderEventID string   `json:"provider_event_id,omitempty"`
+	Path            string   `json:"path,omitempty"`
+	ValueSHA256     string   `json:"value_sha256,omitempty"`
+	Since           string   `json:"since,omitempty"`
+	Until           string   `json:"until,omitempty"`
+	Reason          string   `json:"reason"`
+}
+
+// AuditPurge returns a purge's selector and reason as the filter of its
+// audit row.
+func AuditPurge(a store.PurgeAudit) string {
+	sel := a.Selector
+	b, _ := json.Marshal(purgeJSON{ // cannot fail for strings
+		IDs: sel.IDs, Source: sel.Source, ProviderEventID: sel.ProviderEventID,
+		Path: sel.Path, ValueSHA256: sel.ValueSHA256,
+		Since: auditTime(sel.Since), Until: auditTime(sel.Until), Reason: a.Reason,
+	})
+	return string(b)
+}
+
+// PurgeNote is the last error a delivery ended by a purge records.
+func PurgeNote(actor string) string { return "event purged by " + actor }
+
+// CheckPurge refuses a purge request no driver carries out: more ids than
+// store.MaxPurgeBatch.
+func CheckPurge(req store.PurgeRequest) error {
+	if len(req.IDs) > store.MaxPurgeBatch {
+		return fmt.Errorf("purge: %d ids, at most %d at once", len(req.IDs), store.MaxPurgeBatch)
+	}
+	return nil
+}

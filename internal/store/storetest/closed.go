@@ -162,6 +162,19 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			return err
 		},
 		"Fatal": func(context.Context) error { return s.Fatal() },
+
+		// store.Erasure
+		"PurgeEvents": func(ctx context.Context) error {
+			_, err := s.PurgeEvents(ctx, store.PurgeRequest{IDs: []string{e.ID}, Actor: "ops", Reason: "erasure", Now: now})
+			return err
+		},
+		"Tombstones": func(ctx context.Context) error {
+			_, err := s.Tombstones(ctx, []string{e.ID})
+			return err
+		},
+		"RecordPurge": func(ctx context.Context) error {
+			return s.RecordPurge(ctx, store.PurgeAudit{Actor: "ops", Reason: "erasure", Now: now})
+		},
 	}
 }
 

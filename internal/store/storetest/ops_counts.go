@@ -13,8 +13,8 @@ import (
 )
 
 // counts are a destination's deliveries by status, in the order of
-// store.Statuses: pending, processing, failed, done, skipped, dead.
-type counts [6]int64
+// store.Statuses: pending, processing, failed, done, skipped, dead, purged.
+type counts [7]int64
 
 // checkCounts fails unless Stats at now counts exactly want for every
 // destination that has deliveries (and nothing for any other), and unless

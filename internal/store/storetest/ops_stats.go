@@ -56,11 +56,11 @@ func testStatsCounts(t *testing.T, s store.DB) {
 	want := map[string]store.DestinationStats{
 		"billing": {Counts: map[store.DeliveryStatus]int64{
 			store.StatusPending: 2, store.StatusProcessing: 1, store.StatusFailed: 1,
-			store.StatusDone: 2, store.StatusSkipped: 1, store.StatusDead: 1,
+			store.StatusDone: 2, store.StatusSkipped: 1, store.StatusDead: 1, store.StatusPurged: 0,
 		}, OldestPendingAge: now.Sub(stored(at(6)))},
 		"audit": {Counts: map[store.DeliveryStatus]int64{
 			store.StatusPending: 1, store.StatusProcessing: 0, store.StatusFailed: 0,
-			store.StatusDone: 0, store.StatusSkipped: 0, store.StatusDead: 0,
+			store.StatusDone: 0, store.StatusSkipped: 0, store.StatusDead: 0, store.StatusPurged: 0,
 		}},
 	}
 	checkStats(t, st.Destinations, want)

@@ -114,6 +114,11 @@ var tests = []conformanceTest{
 	{"AuditLog", testAuditLog},
 	{"AttemptRounds", testAttemptRounds},
 
+	{"PurgeErasesPayload", testPurgeErasesPayload},
+	{"PurgeOnce", testPurgeOnce},
+	{"PurgedNeverRearmed", testPurgedNeverRearmed},
+	{"PurgeAudit", testPurgeAudit},
+
 	{"WithinCommitsTogether", testWithinCommitsTogether},
 	{"WithinRollsBackTogether", testWithinRollsBackTogether},
 	{"WithinPanicRollsBack", testWithinPanicRollsBack},

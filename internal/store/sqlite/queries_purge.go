@@ -1,0 +1,41 @@
+package sqlite
+
+// The SQL of erasure (store.Erasure). Each statement takes the events of
+// the JSON array ?1.
+
+const (
+	// purgeEvents empties the payload of the events that are not purged
+	// yet and writes their tombstone (?2 time, ?3 actor, ?4 reason); it
+	// returns their ids. A column that tells how body and headers are
+	// encoded must be reset here with them, so that an empty body reads
+	// as empty.
+	purgeEvents = `UPDATE events SET
+	body = x'', headers = '{}', purged_at = ?2, purged_by = ?3, purge_reason = ?4
+WHERE id IN (SELECT value FROM json_each(?1)) AND purged_at IS NULL
+RETURNING id`
+
+	// purgeDeliveries ends the live deliveries of the events, at ?2 with
+	// the note ?3, their lease cleared so that a late holder's outcome is
+	// refused.
+	purgeDeliveries = `UPDATE deliveries SET
+	status = 'purged', lease_until = NULL, lease_token = NULL,
+	finished_at = ?2, updated_at = ?2, last_error = ?3
+WHERE event_id IN (SELECT value FROM json_each(?1)) AND status IN ('pending', 'failed', 'processing')`
+
+	// purgeOrderingKeys clears the ordering keys of the events'
+	// deliveries, values read from the body; all are final now.
+	purgeOrderingKeys = `UPDATE deliveries SET ordering_key = ''
+WHERE event_id IN (SELECT value FROM json_each(?1)) AND ordering_key <> ''`
+
+	// purgeSnippets clears the response snippets of the attempts of the
+	// events' deliveries: a destination may echo what it was sent.
+	purgeSnippets = `UPDATE attempts SET response_snippet = x''
+WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?1)))
+	AND length(response_snippet) > 0`
+
+	selectTombstones = `SELECT id, purged_at, purged_by, purge_reason FROM events
+WHERE id IN (SELECT value FROM json_each(?)) AND purged_at IS NOT NULL`
+
+	recordPurge = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, purged)
+VALUES (?, ?, ?, ?, 0, 0, ?, 'purge', ?)`
+)
