@@ -206,4 +206,3 @@ func testPurgeAudit(t *testing.T, s store.DB) {
 		}
 	}
 }
-
