@@ -80,6 +80,7 @@ func (s *Service) Handler() http.Handler {
 	h.handle("POST /api/v1/events/{id}/verify", allowRead, h.verifyEvent)
 	h.handleAudited("POST /api/v1/replay", allowAdmin, h.replay)
 	h.handleAudited("POST /api/v1/backfill", allowAdmin, h.backfill)
+	h.handleAudited("POST /api/v1/purge", allowAdmin, h.purge)
 	h.handleAudited("POST /api/v1/jobs/replay", allowAdmin, h.startReplayJob)
 	h.handleAudited("POST /api/v1/jobs/backfill", allowAdmin, h.startBackfillJob)
 	h.handle("GET /api/v1/jobs", allowRead, h.listJobs)

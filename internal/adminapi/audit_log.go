@@ -8,7 +8,7 @@ import (
 )
 
 // auditLog answers GET /api/v1/audit?since=&limit=: replays, backfills,
-// pauses, resumes and skips, newest first.
+// purges, pauses, resumes and skips, newest first.
 func (h *handler) auditLog(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if err := checkQuery(q, "since", "limit"); err != nil {
@@ -41,7 +41,7 @@ func (s *Service) AuditLog(ctx context.Context, since time.Time, limit int) (Aud
 		_ = json.Unmarshal([]byte(e.Detail), &detail) // written by the store as an object
 		out.Entries[i] = AuditEntry{
 			ID: e.ID, At: e.At.UTC(), Actor: e.Actor, Kind: e.Kind, Detail: detail,
-			Matched: e.Matched, Rearmed: e.Rearmed, InFlight: e.InFlight, Created: e.Created, DryRun: e.DryRun,
+			Matched: e.Matched, Rearmed: e.Rearmed, InFlight: e.InFlight, Created: e.Created, Purged: e.Purged, DryRun: e.DryRun,
 		}
 	}
 	return out, nil

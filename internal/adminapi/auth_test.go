@@ -57,6 +57,7 @@ func TestEveryRouteEveryRole(t *testing.T) {
 			{"GET", "/api/v1/events/" + id + "/raw", nil, 200, 200, 403, 403},
 			{"POST", "/api/v1/events/" + id + "/verify", nil, 200, 200, 403, 403},
 			{"POST", "/api/v1/replay", map[string]any{"ids": []string{id}, "dry_run": true}, 200, 403, 403, 403},
+			{"POST", "/api/v1/purge", map[string]any{"ids": []string{id}, "reason": "roles", "dry_run": true}, 200, 403, 403, 403},
 			{"POST", "/api/v1/backfill", map[string]any{"destination": "billing", "since": "2020-01-01T00:00:00Z", "until": "2030-01-01T00:00:00Z", "dry_run": true}, 200, 403, 403, 403},
 			{"POST", "/api/v1/jobs/replay", map[string]any{"ids": []string{id}, "destination": "billing"}, 202, 403, 403, 403},
 			{"POST", "/api/v1/jobs/backfill", map[string]any{"destination": "billing", "since": "2020-01-01T00:00:00Z", "until": "2030-01-01T00:00:00Z"}, 202, 403, 403, 403},

@@ -44,7 +44,7 @@ func statusOf(err error) (int, string) {
 	case errors.Is(err, store.ErrBadFilter):
 		return http.StatusBadRequest, err.Error()
 	case errors.Is(err, store.ErrFinal):
-		return http.StatusConflict, "the delivery is already final (done, skipped or dead): nothing to skip"
+		return http.StatusConflict, "the delivery is already final (done, skipped, dead or purged): nothing to skip"
 	case errors.Is(err, delivery.ErrNoLease):
 		return errLeaseMismatch.status, errLeaseMismatch.msg
 	case errors.Is(err, store.ErrLeaseLost):

@@ -8,9 +8,9 @@ import (
 // rawEvent answers GET /api/v1/events/{id}/raw: the stored body, byte for
 // byte, with the Content-Type it arrived with. The body is the provider's,
 // not ours: it is never sniffed, and a browser that opens it runs none of
-// it.
+// it. A purged event's payload is gone: 410.
 func (h *handler) rawEvent(w http.ResponseWriter, r *http.Request) {
-	ev, err := h.StoredEvent(r.Context(), r.PathValue("id"))
+	ev, err := h.StoredPayload(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return

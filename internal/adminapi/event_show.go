@@ -18,7 +18,8 @@ func (h *handler) showEvent(w http.ResponseWriter, r *http.Request) {
 
 // Event returns the event with hookrelay id id, with its headers (those
 // that carry a signature masked, see maskSignatures), its deliveries and
-// each delivery's attempts; an unknown id is a 404 error.
+// each delivery's attempts, and its tombstone when it was purged; an
+// unknown id is a 404 error.
 func (s *Service) Event(ctx context.Context, id string) (EventDetail, error) {
 	ev, err := s.StoredEvent(ctx, id)
 	if err != nil {
@@ -36,7 +37,13 @@ func (s *Service) Event(ctx context.Context, id string) (EventDetail, error) {
 		}
 		out[i] = deliveryDetail(d, attempts)
 	}
+	tomb, err := s.tombstone(ctx, ev.ID)
+	if err != nil {
+		return EventDetail{}, err
+	}
 	src, _ := s.cfg.Source(ev.Source)
 	ev.Headers = maskSignatures(ev.Headers, src)
-	return eventDetail(ev, out), nil
+	detail := eventDetail(ev, out)
+	detail.Purged = tomb
+	return detail, nil
 }

@@ -22,12 +22,13 @@ func (h *handler) verifyEvent(w http.ResponseWriter, r *http.Request) {
 // Verify re-checks an event's stored bytes and headers against its
 // source's secrets as configured now. The check runs at the event's
 // receive time, so the skew is the one the event had when it arrived; the
-// tolerance is reported, not applied, and an old event still verifies.
+// tolerance is reported, not applied, and an old event still verifies. A
+// purged event has nothing left to verify: 410.
 func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	if s.schemes == nil {
 		return Verification{}, errors.New("verify: no SchemeOptions in the admin API's options")
 	}
-	ev, err := s.StoredEvent(ctx, id)
+	ev, err := s.StoredPayload(ctx, id)
 	if err != nil {
 		return Verification{}, err
 	}

@@ -60,6 +60,7 @@ func destinationStats(d store.DestinationStats) DestinationStats {
 		Done:                    d.Counts[store.StatusDone],
 		Skipped:                 d.Counts[store.StatusSkipped],
 		Dead:                    d.Counts[store.StatusDead],
+		Purged:                  d.Counts[store.StatusPurged],
 		OldestPendingAgeSeconds: roundMS(d.OldestPendingAge.Seconds()),
 	}
 }

@@ -87,6 +87,9 @@ type EventDetail struct {
 	BodySize        int64               `json:"body_size"`
 	Headers         map[string][]string `json:"headers"`
 	Deliveries      []Delivery          `json:"deliveries"`
+	// Purged is the tombstone of an event whose payload was purged
+	// (its body and headers are then empty), or null.
+	Purged *Tombstone `json:"purged"`
 }
 
 // Verification is the answer of POST /api/v1/events/{id}/verify.
@@ -211,12 +214,15 @@ type AckResult struct {
 
 // DestinationStats counts one destination's deliveries by status.
 type DestinationStats struct {
-	Pending                 int64   `json:"pending"`
-	Processing              int64   `json:"processing"`
-	Failed                  int64   `json:"failed"`
-	Done                    int64   `json:"done"`
-	Skipped                 int64   `json:"skipped"`
-	Dead                    int64   `json:"dead"`
+	Pending    int64 `json:"pending"`
+	Processing int64 `json:"processing"`
+	Failed     int64 `json:"failed"`
+	Done       int64 `json:"done"`
+	Skipped    int64 `json:"skipped"`
+	Dead       int64 `json:"dead"`
+	// Purged counts the deliveries ended because their event's payload
+	// was purged.
+	Purged                  int64   `json:"purged"`
 	OldestPendingAgeSeconds float64 `json:"oldest_pending_age_seconds"`
 }
 
@@ -245,4 +251,46 @@ type Stats struct {
 // PausedStats tells how long a destination has been paused.
 type PausedStats struct {
 	PausedForSeconds float64 `json:"paused_for_seconds"`
+}
+
+// PurgeRequest is the body of POST /api/v1/purge. It names one selector:
+// ids; a source's provider event id (source and provider_event_id); or a
+// value at a JSON path of the body (path and value), across the events of
+// source, since and until when set. Reason is required.
+type PurgeRequest struct {
+	IDs             []string `json:"ids,omitempty"`
+	Source          string   `json:"source,omitempty"`
+	ProviderEventID string   `json:"provider_event_id,omitempty"`
+	Path            string   `json:"path,omitempty"`
+	// Value is compared with the scalar at Path as text: a string's
+	// decoded value, a number's literal, true or false.
+	Value  string `json:"value,omitempty"`
+	Since  string `json:"since,omitempty"`
+	Until  string `json:"until,omitempty"`
+	Reason string `json:"reason"`
+	DryRun bool   `json:"dry_run"`
+}
+
+// PurgeResult is the answer of POST /api/v1/purge. It counts events.
+type PurgeResult struct {
+	// Matched is how many events the selector selects that were not
+	// purged before; Purged how many were purged (0 on a dry run).
+	Matched int64 `json:"matched"`
+	Purged  int64 `json:"purged"`
+	// AlreadyPurged counts the events named by id that were purged
+	// before: nothing is done to them.
+	AlreadyPurged int64 `json:"already_purged"`
+	// DeliveriesEnded counts the pending, failed or processing
+	// deliveries of the purged events, now purged.
+	DeliveriesEnded int64 `json:"deliveries_ended"`
+	// Scanned counts the bodies a path selector read.
+	Scanned int64 `json:"scanned"`
+	DryRun  bool  `json:"dry_run"`
+}
+
+// Tombstone tells when an event's payload was purged, by whom and why.
+type Tombstone struct {
+	PurgedAt time.Time `json:"purged_at"`
+	PurgedBy string    `json:"purged_by"`
+	Reason   string    `json:"reason"`
 }

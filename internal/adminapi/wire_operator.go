@@ -28,16 +28,19 @@ type AuditEntry struct {
 	ID    int64     `json:"id"`
 	At    time.Time `json:"at"`
 	Actor string    `json:"actor"`
-	// Kind is replay, backfill, pause, resume or skip.
+	// Kind is replay, backfill, purge, pause, resume or skip.
 	Kind string `json:"kind"`
 	// Detail is what the action selected: a replay's filter, a backfill's
-	// destination and window, a destination, a delivery.
+	// destination and window, a purge's selector (a value's SHA-256,
+	// never the value) and reason, a destination, a delivery.
 	Detail   map[string]any `json:"detail"`
 	Matched  int64          `json:"matched"`
 	Rearmed  int64          `json:"rearmed"`
 	InFlight int64          `json:"in_flight"`
 	Created  int64          `json:"created"`
-	DryRun   bool           `json:"dry_run"`
+	// Purged counts the events a purge purged; Matched those it selected.
+	Purged int64 `json:"purged"`
+	DryRun bool  `json:"dry_run"`
 }
 
 // AuditLog is the answer of GET /api/v1/audit, newest first.

@@ -10,8 +10,8 @@ import (
 	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
-// runAudit prints the audit log: replays, backfills, pauses, resumes and
-// skips, newest first, with who asked.
+// runAudit prints the audit log: replays, backfills, purges, pauses,
+// resumes and skips, newest first, with who asked.
 func runAudit(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "audit")
 	api := addAPIFlags(fs)
@@ -53,6 +53,8 @@ func auditResult(e adminapi.AuditEntry) string {
 		return fmt.Sprintf("%d matched, %d re-armed, %d in flight%s", e.Matched, e.Rearmed, e.InFlight, dry)
 	case "backfill":
 		return fmt.Sprintf("%d created%s", e.Created, dry)
+	case "purge":
+		return fmt.Sprintf("%d matched, %d purged%s", e.Matched, e.Purged, dry)
 	}
 	return "-"
 }

@@ -44,6 +44,7 @@ func commands() []command {
 		{"events", runEvents},
 		{"replay", runReplay},
 		{"backfill", runBackfill},
+		{"purge", runPurge},
 		{"verify", runVerify},
 		{"stats", runStats},
 		{"secrets", runSecrets},

@@ -153,12 +153,15 @@ func printEvent(w io.Writer, ev adminapi.EventDetail) error {
 		{"occurred", stampPtr(ev.OccurredAt)},
 		{"verified by", slot},
 		{"content type", dash(ev.ContentType)},
-		{"body", fmt.Sprintf("%d bytes (hookrelay events raw %s)", ev.BodySize, ev.ID)},
+		{"body", bodyRow(ev)},
 	} {
 		fmt.Fprintf(tw, "%s\t%s\n", row[0], row[1])
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if p := ev.Purged; p != nil {
+		fmt.Fprintf(w, "\npurged %s by %s: %s\n  its body and headers are gone; it is never delivered again\n", stamp(p.PurgedAt), p.PurgedBy, p.Reason)
 	}
 	fmt.Fprintln(w, "\nheaders")
 	for _, k := range slices.Sorted(maps.Keys(ev.Headers)) {
@@ -176,6 +179,15 @@ func printEvent(w io.Writer, ev adminapi.EventDetail) error {
 		printAttempts(tw, d)
 	}
 	return tw.Flush()
+}
+
+// bodyRow says how large the body is and how to read it, or that it was
+// purged.
+func bodyRow(ev adminapi.EventDetail) string {
+	if ev.Purged != nil {
+		return "purged"
+	}
+	return fmt.Sprintf("%d bytes (hookrelay events raw %s)", ev.BodySize, ev.ID)
 }
 
 // snippetShown bounds the response snippet printed with an attempt.

@@ -26,14 +26,14 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	}
 	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.Stats, []byte, error) { return c.Stats(ctx) }, *asJSON, func(s adminapi.Stats) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tOLDEST PENDING\tPAUSED")
+		fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tPURGED\tOLDEST PENDING\tPAUSED")
 		for _, name := range slices.Sorted(maps.Keys(s.Destinations)) {
 			d := s.Destinations[name]
 			paused := "-"
 			if p, ok := s.Paused[name]; ok {
 				paused = "for " + age(p.PausedForSeconds)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", name, d.Pending, d.Processing, d.Failed, d.Done, d.Skipped, d.Dead, age(d.OldestPendingAgeSeconds), paused)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", name, d.Pending, d.Processing, d.Failed, d.Done, d.Skipped, d.Dead, d.Purged, age(d.OldestPendingAgeSeconds), paused)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

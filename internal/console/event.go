@@ -42,13 +42,17 @@ func (c *Console) showEvent(w http.ResponseWriter, r *http.Request, s *session, 
 		c.fail(w, r, s, err)
 		return
 	}
-	stored, err := c.svc.StoredEvent(r.Context(), id)
-	if err != nil {
-		c.fail(w, r, s, err)
-		return
-	}
 	v := eventView{Event: detail, Verification: verification, RawURL: "/events/" + detail.ID + "/raw"}
-	v.Body, v.BodyKind = bodyText(stored.Body)
+	if detail.Purged != nil {
+		v.BodyKind = "purged: the body and headers are gone"
+	} else {
+		stored, err := c.svc.StoredEvent(r.Context(), id)
+		if err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+		v.Body, v.BodyKind = bodyText(stored.Body)
+	}
 	for name, values := range detail.Headers {
 		v.Headers = append(v.Headers, headerLine{Name: name, Value: strings.Join(values, ", ")})
 	}
@@ -78,9 +82,9 @@ func bodyText(body []byte) (string, string) {
 }
 
 // rawEvent answers GET /events/{id}/raw: the stored bytes as a download,
-// never rendered by the browser.
+// never rendered by the browser; a purged event's are gone (410).
 func (c *Console) rawEvent(w http.ResponseWriter, r *http.Request, s *session) {
-	ev, err := c.svc.StoredEvent(r.Context(), r.PathValue("id"))
+	ev, err := c.svc.StoredPayload(r.Context(), r.PathValue("id"))
 	if err != nil {
 		c.fail(w, r, s, err)
 		return

@@ -230,6 +230,26 @@ var suite = []struct {
 		status, page = c.get("/events?status=bogus")
 		wantPage(t, "bad status", status, page, http.StatusBadRequest, "status: want one of")
 	}},
+	{"a purged event shows its tombstone and nothing to replay", func(t *testing.T, b *bundle) {
+		id := b.ingest(t, seed{source: "stripe", id: "evt_purged", typ: "invoice.paid",
+			body: []byte(`{"id":"evt_purged","type":"invoice.paid","data":{"object":{"customer":"cus_secret_42"}}}`)})
+		_, err := b.store.PurgeEvents(context.Background(), store.PurgeRequest{IDs: []string{id}, Actor: "ops", Reason: "erasure request 7", Now: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := b.login(t, adminToken)
+		status, page := c.get("/events/" + id)
+		wantPage(t, "event", status, page, http.StatusOK, "evt_purged", "Purged", "erasure request 7", "purged</span>")
+		for _, gone := range []string{"cus_secret_42", "Replay to", "Re-verify", "Download exact bytes"} {
+			if strings.Contains(page, gone) {
+				t.Errorf("the purged event's page shows %q", gone)
+			}
+		}
+		status, _ = c.get("/events/" + id + "/raw")
+		if status != http.StatusGone {
+			t.Errorf("raw bytes of a purged event: %d, want 410", status)
+		}
+	}},
 	{"replay one event with confirmation", func(t *testing.T, b *bundle) {
 		id := b.ingest(t, seed{source: "stripe", id: "evt_replay", typ: "invoice.paid"})
 		c := b.login(t, adminToken)

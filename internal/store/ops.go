@@ -123,8 +123,8 @@ type Stats struct {
 
 // PruneRequest deletes finished events past their retention.
 type PruneRequest struct {
-	// DoneBefore: events received before it whose deliveries are all done
-	// or skipped (or that have none) are deleted.
+	// DoneBefore: events received before it whose deliveries are all done,
+	// skipped or purged (or that have none) are deleted.
 	DoneBefore time.Time
 	// DeadBefore: events received before it whose deliveries are all final
 	// with at least one dead are deleted.

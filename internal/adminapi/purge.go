@@ -1,0 +1,94 @@
+package adminapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// maxPurgeReason bounds a purge's reason, kept with every tombstone.
+const maxPurgeReason = 500
+
+// purge answers POST /api/v1/purge: it erases the payload of the events a
+// selector selects, or on a dry run only counts them.
+func (h *handler) purge(w http.ResponseWriter, r *http.Request) {
+	var req PurgeRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	res, err := h.Purge(r.Context(), tokenFrom(r.Context()).Name, req)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// Purge erases the payload (body, headers, response snippets, ordering
+// keys) of the events req selects, keeping each one's ids and times with a
+// tombstone that names actor and req.Reason, and ends their live
+// deliveries as purged; on a dry run it only counts them. It works in
+// batches of one transaction each, and writes one audit row, also for a dry
+// run or when it stops part way (the result so far is then returned with
+// the error). The value a path selector looks for is never logged nor
+// recorded: the audit row keeps its SHA-256.
+func (s *Service) Purge(ctx context.Context, actor string, req PurgeRequest) (PurgeResult, error) {
+	sel, err := s.purgeSelector(req)
+	if err != nil {
+		return PurgeResult{}, err
+	}
+	audit(ctx, "selector", sel.kind(), "dry_run", req.DryRun)
+	p := &purgeRun{s: s, req: store.PurgeRequest{Actor: actor, Reason: strings.TrimSpace(req.Reason), Now: s.now()}, dryRun: req.DryRun}
+	p.res.DryRun = req.DryRun
+	runErr := p.run(ctx, sel)
+	a := store.PurgeAudit{
+		Actor: actor, Selector: sel.auditSelector(), Reason: p.req.Reason,
+		Matched: p.res.Matched, Purged: p.res.Purged, DryRun: req.DryRun, Now: p.req.Now,
+	}
+	// The audit row is written even when ctx ended part way.
+	if err := s.store.RecordPurge(context.WithoutCancel(ctx), a); err != nil && runErr == nil {
+		runErr = fmt.Errorf("record purge: %w", err)
+	}
+	audit(ctx, "matched", p.res.Matched, "purged", p.res.Purged, "deliveries_ended", p.res.DeliveriesEnded)
+	return p.res, runErr
+}
+
+// purgeSelector is a checked purge request's selector: exactly one of ids,
+// a provider event id, or a path and value.
+type purgeSelector struct {
+	ids             []string
+	source          string
+	providerEventID string
+	path, value     string
+	since, until    time.Time
+}
+
+func (sel purgeSelector) kind() string {
+	switch {
+	case sel.path != "":
+		return "path"
+	case sel.providerEventID != "":
+		return "provider_event_id"
+	}
+	return "ids"
+}
+
+// auditSelector is sel as the audit row records it: the value hashed.
+func (sel purgeSelector) auditSelector() store.PurgeSelector {
+	out := store.PurgeSelector{
+		IDs: sel.ids, Source: sel.source, ProviderEventID: sel.providerEventID,
+		Path: sel.path, Since: sel.since, Until: sel.until,
+	}
+	if sel.path != "" {
+		sum := sha256.Sum256([]byte(sel.value))
+		out.ValueSHA256 = hex.EncodeToString(sum[:])
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+)
+
+func runPurge(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet(env, "purge")
+	api := addAPIFlags(fs)
+	var ids stringList
+	fs.Var(&ids, "id", "purge this event (hookrelay's id); repeat for more")
+	source := fs.String("source", "", "with --provider-id: the event's source; with --path: only this source's events")
+	providerID := fs.String("provider-id", "", "purge the event the provider sent under this id (with --source)")
+	path := fs.String("path", "", "purge the events whose JSON body has --value at this dotted path (data.object.customer)")
+	value := fs.String("value", "", "the value looked for at --path: a string, a number or true/false, as text")
+	since := fs.String("since", "", "with --path: events received at or after this time: "+timeHelp)
+	until := fs.String("until", "", "with --path: events received before this time")
+	reason := fs.String("reason", "", "why these events are purged (required; kept with each tombstone and in the audit log)")
+	dryRun := fs.Bool("dry-run", false, "only print how many events would be purged")
+	yes := fs.Bool("yes", false, "purge without asking")
+	asJSON := fs.Bool("json", false, "print the API's JSON answer")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: hookrelay purge (--id ID... | --source S --provider-id P | --path P --value V [--source S] [--since T] [--until T]) --reason TEXT [--dry-run] [--yes]\n\n"+
+			"Erases the payload of events: their body, headers and response snippets are deleted for good;\n"+
+			"their ids and times stay, with a tombstone saying when, by whom and why. Their deliveries that\n"+
+			"are still due end as purged: they are never delivered again, and cannot be replayed. It first\n"+
+			"prints how many events match and, on a terminal, asks before acting; without a terminal it\n"+
+			"needs --yes. A time is "+timeHelp+".\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	req := adminapi.PurgeRequest{IDs: ids, Source: *source, ProviderEventID: *providerID, Path: *path, Value: *value, Reason: *reason}
+	if err := checkPurgeFlags(req, *since, *until); err != nil {
+		return err
+	}
+	now := time.Now()
+	var err error
+	if req.Since, err = parseWhen("since", *since, now); err != nil {
+		return err
+	}
+	if req.Until, err = parseWhen("until", *until, now); err != nil {
+		return err
+	}
+	if err := checkWindow(req.Since, req.Until); err != nil {
+		return err
+	}
+	c, err := api.client(env, "admin")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, longTimeout)
+	defer cancel()
+
+	return guardedPost[adminapi.PurgeResult]{
+		path: "/api/v1/purge", flagHint: "purge",
+		dryRun: *dryRun, yes: *yes, asJSON: *asJSON,
+		request: func(dry bool) any { req.DryRun = dry; return req },
+		preview: func(w io.Writer, dry adminapi.PurgeResult) (int64, string) {
+			fmt.Fprintf(w, "%d events match%s and would be purged%s\n", dry.Matched, scanned(dry), alreadyPurged(dry))
+			return dry.Matched, fmt.Sprintf("Purge %d events? This cannot be undone.", dry.Matched)
+		},
+		done: func(w io.Writer, res adminapi.PurgeResult) {
+			fmt.Fprintf(w, "purged %d events (%d matched); %d deliveries ended as purged%s\n", res.Purged, res.Matched, res.DeliveriesEnded, alreadyPurged(res))
+		},
+	}.run(ctx, env, c)
+}
+
+// checkPurgeFlags refuses a command line that names no selector, or more
+// than one, or no reason, before anything is sent.
+func checkPurgeFlags(req adminapi.PurgeRequest, since, until string) error {
+	n := 0
+	for _, set := range []bool{len(req.IDs) > 0, req.ProviderEventID != "", req.Path != "" || req.Value != ""} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n != 1:
+		return fmt.Errorf("%w: choose what to purge: --id; or --source with --provider-id; or --path with --value (and --source, --since, --until)", errUsage)
+	case strings.TrimSpace(req.Reason) == "":
+		return fmt.Errorf("%w: --reason is required: say why these events are purged", errUsage)
+	case req.ProviderEventID != "" && req.Source == "":
+		return fmt.Errorf("%w: --provider-id needs --source", errUsage)
+	case (req.Path == "") != (req.Value == ""):
+		return fmt.Errorf("%w: --path and --value go together", errUsage)
+	case req.Path == "" && (since != "" || until != ""):
+		return fmt.Errorf("%w: --since and --until bound a --path search only", errUsage)
+	case len(req.IDs) > 0 && req.Source != "":
+		return fmt.Errorf("%w: --id selects events by itself: leave out --source", errUsage)
+	}
+	return nil
+}
+
+// scanned says how many bodies a path search read.
+func scanned(r adminapi.PurgeResult) string {
+	if r.Scanned == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (of %d events searched)", r.Scanned)
+}
+
+// alreadyPurged mentions the events named that were purged before.
+func alreadyPurged(r adminapi.PurgeResult) string {
+	if r.AlreadyPurged == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d already purged before", r.AlreadyPurged)
+}
