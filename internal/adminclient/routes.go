@@ -46,6 +46,12 @@ func (c *Client) Backfill(ctx context.Context, req adminapi.BackfillRequest) (ad
 	return call[adminapi.BackfillResult](ctx, c, http.MethodPost, "/api/v1/backfill", nil, req)
 }
 
+// Purge erases the payload of the events a selector selects, keeping a
+// tombstone, or counts them on a dry run.
+func (c *Client) Purge(ctx context.Context, req adminapi.PurgeRequest) (adminapi.PurgeResult, []byte, error) {
+	return call[adminapi.PurgeResult](ctx, c, http.MethodPost, "/api/v1/purge", nil, req)
+}
+
 // Stats counts deliveries per destination and ingest outcomes per source.
 func (c *Client) Stats(ctx context.Context) (adminapi.Stats, []byte, error) {
 	return call[adminapi.Stats](ctx, c, http.MethodGet, "/api/v1/stats", nil, nil)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
 func runPurge(ctx context.Context, env Env, args []string) error {
@@ -60,9 +61,12 @@ func runPurge(ctx context.Context, env Env, args []string) error {
 	defer cancel()
 
 	return guardedPost[adminapi.PurgeResult]{
-		path: "/api/v1/purge", flagHint: "purge",
-		dryRun: *dryRun, yes: *yes, asJSON: *asJSON,
-		request: func(dry bool) any { req.DryRun = dry; return req },
+		flagHint: "purge",
+		dryRun:   *dryRun, yes: *yes, asJSON: *asJSON,
+		post: func(ctx context.Context, c *adminclient.Client, dry bool) (adminapi.PurgeResult, []byte, error) {
+			req.DryRun = dry
+			return c.Purge(ctx, req)
+		},
 		preview: func(w io.Writer, dry adminapi.PurgeResult) (int64, string) {
 			fmt.Fprintf(w, "%d events match%s and would be purged%s\n", dry.Matched, scanned(dry), alreadyPurged(dry))
 			return dry.Matched, fmt.Sprintf("Purge %d events? This cannot be undone.", dry.Matched)
