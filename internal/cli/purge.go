@@ -3,12 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
-	"github.com/hookrelay/hookrelay/internal/adminclient"
 )
 
 func runPurge(ctx context.Context, env Env, args []string) error {
@@ -60,21 +58,38 @@ func runPurge(ctx context.Context, env Env, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, longTimeout)
 	defer cancel()
 
-	return guardedPost[adminapi.PurgeResult]{
-		flagHint: "purge",
-		dryRun:   *dryRun, yes: *yes, asJSON: *asJSON,
-		post: func(ctx context.Context, c *adminclient.Client, dry bool) (adminapi.PurgeResult, []byte, error) {
-			req.DryRun = dry
-			return c.Purge(ctx, req)
-		},
-		preview: func(w io.Writer, dry adminapi.PurgeResult) (int64, string) {
-			fmt.Fprintf(w, "%d events match%s and would be purged%s\n", dry.Matched, scanned(dry), alreadyPurged(dry))
-			return dry.Matched, fmt.Sprintf("Purge %d events? This cannot be undone.", dry.Matched)
-		},
-		done: func(w io.Writer, res adminapi.PurgeResult) {
-			fmt.Fprintf(w, "purged %d events (%d matched); %d deliveries ended as purged%s\n", res.Purged, res.Matched, res.DeliveriesEnded, alreadyPurged(res))
-		},
-	}.run(ctx, env, c)
+	return runPurgeCalls(ctx, env, c, req, *dryRun, *yes, *asJSON)
+}
+
+// runPurgeCalls makes the purge first as a dry run whose count it prints,
+// then, unless --dry-run or nothing matches, after a confirmation, for
+// real. A purge is one call, not a job: its batches are small and it
+// answers when they are done. The lines go to stdout, or to stderr when
+// --json puts the API's answer on stdout.
+func runPurgeCalls(ctx context.Context, env Env, c *apiClient, req adminapi.PurgeRequest, dryRun, yes, asJSON bool) error {
+	out := env.Stdout
+	if asJSON {
+		out = env.Stderr
+	}
+	req.DryRun = true
+	dry, data, err := c.Purge(ctx, req)
+	if err != nil {
+		return usageIfRefused(c.explain(err)) // refused before anything was done
+	}
+	fmt.Fprintf(out, "%d events match%s and would be purged%s\n", dry.Matched, scanned(dry), alreadyPurged(dry))
+	if dryRun || dry.Matched == 0 {
+		return printResult(env.Stdout, asJSON, data)
+	}
+	if err := confirm(env, yes, fmt.Sprintf("Purge %d events? This cannot be undone.", dry.Matched), "purge"); err != nil {
+		return err
+	}
+	req.DryRun = false
+	res, data, err := c.Purge(ctx, req)
+	if err != nil {
+		return c.explain(err)
+	}
+	fmt.Fprintf(out, "purged %d events (%d matched); %d deliveries ended as purged%s\n", res.Purged, res.Matched, res.DeliveriesEnded, alreadyPurged(res))
+	return printResult(env.Stdout, asJSON, data)
 }
 
 // checkPurgeFlags refuses a command line that names no selector, or more
