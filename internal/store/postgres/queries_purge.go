@@ -5,13 +5,12 @@ package postgres
 const (
 	// purgeEvents empties the payload of the events that are not purged
 	// yet and writes their tombstone ($2 time, $3 actor, $4 reason); it
-	// returns their ids. Two purges of one event at once: the second
-	// waits for the first's row lock, checks purged_at again on the row
-	// the first committed, and passes it by. A column that tells how body
-	// and headers are encoded must be reset here with them, so that an
-	// empty body reads as empty.
+	// returns their ids. key_id goes with the sealed bytes: the empty
+	// body and headers are stored plain. Two purges of one event at once:
+	// the second waits for the first's row lock, checks purged_at again on
+	// the row the first committed, and passes it by.
 	purgeEvents = `UPDATE events SET
-	body = '\x'::bytea, headers = '{}', purged_at = $2, purged_by = $3, purge_reason = $4
+	body = '\x'::bytea, headers = '{}', key_id = NULL, purged_at = $2, purged_by = $3, purge_reason = $4
 WHERE id = ANY($1::text[]) AND purged_at IS NULL
 RETURNING id`
 
@@ -32,9 +31,9 @@ WHERE event_id = ANY($1::text[]) AND ordering_key <> ''`
 
 	// purgeSnippets clears the response snippets of the attempts of the
 	// events' deliveries: a destination may echo what it was sent.
-	purgeSnippets = `UPDATE attempts SET response_snippet = '\x'::bytea
+	purgeSnippets = `UPDATE attempts SET response_snippet = '\x'::bytea, key_id = NULL
 WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id = ANY($1::text[]))
-	AND octet_length(response_snippet) > 0`
+	AND (octet_length(response_snippet) > 0 OR key_id IS NOT NULL)`
 
 	selectTombstones = `SELECT id, purged_at, coalesce(purged_by, ''), coalesce(purge_reason, '') FROM events
 WHERE id = ANY($1::text[]) AND purged_at IS NOT NULL`

@@ -6,11 +6,10 @@ package sqlite
 const (
 	// purgeEvents empties the payload of the events that are not purged
 	// yet and writes their tombstone (?2 time, ?3 actor, ?4 reason); it
-	// returns their ids. A column that tells how body and headers are
-	// encoded must be reset here with them, so that an empty body reads
-	// as empty.
+	// returns their ids. key_id goes with the sealed bytes: the empty
+	// body and headers are stored plain.
 	purgeEvents = `UPDATE events SET
-	body = x'', headers = '{}', purged_at = ?2, purged_by = ?3, purge_reason = ?4
+	body = x'', headers = '{}', key_id = NULL, purged_at = ?2, purged_by = ?3, purge_reason = ?4
 WHERE id IN (SELECT value FROM json_each(?1)) AND purged_at IS NULL
 RETURNING id`
 
@@ -29,9 +28,9 @@ WHERE event_id IN (SELECT value FROM json_each(?1)) AND ordering_key <> ''`
 
 	// purgeSnippets clears the response snippets of the attempts of the
 	// events' deliveries: a destination may echo what it was sent.
-	purgeSnippets = `UPDATE attempts SET response_snippet = x''
+	purgeSnippets = `UPDATE attempts SET response_snippet = x'', key_id = NULL
 WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?1)))
-	AND length(response_snippet) > 0`
+	AND (length(response_snippet) > 0 OR key_id IS NOT NULL)`
 
 	selectTombstones = `SELECT id, purged_at, purged_by, purge_reason FROM events
 WHERE id IN (SELECT value FROM json_each(?)) AND purged_at IS NOT NULL`
