@@ -49,10 +49,14 @@ func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d conf
 	if h == nil {
 		return nil, errors.New("no handler registered")
 	}
-	def := config.DefaultDestination()
+	// As for a push destination, d's settings are used as the config
+	// defaulted and checked them.
 	timeout := d.Timeout.Std()
 	if timeout <= 0 {
-		timeout = def.Timeout.Std()
+		return nil, fmt.Errorf("timeout %s is not above zero", timeout)
+	}
+	if d.Concurrency < 1 {
+		return nil, fmt.Errorf("concurrency %d is less than 1", d.Concurrency)
 	}
 	return &handlerWorker{
 		engine:      e,
@@ -61,7 +65,7 @@ func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d conf
 		name:        d.Name,
 		handle:      h,
 		policy:      PolicyFor(d),
-		concurrency: max(1, d.Concurrency),
+		concurrency: d.Concurrency,
 		timeout:     timeout,
 		lease:       timeout + LeaseMargin,
 		wake:        make(chan struct{}, 1),
