@@ -53,8 +53,9 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 	return eng.Wake, stop, nil
 }
 
-// newPuller returns the Puller of the pull destinations. Its dead letters raise the alert and the
-// metrics the engine's do, on the same registry.
+// newPuller returns the Puller of the pull destinations, which every role
+// runs: every role serves the admin API's claims and acks. Its dead letters
+// raise the alert and the metrics the engine's do, on the same registry.
 func (r *Relay) newPuller() (*delivery.Puller, error) {
 	var pull []string
 	for _, d := range r.cfg.Destinations {
