@@ -43,7 +43,7 @@ func addLocalToken(cfg *config.Config, logger *slog.Logger) *localToken {
 	buf := make([]byte, 24)
 	_, _ = rand.Read(buf)
 	t := &localToken{path: filepath.Join(filepath.Dir(cfg.Path), localTokenFile), secret: "hrl_" + hex.EncodeToString(buf)}
-	if err := os.WriteFile(t.path, []byte(t.secret+"\n"), 0o600); err != nil {
+	if err := writePrivate(t.path, []byte(t.secret+"\n")); err != nil {
 		logger.Warn("no admin token is configured, and the one-run admin token could not be written: set an admin token's secret in tokens",
 			"path", t.path, "error", err)
 		return nil
@@ -73,6 +73,24 @@ func (t *localToken) remove() {
 	if b, err := os.ReadFile(t.path); err == nil && string(b) == t.secret+"\n" {
 		_ = os.Remove(t.path)
 	}
+}
+
+// writePrivate writes data to the file at path, readable and writable by
+// its owner only, whatever the umask: a file left there with a wider mode
+// is narrowed before anything is written to it.
+func writePrivate(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	err = f.Chmod(0o600)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // loopbackOnly reports whether a listen address only accepts connections

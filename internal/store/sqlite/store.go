@@ -86,6 +86,11 @@ func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logge
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	if path != ":memory:" {
+		if err := createPrivate(path); err != nil {
+			return nil, fmt.Errorf("open sqlite database: %w", err)
+		}
+	}
 	writer, err := sql.Open("sqlite", path+"?"+writerParams())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite database: %w", err)
@@ -138,6 +143,7 @@ func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logge
 		return nil, fmt.Errorf("open sqlite database: %w", mapErr(ctx, err))
 	}
 	s.logger.Info("database opened", logPath, path)
+	warnOpenModes(s.logger, path)
 	return s, nil
 }
 
