@@ -33,8 +33,13 @@ var logSecrets = map[string]string{
 	"LOG_CONSUMER":    "consumer-TOKEN-SECRET-0d3b",
 }
 
-func logConfig(url string) string {
+// logConfig pushes to url, and to doomed, whose one attempt fails and goes
+// dead; dead letters and signature failures are alerts posted to alerts.
+func logConfig(url, doomed, alerts string) string {
 	return fmt.Sprintf(`log: {level: debug, format: json}
+alerts:
+  url: %q
+  signature_failures: {rate: 1/m, window: 1m}
 tokens:
   - {name: ops, role: admin, secret: "${LOG_ADMIN}"}
   - {name: viewer, role: read, secret: "${LOG_READ}"}
@@ -53,7 +58,12 @@ destinations:
     pull: true
     secret: "${LOG_PULL_SECRET}"
     sources: [stripe]
-`, url)
+  - name: doomed
+    url: %q
+    secret: "${LOG_PUSH_SECRET}"
+    sources: [stripe]
+    max_attempts: 1
+`, alerts, url, doomed)
 }
 
 // TestHostileLogsKeepSecrets runs a relay at debug level through a whole
@@ -61,8 +71,12 @@ destinations:
 // and unknown; a push delivery whose first attempt fails with an answer
 // that echoes the payload; the admin API listing, showing, reading raw
 // bytes, verifying, replaying, claiming and acking with tokens, and
-// refusing wrong ones. No line it writes may hold a secret, a token, a
-// lease, the payload or its provider headers, and every line is JSON.
+// refusing wrong ones; a purge by a value of the payload, refused, dry run
+// and real; a dead letter and a burst of signature failures, each an
+// alert. No line it writes may hold a secret, a token, a lease, the
+// payload or its provider headers, and every line is JSON; nor may an
+// alert it posts, a label of its metrics, or the answers of the purge and
+// of the audit log.
 func TestHostileLogsKeepSecrets(t *testing.T) {
 	t.Parallel()
 	for _, driver := range testdb.Drivers() {
@@ -74,11 +88,15 @@ func TestHostileLogsKeepSecrets(t *testing.T) {
 				}
 				return http.StatusOK, ""
 			})
+			doomed := newRecorder(t, func(int) (int, string) {
+				return http.StatusInternalServerError, "rejected: " + answerMarker + " " + payloadMarker
+			})
+			alerts := newRecorder(t, nil)
 			env := append([]string(nil), stripeEnv...)
 			for k, v := range logSecrets {
 				env = append(env, k+"="+v)
 			}
-			p := startRelay(t, driver.URL(t), logConfig(rec.srv.URL+"/hook"), env)
+			p := startRelay(t, driver.URL(t), logConfig(rec.srv.URL+"/hook", doomed.srv.URL+"/hook", alerts.srv.URL+"/alerts"), env)
 			s := &logSession{t: t, p: p}
 
 			body := stripeEvent("evt_logs_1", fmt.Sprintf(`"data":{"object":{"note":%q}}`, payloadMarker))
@@ -131,6 +149,28 @@ func TestHostileLogsKeepSecrets(t *testing.T) {
 				fmt.Sprintf(`{"outcome":"done","lease_token":%q}`, lease), 200)
 			rec.waitReceived(t, 4, 20*time.Second) // the replay
 
+			// Purge the event by a value of its payload: refused to a read
+			// token, then counted, then done; its bytes are then gone.
+			purge := fmt.Sprintf(`{"source":"stripe","path":"data.object.note","value":%q,"reason":"log scan"`, payloadMarker)
+			answers := [][]byte{
+				s.admin(read, "POST", "/api/v1/purge", purge+`}`, 403),
+				s.admin(admin, "POST", "/api/v1/purge", fmt.Sprintf(`{"path":"data..note","value":%q,"reason":"log scan"}`, payloadMarker), 400),
+				s.admin(admin, "POST", "/api/v1/purge", purge+`,"dry_run":true}`, 200),
+				s.admin(admin, "POST", "/api/v1/purge", purge+`}`, 200),
+				s.admin(read, "GET", "/api/v1/events/"+id+"/raw", "", 410),
+				s.admin(read, "GET", "/api/v1/events/"+id, "", 200),
+				s.admin(read, "GET", "/api/v1/audit", "", 200),
+			}
+			var purged adminapi.PurgeResult
+			if err := json.Unmarshal(answers[3], &purged); err != nil || purged.Purged != 1 {
+				t.Fatalf("purge answered %s, want 1 purged", answers[3])
+			}
+			// A dead letter (doomed's one attempt) and the signature
+			// failures posted above are alerts.
+			doomed.waitReceived(t, 1, 20*time.Second)
+			sent := alerts.waitReceived(t, 2, 30*time.Second)
+			metrics := scrapeMetrics(t, p)
+
 			if code := p.stop(t); code != 0 {
 				t.Fatalf("relay exit code %d after SIGTERM", code)
 			}
@@ -150,11 +190,20 @@ func TestHostileLogsKeepSecrets(t *testing.T) {
 					forbidden[name+" decoded"] = string(raw)
 				}
 			}
+			outputs := map[string]string{"the logs": logs, "the metrics": metrics}
+			for i, a := range answers {
+				outputs[fmt.Sprintf("admin answer %d of the purge", i)] = string(a)
+			}
+			for i, a := range alerts.received() {
+				outputs[fmt.Sprintf("alert %d", i)] = string(a.body)
+			}
 			leaks := 0
-			for what, v := range forbidden {
-				if i := strings.Index(logs, v); i >= 0 {
-					leaks++
-					t.Errorf("the logs hold %s: %q", what, logs[max(0, i-200):min(len(logs), i+len(v)+50)])
+			for where, out := range outputs {
+				for what, v := range forbidden {
+					if i := strings.Index(out, v); i >= 0 {
+						leaks++
+						t.Errorf("%s hold %s: %q", where, what, out[max(0, i-200):min(len(out), i+len(v)+50)])
+					}
 				}
 			}
 			lines, notJSON := 0, 0
@@ -166,8 +215,8 @@ func TestHostileLogsKeepSecrets(t *testing.T) {
 					t.Errorf("log line is not a JSON record: %q", line)
 				}
 			}
-			t.Logf("RELIABILITY logs driver=%s requests=%d log_lines=%d secrets_checked=%d leaks=%d non_json_lines=%d",
-				driver.Name, s.requests, lines, len(forbidden), leaks, notJSON)
+			t.Logf("RELIABILITY logs driver=%s requests=%d log_lines=%d alerts=%d metrics_bytes=%d secrets_checked=%d leaks=%d non_json_lines=%d",
+				driver.Name, s.requests, lines, len(sent), len(metrics), len(forbidden), leaks, notJSON)
 		})
 	}
 }

@@ -69,9 +69,8 @@ func TestHostileReplayedGitHubBody(t *testing.T) {
 	}
 }
 
-// metricTypes returns the type label values of the source's ingest
-// request counter, as /metrics on the admin listener shows them.
-func metricTypes(t *testing.T, p *relayProc, source string) map[string]bool {
+// scrapeMetrics returns what /metrics on the relay's admin listener shows.
+func scrapeMetrics(t *testing.T, p *relayProc) string {
 	t.Helper()
 	resp, err := http.Get("http://" + p.admin + "/metrics")
 	if err != nil {
@@ -82,9 +81,16 @@ func metricTypes(t *testing.T, p *relayProc, source string) map[string]bool {
 	if resp.StatusCode != 200 {
 		t.Fatalf("/metrics: %d", resp.StatusCode)
 	}
+	return string(text)
+}
+
+// metricTypes returns the type label values of the source's ingest
+// request counter, as /metrics on the admin listener shows them.
+func metricTypes(t *testing.T, p *relayProc, source string) map[string]bool {
+	t.Helper()
 	re := regexp.MustCompile(`hookrelay_ingest_requests_total\{[^}]*source="` + source + `"[^}]*type="([^"]*)"`)
 	types := map[string]bool{}
-	for _, m := range re.FindAllStringSubmatch(string(text), -1) {
+	for _, m := range re.FindAllStringSubmatch(scrapeMetrics(t, p), -1) {
 		types[m[1]] = true
 	}
 	return types
