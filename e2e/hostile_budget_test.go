@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,19 +15,25 @@ import (
 
 // The slow-upload test: more clients than the default body budget (64 MiB)
 // has room for at the default max_body (1 MiB), each declaring a full body
-// and sending a byte now and then.
+// and sending a byte now and then, and connecting again when cut off.
 const (
 	slowUploads      = 80
 	slowUploadEvery  = 250 * time.Millisecond
-	slowUploadFor    = 7 * time.Second
+	slowUploadFor    = 12 * time.Second
 	slowUploadLength = 1 << 20
+	// slowUploadCut is when the default minimum upload rate (1 KiB/s after
+	// a 10 s grace) cuts a trickle of 4 bytes a second: at the grace.
+	slowUploadCut = 10 * time.Second
 )
 
 // TestHostileSlowUploadsDoNotStarve holds 80 uploads that each declare a
 // 1 MiB body and trickle it, more than the default 64 MiB budget could
 // hold if each reserved its declared length, while a genuine provider
 // sends signed events: every genuine event is answered 200 promptly and
-// stored, because a request holds only the memory its body has used.
+// stored, because a request holds only the memory its body has used. The
+// minimum upload rate cuts each trickle off with 408 once its grace has
+// passed (not at the 30 s read timeout), and the uploads that connect again
+// fare no better.
 func TestHostileSlowUploadsDoNotStarve(t *testing.T) {
 	t.Parallel()
 	for _, driver := range testdb.Drivers() {
@@ -39,19 +46,24 @@ func TestHostileSlowUploadsDoNotStarve(t *testing.T) {
 
 			stop := make(chan struct{})
 			var (
-				wg      sync.WaitGroup
-				mu      sync.Mutex
-				sent    int64
-				dropped int
+				wg   sync.WaitGroup
+				mu   sync.Mutex
+				sent int64
+				cuts []trickleCut
 			)
 			for range slowUploads {
 				wg.Go(func() {
-					n, err := trickle(p.public, head, stop)
-					mu.Lock()
-					defer mu.Unlock()
-					sent += n
-					if err != nil {
-						dropped++
+					for {
+						c := trickle(p.public, head, stop)
+						mu.Lock()
+						sent += c.sent
+						if !c.stopped {
+							cuts = append(cuts, c)
+						}
+						mu.Unlock()
+						if c.stopped {
+							return
+						}
 					}
 				})
 			}
@@ -76,6 +88,22 @@ func TestHostileSlowUploadsDoNotStarve(t *testing.T) {
 			close(stop)
 			wg.Wait()
 
+			cutStatus := map[string]int{}
+			var cutMin, cutMax time.Duration
+			for i, c := range cuts {
+				cutStatus[c.status]++
+				if i == 0 || c.after < cutMin {
+					cutMin = c.after
+				}
+				cutMax = max(cutMax, c.after)
+			}
+			if len(cuts) < slowUploads || cutStatus["HTTP/1.1 408 Request Timeout"] != len(cuts) {
+				t.Errorf("slow uploads cut off %d times with %v, want every one of %d at least once, each with 408", len(cuts), cutStatus, slowUploads)
+			}
+			if cutMin < slowUploadCut-time.Second || cutMax > slowUploadCut+cutSlack {
+				t.Errorf("slow uploads cut off after %s to %s, want about %s", cutMin, cutMax, slowUploadCut)
+			}
+
 			p50, worst := lat.summary()
 			if statuses[200] != len(lat) {
 				t.Errorf("genuine sender got %v during the slow uploads, want only 200s", statuses)
@@ -90,35 +118,62 @@ func TestHostileSlowUploadsDoNotStarve(t *testing.T) {
 			if stored != int64(statuses[200]) {
 				t.Errorf("stored %d events, want the %d acknowledged", stored, statuses[200])
 			}
-			t.Logf("RELIABILITY slow-uploads driver=%s slow_uploads=%d declared=%d each slow_bytes_sent=%d cut_early=%d genuine_sent=%d acknowledged=%d stored=%d genuine_p50=%s genuine_max=%s",
-				driver.Name, slowUploads, slowUploadLength, sent, dropped, len(lat), statuses[200], stored, p50.Round(time.Millisecond), worst.Round(time.Millisecond))
+			t.Logf("RELIABILITY slow-uploads driver=%s slow_uploads=%d declared=%d each slow_bytes_sent=%d cut=%d answers=%v cut_after=%s..%s genuine_sent=%d acknowledged=%d stored=%d genuine_p50=%s genuine_max=%s",
+				driver.Name, slowUploads, slowUploadLength, sent, len(cuts), cutStatus, cutMin.Round(time.Millisecond), cutMax.Round(time.Millisecond),
+				len(lat), statuses[200], stored, p50.Round(time.Millisecond), worst.Round(time.Millisecond))
 		})
 	}
 }
 
+// trickleCut is how one slow upload ended.
+type trickleCut struct {
+	sent    int64
+	stopped bool          // the test stopped it; the relay never cut it off
+	after   time.Duration // from the head until the relay's answer or close
+	status  string        // the relay's status line, if it sent one
+}
+
 // trickle sends head, then a byte every slowUploadEvery until stop is
-// closed or the relay closes the connection; it returns the body bytes
-// sent and the error that ended it early, if any.
-func trickle(addr, head string, stop <-chan struct{}) (int64, error) {
+// closed or the relay answers or closes the connection.
+func trickle(addr, head string, stop <-chan struct{}) trickleCut {
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
-		return 0, err
+		return trickleCut{status: "dial: " + err.Error()}
 	}
 	defer conn.Close()
+	start := time.Now()
+	answered := make(chan string, 1)
+	go func() {
+		line, err := bufio.NewReader(conn).ReadString('\n')
+		if err != nil && line == "" {
+			line = "closed: " + err.Error()
+		}
+		answered <- strings.TrimSpace(line)
+	}()
 	if _, err := conn.Write([]byte(head)); err != nil {
-		return 0, err
+		return trickleCut{status: "write head: " + err.Error()}
 	}
-	var sent int64
+	c := trickleCut{}
 	for {
 		select {
 		case <-stop:
-			return sent, nil
+			c.stopped = true
+			return c
+		case line := <-answered:
+			c.after, c.status = time.Since(start), line
+			return c
 		case <-time.After(slowUploadEvery):
 		}
 		_ = conn.SetWriteDeadline(time.Now().Add(time.Second))
 		if _, err := conn.Write([]byte("{")); err != nil {
-			return sent, err
+			select {
+			case line := <-answered:
+				c.after, c.status = time.Since(start), line
+			case <-time.After(2 * time.Second):
+				c.after, c.status = time.Since(start), "write: "+err.Error()
+			}
+			return c
 		}
-		sent++
+		c.sent++
 	}
 }

@@ -7,13 +7,16 @@ import (
 	"net/http"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
-const replayConfig = `tokens:
+const replayConfig = `ingest:
+  rejections_per_second: 1000
+tokens:
   - {name: viewer, role: read, secret: "replay-read-token-0c4e"}
 sources:
   - name: github
@@ -23,9 +26,12 @@ sources:
 
 // TestHostileReplayedGitHubBody holds one captured GitHub delivery and
 // posts its body and signature again 150 times, each with a new delivery
-// id and a made-up event type. What a read token sees of the stored
-// delivery carries no signature to capture, and the made-up types add at
-// most 100 metric series to the source, the rest counted as "other".
+// id and a made-up event type: GitHub signs the body alone, so each
+// verifies, and each is refused with 409 and recorded as a rejection, while
+// GitHub's own retry under the same delivery id is still 200 duplicate.
+// What a read token sees of the stored delivery carries no signature to
+// capture, and made-up types on genuine events add at most 100 metric
+// series to the source, the rest counted as "other".
 func TestHostileReplayedGitHubBody(t *testing.T) {
 	t.Parallel()
 	const posts = 150
@@ -36,13 +42,30 @@ func TestHostileReplayedGitHubBody(t *testing.T) {
 			p := startRelay(t, database, replayConfig, nil)
 			opts := signature.Options{Scheme: "github", Secrets: []string{"replay-github-secret-9a1f"}}
 			body := []byte(`{"ref":"refs/heads/main","after":"9049f1265b7d61be4a8904a9a27120d2064dab3b"}`)
-			answered := map[int]int{}
-			for i := range posts + 1 {
-				typ := "push"
-				if i > 0 {
-					typ = fmt.Sprintf("made-up-%03d", i)
-				}
-				answered[signedStatus(http.DefaultClient, p, "github", opts, 0, signature.Message{ID: fmt.Sprintf("delivery-%03d", i), Type: typ, Body: body})]++
+			captured := signature.Message{ID: "delivery-000", Type: "push", Body: body}
+			if got := signedStatus(http.DefaultClient, p, "github", opts, 0, captured); got != 200 {
+				t.Fatalf("the genuine delivery: %d, want 200", got)
+			}
+			reposted := map[int]int{}
+			for i := 1; i <= posts; i++ {
+				msg := signature.Message{ID: fmt.Sprintf("delivery-%03d", i), Type: fmt.Sprintf("made-up-%03d", i), Body: body}
+				reposted[signedStatus(http.DefaultClient, p, "github", opts, 0, msg)]++
+			}
+			retried := signedStatus(http.DefaultClient, p, "github", opts, 0, captured)
+			if reposted[409] != posts || retried != 200 {
+				t.Errorf("re-posts under new ids answered %v, want %d × 409; the provider's retry %d, want 200", reposted, posts, retried)
+			}
+			if n := countStored(t, openStore(t, database), "github"); n != 1 {
+				t.Errorf("stored %d events, want the genuine one", n)
+			}
+			recorded := waitRejections(t, p, "replay-read-token-0c4e", "replayed_signature", posts)
+			counted, err := scrapeValue(http.DefaultClient, "http://"+p.admin+"/metrics",
+				`hookrelay_ingest_requests_total{outcome="rejected",reason="replayed_signature",source="github",type=""}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if recorded != posts || counted != posts {
+				t.Errorf("%d rejections recorded and %v counted as replayed_signature, want %d", recorded, counted, posts)
 			}
 
 			status, answer := hostileAdmin(t, p, "replay-read-token-0c4e", "GET", "/api/v1/events?limit=1000", "")
@@ -59,13 +82,46 @@ func TestHostileReplayedGitHubBody(t *testing.T) {
 				t.Errorf("a read token sees X-Hub-Signature-256 = %q, want [masked]", sig)
 			}
 
-			types := metricTypes(t, p, "github")
-			if len(types) > 101 || !types["other"] {
-				t.Errorf("%d type series for the source (other: %t), want at most 100 and other", len(types), types["other"])
+			// Genuine events (each body new) with made-up types.
+			for i := range posts {
+				msg := signature.Message{ID: fmt.Sprintf("typed-%03d", i), Type: fmt.Sprintf("made-up-%03d", i),
+					Body: fmt.Appendf(nil, `{"n":%d}`, i)}
+				if got := signedStatus(http.DefaultClient, p, "github", opts, 0, msg); got != 200 {
+					t.Fatalf("genuine event %d with a made-up type: %d, want 200", i, got)
+				}
 			}
-			t.Logf("RELIABILITY replayed-body driver=%s posts=%d answered=%v stored=%d signature_shown=%q type_series=%d",
-				driver.Name, posts+1, answered, len(list.Events), ev.Headers["X-Hub-Signature-256"], len(types))
+			types := metricTypes(t, p, "github")
+			if len(types) > 102 || !types["other"] {
+				t.Errorf("%d type series for the source (other: %t), want at most 100 types, other and none", len(types), types["other"])
+			}
+			t.Logf("RELIABILITY replayed-body driver=%s reposts=%d answered=%v provider_retry=%d stored=1 rejections_recorded=%d counted=%v signature_shown=%q type_series=%d",
+				driver.Name, posts, reposted, retried, recorded, counted, ev.Headers["X-Hub-Signature-256"], len(types))
 		})
+	}
+}
+
+// waitRejections polls the rejection record until it holds want rows of
+// reason (they are written in batches, about once a second) or 10 s pass,
+// and returns how many it holds.
+func waitRejections(t *testing.T, p *relayProc, token, reason string, want int) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		status, answer := hostileAdmin(t, p, token, "GET", "/api/v1/rejections?limit=10000", "")
+		var rs adminapi.Rejections
+		if status != 200 || json.Unmarshal(answer, &rs) != nil {
+			t.Fatalf("rejections: %d %.200s", status, answer)
+		}
+		n := 0
+		for _, r := range rs.Rejections {
+			if r.Reason == reason {
+				n++
+			}
+		}
+		if n >= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

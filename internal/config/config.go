@@ -214,6 +214,10 @@ type Ingest struct {
 	ReadTimeout       Duration `yaml:"read_timeout"`
 	WriteTimeout      Duration `yaml:"write_timeout"`
 	IdleTimeout       Duration `yaml:"idle_timeout"`
+	// MinUploadRate is the slowest, in bytes a second, that a request body
+	// may arrive on average once its first 10 s have passed; a slower one
+	// is cut off with 408. 0 sets no floor (read_timeout still applies).
+	MinUploadRate ByteSize `yaml:"min_upload_rate"`
 	// MaxInflightBytes caps the request body bytes held in memory at once;
 	// a request waits briefly for room, then is answered 503.
 	MaxInflightBytes ByteSize `yaml:"max_inflight_bytes"`
@@ -282,6 +286,7 @@ func Default() *Config {
 			WriteTimeout:        Duration(30 * time.Second),
 			IdleTimeout:         Duration(120 * time.Second),
 			MaxInflightBytes:    64 * MiB,
+			MinUploadRate:       KiB,
 			RejectionsKeep:      10000,
 			RejectionsPerSecond: 50,
 		},

@@ -179,7 +179,7 @@ destinations: [{name: d, url: "https://example.com/h", secret: `+testSigning+`, 
 	}
 	if c.Listen != ":8080" || c.AdminListen != "127.0.0.1:8081" || c.Ingest.MaxConcurrency != 512 ||
 		c.Ingest.ReadHeaderTimeout.Std() != 5*time.Second || c.Ingest.IdleTimeout.Std() != 120*time.Second ||
-		c.Ingest.RejectionsKeep != 10000 || c.Ingest.RejectionsPerSecond != 50 ||
+		c.Ingest.RejectionsKeep != 10000 || c.Ingest.RejectionsPerSecond != 50 || c.Ingest.MinUploadRate != KiB ||
 		c.Log != (Log{Level: "info", Format: "json"}) || c.Retention.Done.Std() != 720*time.Hour {
 		t.Errorf("defaults not filled: %+v", c)
 	}
@@ -220,7 +220,7 @@ destinations:
     forward_headers: true
 retention: {done: 1d12h, dead: 7d}
 alerts: {url: "https://alerts.example.com/hook"}
-ingest: {max_concurrency: 10, read_header_timeout: 1s, read_timeout: 2s, write_timeout: 3s, idle_timeout: 4s, max_inflight_bytes: 32MiB, rejections_keep: 5, rejections_per_second: 6}
+ingest: {max_concurrency: 10, read_header_timeout: 1s, read_timeout: 2s, write_timeout: 3s, idle_timeout: 4s, max_inflight_bytes: 32MiB, min_upload_rate: 512, rejections_keep: 5, rejections_per_second: 6}
 log: {level: debug, format: text}
 `, nil)
 	if c.Database != "postgres://relay@db:5432/relay" || c.Listen != "0.0.0.0:9000" || c.AdminListen != "127.0.0.1:9001" {
@@ -238,7 +238,7 @@ log: {level: debug, format: text}
 	if c.Retention.Done.Std() != 36*time.Hour || c.Retention.Dead.Std() != 7*24*time.Hour {
 		t.Errorf("retention = %+v", c.Retention)
 	}
-	wantIngest := Ingest{10, Duration(time.Second), Duration(2 * time.Second), Duration(3 * time.Second), Duration(4 * time.Second), 32 * MiB, 5, 6, 0}
+	wantIngest := Ingest{10, Duration(time.Second), Duration(2 * time.Second), Duration(3 * time.Second), Duration(4 * time.Second), 512, 32 * MiB, 5, 6, 0}
 	if c.Ingest != wantIngest || c.Log != (Log{"debug", "text"}) || c.Alerts.URL != "https://alerts.example.com/hook" {
 		t.Errorf("ingest, log, alerts = %+v %+v %+v", c.Ingest, c.Log, c.Alerts)
 	}

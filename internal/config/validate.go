@@ -199,6 +199,9 @@ func (v *validator) ingest() {
 	if in.MaxInflightBytes < MiB {
 		v.add("ingest.max_inflight_bytes", "%d bytes is less than 1MiB", int64(in.MaxInflightBytes))
 	}
+	if in.MinUploadRate < 0 {
+		v.add("ingest.min_upload_rate", "%d bytes a second is negative (0 sets no floor)", int64(in.MinUploadRate))
+	}
 	if in.MaxConnections < 0 {
 		v.add("ingest.max_connections", "%d is negative (0 derives it from the descriptor limit)", in.MaxConnections)
 	}

@@ -192,6 +192,8 @@ func TestValidate(t *testing.T) {
 			"ingest.idle_timeout: 0s is not more than 0",
 			"ingest.max_inflight_bytes: 0 bytes is less than 1MiB",
 		}},
+		{"ingest negative upload rate", func(c *Config) { c.Ingest.MinUploadRate = -1 }, []string{
+			"ingest.min_upload_rate: -1 bytes a second is negative (0 sets no floor)"}},
 		{"log level", func(c *Config) { c.Log.Level = "verbose" }, []string{`log.level: unknown level "verbose" (want debug, info, warn or error)`}},
 		{"log format", func(c *Config) { c.Log.Format = "xml" }, []string{`log.format: unknown format "xml" (want json or text)`}},
 		{"log levels", func(c *Config) { c.Log = Log{Level: "warn", Format: "text"} }, nil},

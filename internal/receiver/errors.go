@@ -38,6 +38,8 @@ func answerFor(err error) answer {
 		return answer{status: http.StatusNotFound, reason: "unknown_source"}
 	case errors.Is(err, errBodyTooLarge):
 		return answer{status: http.StatusRequestEntityTooLarge, reason: "body_too_large"}
+	case errors.Is(err, errUploadTooSlow):
+		return answer{status: http.StatusRequestTimeout, reason: "upload_too_slow"}
 	case errors.Is(err, errBodyRead):
 		return answer{status: http.StatusBadRequest, reason: "body_unreadable"}
 	case errors.Is(err, signature.ErrMissingSignature):
@@ -50,6 +52,11 @@ func answerFor(err error) answer {
 		return answer{status: http.StatusBadRequest, reason: "timestamp_out_of_tolerance"}
 	case errors.Is(err, signature.ErrMissingIdentity), errors.Is(err, store.ErrInvalid):
 		return answer{status: http.StatusBadRequest, reason: "identity_missing"}
+	case errors.Is(err, errReplayedSignature):
+		// Not a 200: the event is not stored. Not a 5xx: trying again
+		// cannot help. A provider's own retries keep their delivery id
+		// and are answered 200 duplicate before this is ever asked.
+		return answer{status: http.StatusConflict, reason: "replayed_signature"}
 	case errors.Is(err, signature.ErrNoSecret):
 		return answer{status: http.StatusServiceUnavailable, reason: "source_has_no_secret"}
 	case errors.Is(err, errOverloaded):
@@ -68,7 +75,8 @@ func answerFor(err error) answer {
 func (a answer) isVerificationFailure() bool {
 	switch a.reason {
 	case "signature_missing", "signature_malformed", "signature_mismatch",
-		"timestamp_out_of_tolerance", "identity_missing", "body_too_large", "source_has_no_secret":
+		"timestamp_out_of_tolerance", "identity_missing", "body_too_large", "source_has_no_secret",
+		"replayed_signature":
 		return true
 	}
 	return false

@@ -37,6 +37,9 @@ type Options struct {
 	Router     *route.Router
 	Committer  Committer
 	Rejections *RejectionRecorder
+	// Signatures, when set, refuses a body and body-only signature that
+	// the source stored under another delivery id within ReplayHorizon.
+	Signatures SignatureIndex
 	// Tally, when set, counts outcomes per source for the stats.
 	Tally *Tally
 	// Slots, when set, counts the events each secret slot verified.
@@ -51,6 +54,16 @@ type Options struct {
 	// MaxInflightBytes caps the body bytes held in memory at once. Default
 	// 64 MiB.
 	MaxInflightBytes int64
+	// MinUploadRate, in bytes a second, is the slowest a body may arrive
+	// on average once UploadGrace has passed; a slower one is cut off and
+	// answered 408. 0 sets no floor.
+	MinUploadRate int64
+	// UploadGrace is how long a body may take before MinUploadRate
+	// applies. Default DefaultUploadGrace.
+	UploadGrace time.Duration
+	// ReadTimeout is the public server's read timeout, which the minimum
+	// upload rate's deadlines never extend; 0 when it has none.
+	ReadTimeout time.Duration
 	// BudgetWait is how long a request may wait for body memory before it
 	// is answered 503. Default 5s.
 	BudgetWait time.Duration
@@ -68,6 +81,7 @@ type Receiver struct {
 	router     *route.Router
 	committer  Committer
 	rejections *RejectionRecorder
+	replays    *replayGuard
 	tally      *Tally
 	slotUse    *SlotCounter
 	watch      *RejectionWatch
@@ -77,6 +91,10 @@ type Receiver struct {
 	budget     *bodyBudget
 	wake       func(destination string)
 	now        func() time.Time
+
+	minUploadRate int64
+	uploadGrace   time.Duration
+	readTimeout   time.Duration
 
 	// refusalLogs and errorLogs bound the log lines of requests that are
 	// refused before any source is known (404) or not stored (503): a
@@ -103,11 +121,15 @@ func New(o Options) *Receiver {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.UploadGrace <= 0 {
+		o.UploadGrace = DefaultUploadGrace
+	}
 	rc := &Receiver{
 		sources:    make(map[string]*Source, len(o.Sources)),
 		router:     o.Router,
 		committer:  o.Committer,
 		rejections: o.Rejections,
+		replays:    newReplayGuard(o.Signatures),
 		tally:      o.Tally,
 		slotUse:    o.Slots,
 		watch:      o.Watch,
@@ -117,6 +139,10 @@ func New(o Options) *Receiver {
 		budget:     newBodyBudget(o.MaxInflightBytes, o.BudgetWait),
 		wake:       o.Wake,
 		now:        o.Now,
+
+		minUploadRate: o.MinUploadRate,
+		uploadGrace:   o.UploadGrace,
+		readTimeout:   o.ReadTimeout,
 
 		refusalLogs: rate.NewLimiter(logsPerSecond, logsPerSecond),
 		errorLogs:   rate.NewLimiter(logsPerSecond, logsPerSecond),
@@ -166,7 +192,9 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // ingest runs the four steps that must happen in order: read within limits,
 // verify, identify, store.
 func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, start time.Time) outcome {
+	paced := rc.pace(w, r, start)
 	body, held, err := rc.budget.readBody(w, r, src.MaxBody)
+	paced(err)
 	defer rc.budget.give(held)
 	if err != nil {
 		return outcome{err: err, bodySize: max(r.ContentLength, 0)}
@@ -205,6 +233,15 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 		ReceivedAt:      start.UTC(),
 	}
 	item := store.IngestItem{Event: o.event, Deliveries: rc.router.Route(src.Name, id.Type, body)}
+	if sig := o.verified.BodySignature; sig != "" {
+		item.SignatureDigest = signatureDigest(sig, body)
+		leave, err := rc.replays.enter(r.Context(), src.Name, id.ID, item.SignatureDigest, start)
+		if err != nil {
+			o.err = err
+			return o
+		}
+		defer leave()
+	}
 	o.inserted, o.err = rc.committer.Commit(r.Context(), item)
 	if o.inserted && rc.wake != nil {
 		for _, d := range item.Deliveries {

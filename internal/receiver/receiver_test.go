@@ -25,6 +25,7 @@ import (
 
 const (
 	stripeSecret = "whsec_test_receiver_secret"
+	githubSecret = "github-test-receiver-secret"
 	slackSecret  = "slack_signing_secret_for_tests"
 	maxBody      = 4096
 )
@@ -39,6 +40,8 @@ type testBundle struct {
 
 type setupOptions struct {
 	maxConcurrency int
+	minUploadRate  int64
+	uploadGrace    time.Duration
 }
 
 // setup runs a Receiver over a real, migrated database of the given driver
@@ -82,7 +85,9 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 			{Name: "stripe", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{stripeSecret}}), MaxBody: maxBody},
 			{Name: "slack", Scheme: scheme(signature.Options{Scheme: "slack", Secrets: []string{slackSecret}}), MaxBody: maxBody},
 			{Name: "nosecret", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{""}}), MaxBody: maxBody},
+			{Name: "github", Scheme: scheme(signature.Options{Scheme: "github", Secrets: []string{githubSecret}}), MaxBody: maxBody},
 		},
+		Signatures:     st,
 		Router:         router,
 		Committer:      committer,
 		Rejections:     rejections,
@@ -90,6 +95,8 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 		Metrics:        metrics,
 		Logger:         logger,
 		MaxConcurrency: opts.maxConcurrency,
+		MinUploadRate:  opts.minUploadRate,
+		UploadGrace:    opts.uploadGrace,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("POST /webhooks/{source}", rc)
@@ -99,6 +106,30 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 	return b
 }
 
+// signedGitHub builds a GitHub delivery of body under the delivery id.
+func signedGitHub(t *testing.T, url, delivery string, body []byte) *http.Request {
+	t.Helper()
+	return signedPost(t, url, signature.Options{Scheme: "github", Secrets: []string{githubSecret}},
+		signature.Message{ID: delivery, Type: "push", Body: body})
+}
+
+// signedPost builds a POST of msg's body with the headers o signs it with.
+func signedPost(t *testing.T, url string, o signature.Options, msg signature.Message) *http.Request {
+	t.Helper()
+	h, err := signature.Sign(o, 0, msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(msg.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	return req
+}
+
 func stripeBody(id, typ string) []byte {
 	return []byte(fmt.Sprintf(`{"id": "%s", "object": "event", "type": "%s", "created": 1700000000, "data": {"object": {"id": "in_1"}}}`, id, typ))
 }
@@ -106,17 +137,7 @@ func stripeBody(id, typ string) []byte {
 // signedStripe builds a POST of body signed with secret at ts.
 func signedStripe(t *testing.T, url, secret string, body []byte, ts time.Time) *http.Request {
 	t.Helper()
-	h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: []string{secret}}, 0, signature.Message{Body: body, Now: ts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range h {
-		req.Header[k] = v
-	}
+	req := signedPost(t, url, signature.Options{Scheme: "stripe", Secrets: []string{secret}}, signature.Message{Body: body, Now: ts})
 	req.Header.Set("Content-Type", "application/json")
 	return req
 }
@@ -214,6 +235,15 @@ func TestStatusTable(t *testing.T) {
 				{"source has no secret", func() *http.Request {
 					return signedStripe(t, b.url+"/webhooks/nosecret", stripeSecret, stripeBody("evt_n", "invoice.paid"), now)
 				}, 503, false},
+				{"verified, body-only signature", func() *http.Request {
+					return signedGitHub(t, b.url+"/webhooks/github", "delivery-1", []byte(`{"ref":"main"}`))
+				}, 200, false},
+				{"verified, the same delivery again", func() *http.Request {
+					return signedGitHub(t, b.url+"/webhooks/github", "delivery-1", []byte(`{"ref":"main"}`))
+				}, 200, false},
+				{"verified, the same body and signature under a new delivery id", func() *http.Request {
+					return signedGitHub(t, b.url+"/webhooks/github", "delivery-2", []byte(`{"ref":"main"}`))
+				}, 409, false},
 			}
 			for _, tt := range tests {
 				resp, body := do(t, tt.req())
@@ -224,8 +254,8 @@ func TestStatusTable(t *testing.T) {
 					t.Errorf("%s: Retry-After present = %v, want %v", tt.name, got, tt.wantRetry)
 				}
 			}
-			if n := storedEventCount(t, b.store); n != 1 {
-				t.Errorf("stored %d events, want only the verified one", n)
+			if n := storedEventCount(t, b.store); n != 2 {
+				t.Errorf("stored %d events, want only the two verified ones", n)
 			}
 		})
 	}

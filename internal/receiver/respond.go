@@ -104,6 +104,15 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 		rc.watch.rejected(src.Name, a.reason, start)
 		rc.metrics.observe(src.Name, "", "rejected", a.reason, took)
 		rc.reject(r, src, a, o, start, took)
+	case a.reason == "upload_too_slow":
+		// A client's doing, like a rejection, but nothing to verify was
+		// read: counted, and logged within the refusal rate.
+		rc.metrics.observe(src.Name, "", "rejected", a.reason, took)
+		if rc.refusalLogs.Allow() {
+			rc.logger.LogAttrs(r.Context(), slog.LevelWarn, "webhook refused",
+				slog.String(logSource, src.Name), slog.Int(logStatus, a.status), slog.String(logReason, a.reason),
+				slog.String(logRemote, r.RemoteAddr), slog.Float64(logDurationMS, ms(took)))
+		}
 	default:
 		rc.metrics.observe(src.Name, "", "error", a.reason, took)
 		if !rc.errorLogs.Allow() {

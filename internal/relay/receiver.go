@@ -73,6 +73,7 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 		Router:           router,
 		Committer:        r.committer,
 		Rejections:       r.rejections,
+		Signatures:       r.store,
 		Tally:            tally,
 		Slots:            r.signals.slots,
 		Watch:            r.signals.watch,
@@ -80,6 +81,8 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 		Logger:           r.logger,
 		MaxConcurrency:   cfg.Ingest.MaxConcurrency,
 		MaxInflightBytes: int64(cfg.Ingest.MaxInflightBytes),
+		MinUploadRate:    int64(cfg.Ingest.MinUploadRate),
+		ReadTimeout:      time.Duration(cfg.Ingest.ReadTimeout),
 		Wake:             r.wake,
 	}), tally, nil
 }

@@ -54,7 +54,7 @@ func (g *github) Verify(req Request) (Result, error) {
 		return failed(err)
 	}
 	slot, ok := keys.match(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
-	return untimed(slot, ok)
+	return bodySigned(slot, ok, sig)
 }
 
 // Identify reads X-GitHub-Delivery and X-GitHub-Event; both are required.

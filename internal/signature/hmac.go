@@ -86,7 +86,11 @@ func (g *generic) Verify(req Request) (Result, error) {
 		}
 	}
 	slot, ok := g.keys.match(g.tmpl, &c, g.enc, []string{sig})
-	return verdict(slot, ok, ts, hasTS, req.now(), g.tolerance)
+	res, err := verdict(slot, ok, ts, hasTS, req.now(), g.tolerance)
+	if err == nil && !hasTS && !g.usesID {
+		res.BodySignature = sig
+	}
+	return res, err
 }
 
 // Identify reads the configured id header or field, else hashes the body;

@@ -35,7 +35,7 @@ func (i *intercom) Verify(req Request) (Result, error) {
 		return failed(err)
 	}
 	slot, ok := i.keys.match(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
-	return untimed(slot, ok)
+	return bodySigned(slot, ok, sig)
 }
 
 // Identify reads the notification's id, its topic as the type and

@@ -54,7 +54,13 @@ func (l *linear) Verify(req Request) (Result, error) {
 		// sent, so its freshness cannot be judged.
 		return failed(fmt.Errorf("read body field %s: %w", linearTimestampField, ErrMalformedSignature))
 	}
-	return verdict(slot, ok, ts, !ts.IsZero(), req.now(), l.tolerance)
+	res, err := verdict(slot, ok, ts, !ts.IsZero(), req.now(), l.tolerance)
+	if err == nil {
+		// The timestamp is in the body: within the tolerance, the same
+		// body verifies under any Linear-Delivery.
+		res.BodySignature = sig
+	}
+	return res, err
 }
 
 // Identify reads the id from Linear-Delivery, the type as

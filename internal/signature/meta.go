@@ -49,7 +49,7 @@ func (m *meta) Verify(req Request) (Result, error) {
 		return failed(err)
 	}
 	slot, ok := m.keys.match(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
-	return untimed(slot, ok)
+	return bodySigned(slot, ok, sig)
 }
 
 // verifySubscription checks Meta's subscription GET: hub.mode=subscribe,

@@ -75,6 +75,11 @@ type Result struct {
 	HasTimestamp bool
 	// Skew is Now - Timestamp: positive when the request is older than now.
 	Skew time.Duration
+	// BodySignature is the matched signature as it arrived, set only when
+	// it covers the body alone (no timestamp, id or other per-delivery
+	// value), so that a captured request still verifies when posted again
+	// under a new delivery id. Empty for every other scheme and failure.
+	BodySignature string
 }
 
 // Identity is who a verified request says it is.

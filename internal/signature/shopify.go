@@ -44,7 +44,7 @@ func (s *shopify) Verify(req Request) (Result, error) {
 		return failed(err)
 	}
 	slot, ok := s.keys.match(bodyOnly, &content{body: req.Body}, base64Encoding, []string{sig})
-	return untimed(slot, ok)
+	return bodySigned(slot, ok, sig)
 }
 
 // Identify uses X-Shopify-Webhook-Id, which is unique per webhook and the

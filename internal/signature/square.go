@@ -43,7 +43,7 @@ func (s *square) Verify(req Request) (Result, error) {
 		return failed(err)
 	}
 	slot, ok := s.keys.match(s.signed, &content{body: req.Body}, base64Encoding, []string{sig})
-	return untimed(slot, ok)
+	return bodySigned(slot, ok, sig)
 }
 
 // Identify reads event_id, type and created_at (RFC 3339) from the body;

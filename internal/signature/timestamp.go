@@ -53,6 +53,16 @@ func verdict(slot int, matched bool, ts time.Time, hasTS bool, now time.Time, to
 // signature could be compared.
 func failed(err error) (Result, error) { return Result{Slot: store.NoSlot}, err }
 
+// bodySigned is untimed for a scheme whose signature sig covers the body
+// alone: a match carries sig as Result.BodySignature.
+func bodySigned(slot int, matched bool, sig string) (Result, error) {
+	res, err := untimed(slot, matched)
+	if err == nil {
+		res.BodySignature = sig
+	}
+	return res, err
+}
+
 // untimed is verdict for a scheme without a timestamp.
 func untimed(slot int, matched bool) (Result, error) {
 	return verdict(slot, matched, time.Time{}, false, time.Time{}, 0)

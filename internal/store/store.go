@@ -98,6 +98,10 @@ type NewDelivery struct {
 type IngestItem struct {
 	Event      Event
 	Deliveries []NewDelivery
+	// SignatureDigest, when not nil, is a digest of the event's body and
+	// of a signature that covers the body alone; it is kept with the
+	// event so that SignatureReused can find it.
+	SignatureDigest []byte
 }
 
 // Delivery is one delivery row.
@@ -152,6 +156,12 @@ type Store interface {
 	// of the batch is committed; the error wraps ErrUnavailable when the
 	// database cannot be reached or written.
 	Ingest(ctx context.Context, items []IngestItem) ([]bool, error)
+
+	// SignatureReused reports whether source stored, at or after since, an
+	// event with this SignatureDigest under a provider id other than
+	// providerEventID. It returns an error wrapping ErrUnavailable when the
+	// database cannot be read.
+	SignatureReused(ctx context.Context, source string, digest []byte, providerEventID string, since time.Time) (bool, error)
 
 	// GetEvent returns the event with the given hookrelay id, or
 	// ErrNotFound.

@@ -114,7 +114,7 @@ func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]an
 	var (
 		ids, sources, providerIDs, origins = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		types, contentTypes, headers       = make([]string, n), make([]string, n), make([]string, n)
-		bodies                             = make([][]byte, n)
+		bodies, digests                    = make([][]byte, n), make([][]byte, n)
 		keyIDs                             = make([]*string, n)
 		slots                              = make([]int32, n)
 		occurred, received                 = make([]pgtype.Timestamptz, n), make([]pgtype.Timestamptz, n)
@@ -129,6 +129,7 @@ func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]an
 		ids[j], sources[j], providerIDs[j], origins[j] = e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin)
 		types[j], contentTypes[j], headers[j] = e.Type, e.ContentType, sealed.Headers
 		bodies[j], keyIDs[j] = sealed.Body, sealed.KeyID
+		digests[j] = items[i].SignatureDigest // nil is NULL
 		slots[j] = int32(e.SignatureSlot)
 		occurred[j] = pgtype.Timestamptz{Time: e.OccurredAt, Valid: !e.OccurredAt.IsZero()}
 		received[j] = pgtype.Timestamptz{Time: e.ReceivedAt, Valid: true}
@@ -141,6 +142,6 @@ func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]an
 	return []any{
 		ids, sources, providerIDs, origins, types, bodies, contentTypes,
 		headers, slots, occurred, received,
-		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys), keyIDs,
+		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys), keyIDs, digests,
 	}, nil
 }

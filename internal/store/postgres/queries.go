@@ -31,18 +31,18 @@ const (
 	ingestBatch = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
-		$8::text[], $9::integer[], $10::timestamptz[], $11::timestamptz[], $15::text[]
+		$8::text[], $9::integer[], $10::timestamptz[], $11::timestamptz[], $15::text[], $16::bytea[]
 	) WITH ORDINALITY AS i(
 		id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, key_id, n
+		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, n
 	)
 ), ins AS (
 	INSERT INTO events (
 		id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, key_id
+		headers, signature_slot, occurred_at, received_at, key_id, signature_digest
 	)
 	SELECT id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, key_id
+		headers, signature_slot, occurred_at, received_at, key_id, signature_digest
 	FROM input ORDER BY n
 	ON CONFLICT (source, provider_event_id) DO NOTHING
 	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
@@ -77,6 +77,13 @@ FROM events WHERE id = $1`
 	id, source, provider_event_id, id_origin, type, body, content_type,
 	headers, signature_slot, occurred_at, received_at, key_id
 FROM events WHERE source = $1 AND provider_event_id = $2`
+
+	// signatureReused looks up events_signature_digest: one index range
+	// of the source's events with this digest.
+	signatureReused = `SELECT EXISTS (
+	SELECT 1 FROM events
+	WHERE source = $1 AND signature_digest = $2 AND received_at >= $3 AND provider_event_id <> $4
+)`
 
 	countEvents = `SELECT count(*) FROM events`
 

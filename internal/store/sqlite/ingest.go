@@ -77,14 +77,18 @@ func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, items []store.I
 	for i, it := range items {
 		at[it.Event.ID] = i
 	}
-	args := make([]any, 0, maxRowsPerStatement*12)
+	args := make([]any, 0, maxRowsPerStatement*13)
 	for start := 0; start < len(items); {
 		n := chunkRows(len(items) - start)
 		args = args[:0]
 		for i := start; i < start+n; i++ {
 			e := items[i].Event
+			var digest any // NULL, not an empty blob
+			if items[i].SignatureDigest != nil {
+				digest = items[i].SignatureDigest
+			}
 			args = append(args, e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin), e.Type, sealed[i].Body,
-				e.ContentType, sealed[i].Headers, e.SignatureSlot, nullMicros(e.OccurredAt), micros(e.ReceivedAt), sealed[i].KeyID)
+				e.ContentType, sealed[i].Headers, e.SignatureSlot, nullMicros(e.OccurredAt), micros(e.ReceivedAt), sealed[i].KeyID, digest)
 		}
 		stmt := s.multiRowStmt(ctx, tx, &s.insertEvents, n)
 		if err := markInserted(ctx, stmt, args, at, inserted); err != nil {

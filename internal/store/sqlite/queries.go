@@ -21,9 +21,9 @@ const (
 	// earlier row of the same statement, is skipped and returns nothing.
 	insertEventsHead = `INSERT INTO events (
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at, key_id
+	headers, signature_slot, occurred_at, received_at, key_id, signature_digest
 ) VALUES `
-	insertEventsRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertEventsRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertEventsTail = `
 ON CONFLICT (source, provider_event_id) DO NOTHING
 RETURNING id`
@@ -47,6 +47,13 @@ FROM events WHERE id = ?`
 	id, source, provider_event_id, id_origin, type, body, content_type,
 	headers, signature_slot, occurred_at, received_at, key_id
 FROM events WHERE source = ? AND provider_event_id = ?`
+
+	// signatureReused looks up events_signature_digest: one index range
+	// of the source's events with this digest, newest first.
+	signatureReused = `SELECT EXISTS (
+	SELECT 1 FROM events
+	WHERE source = ? AND signature_digest = ? AND received_at >= ? AND provider_event_id <> ?
+)`
 
 	countEvents = `SELECT count(*) FROM events`
 

@@ -41,6 +41,10 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			_, err := s.CountEvents(ctx, "")
 			return err
 		},
+		"SignatureReused": func(ctx context.Context) error {
+			_, err := s.SignatureReused(ctx, "github", []byte("digest"), "delivery-1", now.Add(-time.Hour))
+			return err
+		},
 		"EventDeliveries": func(ctx context.Context) error {
 			_, err := s.EventDeliveries(ctx, e.ID)
 			return err

@@ -43,6 +43,7 @@ var tests = []conformanceTest{
 	{"TextValuesKeptAlike", testTextValuesKeptAlike},
 	{"IngestRefusesUnkeepableIDs", testIngestRefusesUnkeepableIDs},
 	{"OrderingKeysOfAnyValue", testOrderingKeysOfAnyValue},
+	{"SignatureReused", testSignatureReused},
 	{"BackfillOrderingKeysKeptAlike", testBackfillOrderingKeysKeptAlike},
 
 	{"DeliveriesCreatedPending", testDeliveriesCreated},
