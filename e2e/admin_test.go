@@ -56,13 +56,22 @@ func postSigned(t *testing.T, p *relayProc, body []byte) {
 // postSignedWith is postSigned with extra request headers.
 func postSignedWith(t *testing.T, p *relayProc, body []byte, extra http.Header) {
 	t.Helper()
+	if err := trySignedPost(p, body, extra); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// trySignedPost posts body to the relay's Stripe source, signed, with
+// extra request headers, and returns an error unless it is stored; for
+// goroutines, which may not fail a test.
+func trySignedPost(p *relayProc, body []byte, extra http.Header) error {
 	h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: []string{stripeSecret}}, 0, signature.Message{Body: body})
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	req, err := http.NewRequest(http.MethodPost, "http://"+p.public+"/webhooks/stripe", bytes.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	for k, v := range h {
 		req.Header[k] = v
@@ -73,13 +82,14 @@ func postSignedWith(t *testing.T, p *relayProc, body []byte, extra http.Header) 
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	answer, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
-		t.Fatalf("post: %d %s", resp.StatusCode, answer)
+		return fmt.Errorf("post: %d %s", resp.StatusCode, answer)
 	}
+	return nil
 }
 
 // wantRun runs the binary and fails unless it exits with code.

@@ -38,6 +38,7 @@ func commands() []command {
 	return []command{
 		{"serve", runServe},
 		{"migrate", runMigrate},
+		{"keys", runKeys},
 		{"check-config", runCheckConfig},
 		{"doctor", runDoctor},
 		{"send", runSend},

@@ -31,6 +31,7 @@ type DB interface {
 	Listener
 	Health
 	Erasure
+	PayloadKeys
 
 	// SupportsListener tells whether Listen delivers notifications: true
 	// on PostgreSQL, false on SQLite, where one process owns the database

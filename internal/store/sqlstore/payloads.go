@@ -38,18 +38,23 @@ func (p Payloads) SealEvent(e store.Event) (SealedEvent, error) {
 	if err != nil {
 		return SealedEvent{}, err
 	}
+	return p.sealColumns(e.ID, NonNil(e.Body), headers)
+}
+
+// sealColumns seals the body and the headers' JSON of event id.
+func (p Payloads) sealColumns(id string, body []byte, headers string) (SealedEvent, error) {
 	if p.Keys == nil {
-		return SealedEvent{Body: NonNil(e.Body), Headers: headers}, nil
+		return SealedEvent{Body: body, Headers: headers}, nil
 	}
-	body, id, err := p.Keys.Seal(eventAD("body", e.ID), NonNil(e.Body))
+	sealedBody, keyID, err := p.Keys.Seal(eventAD("body", id), body)
 	if err != nil {
-		return SealedEvent{}, fmt.Errorf("seal event %s: %w", e.ID, err)
+		return SealedEvent{}, fmt.Errorf("seal event %s: %w", id, err)
 	}
-	h, _, err := p.Keys.Seal(eventAD("headers", e.ID), []byte(headers))
+	h, _, err := p.Keys.Seal(eventAD("headers", id), []byte(headers))
 	if err != nil {
-		return SealedEvent{}, fmt.Errorf("seal event %s: %w", e.ID, err)
+		return SealedEvent{}, fmt.Errorf("seal event %s: %w", id, err)
 	}
-	return SealedEvent{Body: body, Headers: base64.StdEncoding.EncodeToString(h), KeyID: &id}, nil
+	return SealedEvent{Body: sealedBody, Headers: base64.StdEncoding.EncodeToString(h), KeyID: &keyID}, nil
 }
 
 // OpenEvent sets e's Body and Headers from the stored columns: e.Body as
@@ -59,22 +64,27 @@ func (p Payloads) OpenEvent(e *store.Event, headers string, keyID *string) error
 	if err != nil {
 		return err
 	}
-	if keyID != nil {
-		sealed, err := base64.StdEncoding.DecodeString(headers)
-		if err != nil {
-			return fmt.Errorf("open event %s: headers are not base64: %w", e.ID, err)
-		}
-		h, err := p.Keys.Open(*keyID, eventAD("headers", e.ID), sealed)
-		if err != nil {
-			return fmt.Errorf("open event %s: %w", e.ID, err)
-		}
-		headers = string(h)
+	if headers, err = p.openHeaders(e.ID, headers, keyID); err != nil {
+		return err
 	}
 	if e.Headers, err = DecodeHeaders(headers); err != nil {
 		return fmt.Errorf("open event %s: %w", e.ID, err)
 	}
 	e.Body = body
 	return nil
+}
+
+// ResealEvent opens the stored payload columns of event id and returns
+// them sealed under the current key, the headers' JSON byte for byte.
+func (p Payloads) ResealEvent(id string, body []byte, headers string, keyID *string) (SealedEvent, error) {
+	body, err := p.OpenBody(id, body, keyID)
+	if err != nil {
+		return SealedEvent{}, err
+	}
+	if headers, err = p.openHeaders(id, headers, keyID); err != nil {
+		return SealedEvent{}, err
+	}
+	return p.sealColumns(id, body, headers)
 }
 
 // OpenBody returns the body of event id from its stored column and key id.
@@ -87,6 +97,23 @@ func (p Payloads) OpenBody(id string, stored []byte, keyID *string) ([]byte, err
 		return nil, fmt.Errorf("open event %s: %w", id, err)
 	}
 	return b, nil
+}
+
+// openHeaders returns the headers' JSON of event id from its stored
+// column and key id.
+func (p Payloads) openHeaders(id, stored string, keyID *string) (string, error) {
+	if keyID == nil {
+		return stored, nil
+	}
+	sealed, err := base64.StdEncoding.DecodeString(stored)
+	if err != nil {
+		return "", fmt.Errorf("open event %s: headers are not base64: %w", id, err)
+	}
+	h, err := p.Keys.Open(*keyID, eventAD("headers", id), sealed)
+	if err != nil {
+		return "", fmt.Errorf("open event %s: %w", id, err)
+	}
+	return string(h), nil
 }
 
 // SealSnippet returns a response snippet of an attempt of delivery
@@ -113,6 +140,33 @@ func (p Payloads) OpenSnippet(deliveryID int64, stored []byte, keyID *string) (s
 		return "", fmt.Errorf("open snippet of delivery %d: %w", deliveryID, err)
 	}
 	return string(b), nil
+}
+
+// ResealSnippet opens the stored snippet of an attempt of delivery
+// deliveryID and returns it sealed under the current key.
+func (p Payloads) ResealSnippet(deliveryID int64, stored []byte, keyID *string) ([]byte, *string, error) {
+	snippet, err := p.OpenSnippet(deliveryID, stored, keyID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.SealSnippet(deliveryID, []byte(snippet))
+}
+
+// Current returns the id of the key that seals, or store.ErrNoKeys.
+func (p Payloads) Current() (string, error) {
+	if p.Keys == nil {
+		return "", store.ErrNoKeys
+	}
+	return p.Keys.Current(), nil
+}
+
+// CountKey adds n rows under keyID (nil: plain, counted as "") to counts.
+func CountKey(counts map[string]int64, keyID *string, n int64) {
+	id := ""
+	if keyID != nil {
+		id = *keyID
+	}
+	counts[id] += n
 }
 
 // eventAD is the associated data of an event's column.

@@ -179,6 +179,20 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 		"RecordPurge": func(ctx context.Context) error {
 			return s.RecordPurge(ctx, store.PurgeAudit{Actor: "ops", Reason: "erasure", Now: now})
 		},
+
+		// store.PayloadKeys: closed comes before a missing key.
+		"PayloadKeyCounts": func(ctx context.Context) error {
+			_, err := s.PayloadKeyCounts(ctx)
+			return err
+		},
+		"ResealEvents": func(ctx context.Context) error {
+			_, _, err := s.ResealEvents(ctx, "", 10)
+			return err
+		},
+		"ResealAttempts": func(ctx context.Context) error {
+			_, _, err := s.ResealAttempts(ctx, 0, 10)
+			return err
+		},
 	}
 }
 

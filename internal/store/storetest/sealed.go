@@ -47,6 +47,11 @@ var sealedTests = []struct {
 	{"EveryReadOpensExactBytes", testSealedReads},
 	{"MissingKeyIsAnError", testSealedMissingKey},
 	{"WrongKeyIsAnError", testSealedWrongKey},
+	{"ResealMovesEveryRow", testResealMovesEveryRow},
+	{"ResealResumes", testResealResumes},
+	{"ResealUnderLoad", testResealUnderLoad},
+	{"ResealNeedsKeys", testResealNeedsKeys},
+	{"ResealUnknownKeyFails", testResealUnknownKeyFails},
 }
 
 // RunSealed runs the checks of payload sealing: what a store with keys
