@@ -2,112 +2,58 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
-	"net/url"
+	"log/slog"
 	"path/filepath"
 
-	"github.com/jackc/pgx/v5"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/testdb"
 )
 
 // benchDB is a fresh database for one relay run, counted after the run to
 // check that every acknowledged event was stored.
-type benchDB interface {
-	// URL is the relay's database setting.
-	URL() string
-	// CountEvents returns how many events are stored.
-	CountEvents(ctx context.Context) (int64, error)
-	// Drop removes the database.
-	Drop(ctx context.Context) error
+type benchDB struct {
+	url string
+	// schema is the PostgreSQL schema the run owns; nil for SQLite, whose
+	// file goes with the run's directory.
+	schema *testdb.Schema
 }
 
-// newBenchDB creates a fresh database for driver: a new SQLite file in dir
-// named after name, or a new PostgreSQL database on the server of pgURL.
-func newBenchDB(ctx context.Context, driver, dir, name, pgURL string) (benchDB, error) {
+// newBenchDB makes a fresh database for driver: a new SQLite file in dir
+// named after name, or a PostgreSQL schema of its own on the server of
+// pgURL, as the tests' databases are made.
+func newBenchDB(ctx context.Context, driver, dir, name, pgURL string) (*benchDB, error) {
 	switch driver {
 	case "sqlite":
-		return &sqliteDB{path: filepath.Join(dir, name+".db")}, nil
+		return &benchDB{url: "sqlite:" + filepath.Join(dir, name+".db")}, nil
 	case "postgres":
-		return createPostgresDB(ctx, pgURL)
+		s, err := testdb.NewSchema(ctx, pgURL)
+		if err != nil {
+			return nil, fmt.Errorf("--postgres-url: %w", err)
+		}
+		return &benchDB{url: s.URL, schema: s}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown driver %q", errUsage, driver)
 }
 
-// sqliteDB is a SQLite file the relay creates on start.
-type sqliteDB struct{ path string }
+// URL is the relay's database setting.
+func (d *benchDB) URL() string { return d.url }
 
-func (d *sqliteDB) URL() string { return "sqlite:" + d.path }
-
-func (d *sqliteDB) CountEvents(ctx context.Context) (int64, error) {
-	db, err := sql.Open("sqlite", "file:"+d.path)
+// CountEvents returns how many events are stored, read through the store.
+func (d *benchDB) CountEvents(ctx context.Context) (int64, error) {
+	st, err := storeopen.Open(ctx, d.url, slog.New(slog.DiscardHandler))
 	if err != nil {
-		return 0, fmt.Errorf("open sqlite: %w", err)
+		return 0, err
 	}
-	defer db.Close()
-	var n int64
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM events").Scan(&n); err != nil {
-		return 0, fmt.Errorf("count events: %w", err)
-	}
-	return n, nil
+	defer st.Close()
+	return st.CountEvents(ctx, "")
 }
 
-// Drop leaves the file to the removal of the benchmark's directory.
-func (d *sqliteDB) Drop(context.Context) error { return nil }
-
-// postgresDB is a database the benchmark created and drops.
-type postgresDB struct {
-	admin string // URL of the server's maintenance database
-	name  string
-	url   string
-}
-
-func createPostgresDB(ctx context.Context, adminURL string) (*postgresDB, error) {
-	u, err := url.Parse(adminURL)
-	if err != nil {
-		return nil, fmt.Errorf("%w: parse --postgres-url: %w", errUsage, err)
+// Drop removes the PostgreSQL schema; a SQLite file is left to the
+// removal of the run's directory.
+func (d *benchDB) Drop(ctx context.Context) error {
+	if d.schema == nil {
+		return nil
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	d := &postgresDB{admin: adminURL, name: "hookrelay_bench_" + hex.EncodeToString(b[:])}
-	u.Path = "/" + d.name
-	d.url = u.String()
-	if err := d.exec(ctx, "CREATE DATABASE "+d.name); err != nil {
-		return nil, fmt.Errorf("create database: %w", err)
-	}
-	return d, nil
-}
-
-func (d *postgresDB) URL() string { return d.url }
-
-func (d *postgresDB) exec(ctx context.Context, stmt string) error {
-	conn, err := pgx.Connect(ctx, d.admin)
-	if err != nil {
-		return fmt.Errorf("connect to postgres: %w", err)
-	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, stmt)
-	return err
-}
-
-func (d *postgresDB) CountEvents(ctx context.Context) (int64, error) {
-	conn, err := pgx.Connect(ctx, d.url)
-	if err != nil {
-		return 0, fmt.Errorf("connect to postgres: %w", err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM events").Scan(&n); err != nil {
-		return 0, fmt.Errorf("count events: %w", err)
-	}
-	return n, nil
-}
-
-func (d *postgresDB) Drop(ctx context.Context) error {
-	if err := d.exec(ctx, "DROP DATABASE IF EXISTS "+d.name+" WITH (FORCE)"); err != nil {
-		return fmt.Errorf("drop database %s: %w", d.name, err)
-	}
-	return nil
+	return d.schema.Drop(ctx)
 }

@@ -52,7 +52,7 @@ func parseDeliverFlags(stderr io.Writer, args []string) (deliverFlags, error) {
 	fs.Int64Var(&f.history, "history", 5_000_000, "done deliveries behind the second claim measurement (PostgreSQL); 0 skips the claim check")
 	fs.IntVar(&f.claims, "claims", 300, "claims of 32 timed per history size")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "longest a drain may take")
-	fs.StringVar(&f.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch databases are created and dropped")
+	fs.StringVar(&f.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch schemas are created and dropped")
 	fs.StringVar(&f.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
 	err := parseFlags(fs, args)
 	if err != nil {
@@ -124,17 +124,15 @@ func driverList(driver string) ([]string, error) {
 // deliverSetup makes a scratch directory, finds or builds the relay binary
 // into it and starts the no-op destination; cleanup undoes all of it.
 func deliverSetup(ctx context.Context, stderr io.Writer, binaryFlag string) (dir, binary string, dest *noopDestination, cleanup func(), err error) {
-	if dir, err = os.MkdirTemp("", "hookrelay-bench-"); err != nil {
-		return "", "", nil, nil, fmt.Errorf("make scratch directory: %w", err)
-	}
-	if binary, err = relayBinary(ctx, stderr, dir, binaryFlag); err == nil {
-		dest, err = startNoopDestination()
-	}
+	dir, binary, remove, err := scratch(ctx, stderr, binaryFlag, true)
 	if err != nil {
-		os.RemoveAll(dir)
 		return "", "", nil, nil, err
 	}
-	return dir, binary, dest, func() { dest.close(); os.RemoveAll(dir) }, nil
+	if dest, err = startNoopDestination(); err != nil {
+		remove()
+		return "", "", nil, nil, err
+	}
+	return dir, binary, dest, func() { dest.close(); remove() }, nil
 }
 
 // runDeliverDriver prepares the deliveries on a fresh database, measures

@@ -8,27 +8,21 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/oklog/ulid/v2"
-
 	"github.com/hookrelay/hookrelay/internal/loadgen"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/postgres/postgrestest"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
 )
 
-// Shape of the claim measurement: what a busy delivery worker asks for,
-// from a backlog refilled off the clock whenever it runs dry.
-const (
-	claimBatch   = 32
-	claimBacklog = 64 * claimBatch
-	claimWarmup  = 20 // claims made and not timed at each history size
-	claimDest    = "billing"
-)
+// claimWarmup is how many claims are made, and not timed, at each
+// history size before the timed ones.
+const claimWarmup = 20
 
-// runClaimCheck measures the PostgreSQL claim's median with f.historyBase
-// done deliveries of the claimed destination behind it and with
-// f.history, on two databases whose done rows are written with one INSERT
-// … SELECT generate_series per table, not through ingest. The two are
+// runClaimCheck measures the PostgreSQL claim (the store benchmark's
+// Claimer) with f.historyBase done deliveries of the claimed destination
+// behind it and with f.history, on two databases whose done rows are
+// written by the store benchmark's seed, not through ingest. The two are
 // claimed from in turn, so that whatever else loads the machine weighs on
 // both alike.
 func runClaimCheck(ctx context.Context, stderr io.Writer, f deliverFlags) ([]claimRow, error) {
@@ -49,7 +43,7 @@ func runClaimCheck(ctx context.Context, stderr io.Writer, f deliverFlags) ([]cla
 		}
 		benches = append(benches, b)
 		start := time.Now()
-		if err := seedDone(ctx, b.db.URL(), 0, n); err != nil {
+		if err := postgrestest.SeedHistory(ctx, b.db.URL(), storetest.ClaimDestination, n); err != nil {
 			return nil, err
 		}
 		rows = append(rows, claimRow{History: n, Seed: time.Since(start)})
@@ -57,7 +51,7 @@ func runClaimCheck(ctx context.Context, stderr io.Writer, f deliverFlags) ([]cla
 	fmt.Fprintf(stderr, "claim check: %d claims on each, in turn\n", f.claims)
 	load := loadAverage()
 	for _, b := range benches {
-		if err := b.refill(ctx); err != nil {
+		if err := b.claimer.Refill(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -81,16 +75,16 @@ func runClaimCheck(ctx context.Context, stderr io.Writer, f deliverFlags) ([]cla
 	return rows, nil
 }
 
-// claimBench is one scratch database claimed from by the claim check.
+// claimBench is one scratch schema claimed from by the claim check.
 type claimBench struct {
-	db   *postgresDB
-	st   store.DB
-	live int             // backlog events stored so far, for unique ids
-	took []time.Duration // timed claims
+	db      *benchDB
+	st      store.DB
+	claimer *storetest.Claimer
+	took    []time.Duration // timed claims
 }
 
 func newClaimBench(ctx context.Context, serverURL string) (*claimBench, error) {
-	db, err := createPostgresDB(ctx, serverURL)
+	db, err := newBenchDB(ctx, "postgres", "", "", serverURL)
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +95,7 @@ func newClaimBench(ctx context.Context, serverURL string) (*claimBench, error) {
 	if err := b.st.Migrate(ctx); err != nil {
 		return b, fmt.Errorf("migrate: %w", err)
 	}
+	b.claimer = storetest.NewClaimer(b.st)
 	return b, nil
 }
 
@@ -113,86 +108,18 @@ func (b *claimBench) close(ctx context.Context, stderr io.Writer) {
 	}
 }
 
-// seedDone adds done deliveries of claimDest, numbered from+1 to to, each
-// with its event received in the past, then vacuums and analyzes both
-// tables as autovacuum would.
-func seedDone(ctx context.Context, url string, from, to int64) error {
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
-	defer conn.Close(ctx)
-	for _, stmt := range []string{
-		`INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
-			signature_slot, occurred_at, received_at)
-		SELECT 'evt_hist_' || lpad(g::text, 10, '0'), 'stripe', 'hist_' || g, 'body', 'invoice.paid',
-			convert_to('{"id":"hist_' || g || '"}', 'UTF8'), 'application/json', 0,
-			now() - interval '60 days' + g * interval '1 millisecond',
-			now() - interval '60 days' + g * interval '1 millisecond'
-		FROM generate_series($1::bigint + 1, $2::bigint) AS g`,
-		`INSERT INTO deliveries (event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at,
-			last_status_code, created_at, updated_at, finished_at)
-		SELECT 'evt_hist_' || lpad(g::text, 10, '0'), '` + claimDest + `', 'done', 1,
-			CASE WHEN g % 2 = 0 THEN 'sub_' || (g % 1000) ELSE '' END, t, t, 200, t, t, t
-		FROM generate_series($1::bigint + 1, $2::bigint) AS g,
-			LATERAL (SELECT now() - interval '60 days' + g * interval '1 millisecond' AS t) AS x`,
-	} {
-		if _, err := conn.Exec(ctx, stmt, from, to); err != nil {
-			return fmt.Errorf("seed done deliveries: %w", err)
-		}
-	}
-	for _, stmt := range []string{"VACUUM ANALYZE events", "VACUUM ANALYZE deliveries"} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("seed done deliveries: %w", err)
-		}
-	}
-	return nil
-}
-
-// refill stores a backlog of claimBacklog pending deliveries of
-// claimDest.
-func (b *claimBench) refill(ctx context.Context) error {
-	items := make([]store.IngestItem, claimBacklog)
-	for i := range items {
-		items[i] = store.IngestItem{
-			Event: store.Event{
-				ID: ulid.Make().String(), Source: "stripe", ProviderEventID: fmt.Sprintf("evt_live_%d", b.live),
-				IDOrigin: store.IDFromBody, Type: "invoice.paid", Body: []byte(`{"id":"live"}`),
-				ContentType: "application/json", ReceivedAt: time.Now().UTC(),
-			},
-			Deliveries: []store.NewDelivery{{Destination: claimDest}},
-		}
-		b.live++
-	}
-	if _, err := b.st.Ingest(ctx, items); err != nil {
-		return fmt.Errorf("refill backlog: %w", err)
-	}
-	return nil
-}
-
-// claimOnce claims claimBatch due deliveries of claimDest, timing the
-// claim when timed, and completes each as done; it refills the backlog,
-// off the clock, when the claim comes back short.
+// claimOnce claims once, timing the claim when timed; it refills the
+// backlog, off the clock, when the claim comes back short.
 func (b *claimBench) claimOnce(ctx context.Context, timed bool) error {
-	start := time.Now()
-	cs, err := b.st.ClaimDeliveries(ctx, store.ClaimRequest{Destination: claimDest, Max: claimBatch, Lease: time.Minute, Now: start})
+	took, n, err := b.claimer.Claim(ctx)
 	if err != nil {
-		return fmt.Errorf("claim: %w", err)
+		return err
 	}
 	if timed {
-		b.took = append(b.took, time.Since(start))
+		b.took = append(b.took, took)
 	}
-	for _, c := range cs {
-		now := time.Now()
-		if err := b.st.CompleteDelivery(ctx, store.Completion{
-			DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken, Status: store.StatusDone, Now: now,
-			Attempt: store.Attempt{DeliveryID: c.Delivery.ID, AttemptedAt: now, Duration: time.Millisecond, StatusCode: 200},
-		}); err != nil {
-			return fmt.Errorf("complete: %w", err)
-		}
-	}
-	if len(cs) < claimBatch {
-		return b.refill(ctx)
+	if n < storetest.ClaimBatch {
+		return b.claimer.Refill(ctx)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
 )
 
 // Targets the deliver benchmark checks, on a 2-core machine.
@@ -143,8 +144,8 @@ func (r *deliverReport) print(w io.Writer) {
 	}
 
 	if len(r.Claims) > 0 {
-		fmt.Fprintf(w, "\nclaim cost on PostgreSQL: claims of %d from a backlog of %d, %d timed per history size, one database per size, claimed from in turn\n",
-			claimBatch, claimBacklog, r.Claims[0].Claims.Count)
+		fmt.Fprintf(w, "\nclaim cost on PostgreSQL: claims of %d from a backlog of %d, %d timed per history size, one schema per size, claimed from in turn\n",
+			storetest.ClaimBatch, storetest.ClaimBacklog, r.Claims[0].Claims.Count)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "done rows\tseeded in\tp50\tp90\tp99\tload before → after\t")
 		for _, c := range r.Claims {

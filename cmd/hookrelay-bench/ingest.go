@@ -42,7 +42,7 @@ func parseIngestFlags(stderr io.Writer, args []string) (ingestFlags, error) {
 	// anything flatters the relay's ratio; a larger pool (about 3 KiB of
 	// memory a request) removes that.
 	fs.IntVar(&f.prebuild, "prebuild", 65536, "requests signed before each target's run; later ones are signed as they are sent")
-	fs.StringVar(&f.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which a scratch database is created and dropped")
+	fs.StringVar(&f.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which a scratch schema is created and dropped")
 	fs.StringVar(&f.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
 	fs.BoolVar(&f.checkTargets, "check-targets", false, "exit 1 when a relay row misses its target")
@@ -79,17 +79,11 @@ func runIngest(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "hookrelay-bench-")
+	dir, binary, remove, err := scratch(ctx, stderr, f.binary, len(f.drivers) > 0)
 	if err != nil {
-		return fmt.Errorf("make scratch directory: %w", err)
+		return err
 	}
-	defer os.RemoveAll(dir)
-	binary := f.binary
-	if len(f.drivers) > 0 {
-		if binary, err = relayBinary(ctx, stderr, dir, f.binary); err != nil {
-			return err
-		}
-	}
+	defer remove()
 	secret := randomSecret()
 	// Each target gets a feed of its own, signed just before its run, so
 	// no timestamp ages past the relay's tolerance however long the whole

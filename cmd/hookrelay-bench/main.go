@@ -43,8 +43,9 @@
 //	# anything after reading the body, stops on SIGTERM
 //	go run ./cmd/hookrelay-bench noop --listen 127.0.0.1:0
 //
-// The PostgreSQL runs CREATE a database named hookrelay_bench_<random> on
-// the server of --postgres-url and DROP it at the end.
+// The PostgreSQL runs create a schema of their own (t_<random>, as the
+// tests' databases are made) in the database of --postgres-url and drop it
+// at the end.
 package main
 
 import (

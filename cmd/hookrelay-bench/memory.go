@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -45,7 +44,7 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	maxBody := 2 * config.MiB
 	fs.TextVar(&maxBody, "max-body", maxBody, "the source's max_body in the relay's config")
 	deadline := fs.Duration("deadline", 60*time.Second, "how long one round may retry shed posts")
-	pgURL := fs.String("postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which a scratch database is created and dropped")
+	pgURL := fs.String("postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which a scratch schema is created and dropped")
 	binary := fs.String("binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	checkTargets := fs.Bool("check-targets", false, "exit 1 when the peak RSS reaches 300 MiB")
@@ -62,15 +61,11 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 		return fmt.Errorf("%w: --concurrency and --rounds must be positive", errUsage)
 	}
 
-	dir, err := os.MkdirTemp("", "hookrelay-bench-")
-	if err != nil {
-		return fmt.Errorf("make scratch directory: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	bin, err := relayBinary(ctx, stderr, dir, *binary)
+	dir, bin, remove, err := scratch(ctx, stderr, *binary, true)
 	if err != nil {
 		return err
 	}
+	defer remove()
 	db, err := newBenchDB(ctx, *driver, dir, "memory", *pgURL)
 	if err != nil {
 		return err

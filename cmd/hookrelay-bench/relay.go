@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,14 +17,23 @@ import (
 // secretEnv is the variable the relay's config reads the Stripe secret from.
 const secretEnv = "BENCH_STRIPE_SECRET"
 
-// relayBinary returns given, the --binary flag, or when it is empty
-// builds ./cmd/hookrelay into dir, saying so on stderr.
-func relayBinary(ctx context.Context, stderr io.Writer, dir, given string) (string, error) {
-	if given != "" {
-		return given, nil
+// scratch makes the run's scratch directory and, when withRelay, finds
+// the relay binary: given (the --binary flag), or ./cmd/hookrelay built
+// into the directory, saying so on stderr. remove deletes the directory.
+func scratch(ctx context.Context, stderr io.Writer, given string, withRelay bool) (dir, binary string, remove func(), err error) {
+	if dir, err = os.MkdirTemp("", "hookrelay-bench-"); err != nil {
+		return "", "", nil, fmt.Errorf("make scratch directory: %w", err)
 	}
-	fmt.Fprintln(stderr, "building ./cmd/hookrelay")
-	return relayproc.Build(ctx, dir, "./cmd/hookrelay")
+	remove = func() { os.RemoveAll(dir) }
+	binary = given
+	if withRelay && binary == "" {
+		fmt.Fprintln(stderr, "building ./cmd/hookrelay")
+		if binary, err = relayproc.Build(ctx, dir, "./cmd/hookrelay"); err != nil {
+			remove()
+			return "", "", nil, err
+		}
+	}
+	return dir, binary, remove, nil
 }
 
 // relayConfig is what a benchmark sets in the relay's config file.

@@ -54,15 +54,11 @@ func runWAL(ctx context.Context, stdout, stderr io.Writer, args []string) error 
 	if *senders <= 0 || *duration <= 0 || *idle <= 0 || *body <= 0 {
 		return fmt.Errorf("%w: --senders, --duration, --idle and --body must be positive", errUsage)
 	}
-	dir, err := os.MkdirTemp("", "hookrelay-bench-")
-	if err != nil {
-		return fmt.Errorf("make scratch directory: %w", err)
-	}
-	defer os.RemoveAll(dir)
-	bin, err := relayBinary(ctx, stderr, dir, *binary)
+	dir, bin, remove, err := scratch(ctx, stderr, *binary, true)
 	if err != nil {
 		return err
 	}
+	defer remove()
 	noop, noopAddr, err := startNoop(ctx)
 	if err != nil {
 		return err

@@ -12,7 +12,6 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/delivery"
-	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -41,9 +40,6 @@ type Options struct {
 	// Wake, when set, tells the delivery engine that a destination has new
 	// due work (after a replay or a backfill).
 	Wake func(destination string)
-	// SchemeOptions maps a source to its signature scheme's options, as the
-	// receiver builds them; verify needs it (config.Source.SchemeOptions).
-	SchemeOptions func(config.Source) signature.Options
 	// Puller serves the claims and acks of pull destinations; nil makes
 	// one over Store that raises no alert and registers no metric.
 	Puller *delivery.Puller

@@ -25,9 +25,6 @@ func (h *handler) verifyEvent(w http.ResponseWriter, r *http.Request) {
 // tolerance is reported, not applied, and an old event still verifies. A
 // purged event has nothing left to verify: 410.
 func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
-	if s.schemes == nil {
-		return Verification{}, errors.New("verify: no SchemeOptions in the admin API's options")
-	}
 	ev, err := s.StoredPayload(ctx, id)
 	if err != nil {
 		return Verification{}, err
@@ -36,7 +33,7 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	if !ok {
 		return Verification{Reason: fmt.Sprintf("source %q is no longer configured", ev.Source)}, nil
 	}
-	opts := s.schemes(*src)
+	opts := src.SchemeOptions()
 	tolerance := opts.Tolerance
 	if tolerance <= 0 {
 		tolerance = signature.DefaultTolerance

@@ -142,12 +142,11 @@ func (b *testBundle) serve(t *testing.T, cfg *config.Config, now func() time.Tim
 	t.Helper()
 	logger := slog.New(slog.NewJSONHandler(b.logs, nil))
 	srv := httptest.NewServer(adminapi.New(adminapi.Options{
-		Store:         b.store,
-		Config:        cfg,
-		Logger:        logger,
-		Wake:          b.woken.add,
-		SchemeOptions: config.Source.SchemeOptions,
-		Now:           now,
+		Store:  b.store,
+		Config: cfg,
+		Logger: logger,
+		Wake:   b.woken.add,
+		Now:    now,
 	}))
 	t.Cleanup(srv.Close)
 	return srv

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/delivery"
-	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -18,14 +17,13 @@ import (
 // action takes one code path whichever way it was asked for. A Service is
 // safe for concurrent use.
 type Service struct {
-	store   store.DB
-	cfg     *config.Config
-	logger  *slog.Logger
-	now     func() time.Time
-	wakeFn  func(string)
-	schemes func(config.Source) signature.Options
-	tokens  tokenSet
-	puller  *delivery.Puller // the relay's, or one of the service's own
+	store  store.DB
+	cfg    *config.Config
+	logger *slog.Logger
+	now    func() time.Time
+	wakeFn func(string)
+	tokens tokenSet
+	puller *delivery.Puller // the relay's, or one of the service's own
 	// reloadFn serves POST /api/v1/reload; nil when the relay cannot.
 	reloadFn ReloadFunc
 	jobs     *Jobs
@@ -43,13 +41,12 @@ func NewService(o Options) *Service {
 		o.Config = config.Default()
 	}
 	s := &Service{
-		store:   o.Store,
-		cfg:     o.Config,
-		logger:  o.Logger.With("component", "adminapi"),
-		now:     func() time.Time { return o.Now().UTC() },
-		wakeFn:  o.Wake,
-		schemes: o.SchemeOptions,
-		tokens:  newTokenSet(o.Config.Tokens),
+		store:  o.Store,
+		cfg:    o.Config,
+		logger: o.Logger.With("component", "adminapi"),
+		now:    func() time.Time { return o.Now().UTC() },
+		wakeFn: o.Wake,
+		tokens: newTokenSet(o.Config.Tokens),
 
 		reloadFn: o.Reload,
 		jobs:     o.Jobs,

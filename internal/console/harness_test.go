@@ -87,7 +87,7 @@ func setup(t testing.TB, driver testdb.Driver) *bundle {
 	}
 	b := &bundle{driver: driver.Name, url: dbURL, store: st, cfg: cfg, logs: &relayproc.Buffer{}}
 	logger := slog.New(slog.NewJSONHandler(b.logs, nil))
-	svc := adminapi.NewService(adminapi.Options{Store: st, Config: cfg, Logger: logger, SchemeOptions: config.Source.SchemeOptions})
+	svc := adminapi.NewService(adminapi.Options{Store: st, Config: cfg, Logger: logger})
 	mux := http.NewServeMux()
 	mux.Handle("/api/", svc.Handler())
 	mux.Handle("/", console.New(console.Options{Service: svc, Store: st, Logger: logger}))

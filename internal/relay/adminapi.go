@@ -2,7 +2,6 @@ package relay
 
 import (
 	"github.com/hookrelay/hookrelay/internal/adminapi"
-	"github.com/hookrelay/hookrelay/internal/config"
 )
 
 // adminService builds the admin API's service over the relay's store and
@@ -10,13 +9,12 @@ import (
 // wake this process's delivery engine.
 func (r *Relay) adminService() *adminapi.Service {
 	return adminapi.NewService(adminapi.Options{
-		Store:         r.store,
-		Config:        r.cfg,
-		Logger:        r.logger,
-		Wake:          r.wake,
-		Puller:        r.puller,
-		SchemeOptions: config.Source.SchemeOptions,
-		Reload:        r.Reload,
-		Jobs:          r.jobs,
+		Store:  r.store,
+		Config: r.cfg,
+		Logger: r.logger,
+		Wake:   r.wake,
+		Puller: r.puller,
+		Reload: r.Reload,
+		Jobs:   r.jobs,
 	})
 }

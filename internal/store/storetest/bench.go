@@ -37,50 +37,32 @@ func BenchIngest(b *testing.B, s store.DB) {
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "events/s")
 }
 
-// Claim benchmark shape: what a busy delivery worker asks for.
-const (
-	benchClaim   = 32
-	benchBacklog = 64 * benchClaim
-)
-
 // BenchClaim measures claiming 32 due deliveries of one destination and
-// completing each as done, on s with whatever history it holds. The
-// backlog is refilled, off the clock, whenever it runs dry. It reports
-// the median claim and deliveries/s.
+// completing each as done (a Claimer), on s with whatever history it
+// holds. The backlog is refilled, off the clock, whenever it runs dry. It
+// reports the median claim and deliveries/s.
 func BenchClaim(b *testing.B, s store.DB) {
 	ctx := context.Background()
-	n := 0
-	refill := func() {
-		items := make([]store.IngestItem, benchBacklog)
-		for i := range items {
-			items[i] = item(newEvent("stripe", fmt.Sprintf("evt_claim_%d", n)), "billing")
-			n++
-		}
-		if _, err := s.Ingest(ctx, items); err != nil {
-			b.Fatalf("Ingest: %v", err)
-		}
+	c := NewClaimer(s)
+	if err := c.Refill(ctx); err != nil {
+		b.Fatal(err)
 	}
-	refill()
 	var (
 		claims    []time.Duration
 		delivered int
 	)
 	for b.Loop() {
-		start := time.Now()
-		cs, err := s.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: benchClaim, Lease: time.Minute, Now: start})
+		took, n, err := c.Claim(ctx)
 		if err != nil {
-			b.Fatalf("ClaimDeliveries: %v", err)
+			b.Fatal(err)
 		}
-		claims = append(claims, time.Since(start))
-		for _, c := range cs {
-			if err := s.CompleteDelivery(ctx, outcome(c, store.StatusDone, time.Now())); err != nil {
-				b.Fatalf("CompleteDelivery: %v", err)
-			}
-		}
-		delivered += len(cs)
-		if len(cs) < benchClaim {
+		claims = append(claims, took)
+		delivered += n
+		if n < ClaimBatch {
 			b.StopTimer()
-			refill()
+			if err := c.Refill(ctx); err != nil {
+				b.Fatal(err)
+			}
 			b.StartTimer()
 		}
 	}
