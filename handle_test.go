@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // orders is the handler destination of the tests, with fast retries.

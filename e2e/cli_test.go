@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 func TestVersion(t *testing.T) {

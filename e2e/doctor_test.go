@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestDoctor runs `hookrelay doctor` on both drivers against what an

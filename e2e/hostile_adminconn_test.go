@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // Admin listener limits of the held-connections test.

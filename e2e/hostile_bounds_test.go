@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestHostileZeroTimeBounds sends the zero time, and times before 1970, as

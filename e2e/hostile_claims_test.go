@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // The claim memory test's load and bound.

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/signature"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 const hostileSinkSecret = "whsec_ZTJlLXNpbmstc2lnbmluZy1zZWNyZXQ="

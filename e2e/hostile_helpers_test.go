@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // The hostile-input tests (hostile_*_test.go) attack a real relay the way

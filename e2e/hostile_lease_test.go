@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // leaseConfig has one pull destination that gives up after three attempts,

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // textConfig has the Stripe source and a pull destination ordered by the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestHostileWALShrinksWhenIdle posts a burst of signed events to a relay

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/signature"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // Secrets of the local development set-up: one pull destination and one

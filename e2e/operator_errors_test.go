@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestHelp: help goes to stdout, `hookrelay help VERB` works, every verb's

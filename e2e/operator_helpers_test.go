@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // bgCmd is a CLI command left running in the background: `events tail`,

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminclient"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // operatorConfig pushes to a sink that answers with a body, and has a pull

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/signature"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // The secrets and tokens of the reload test. S1 is the Stripe secret the

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestSendProviderPresets runs `hookrelay send` against a relay with a

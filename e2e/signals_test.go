@@ -14,7 +14,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/signature"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // Secrets of a Stripe source in the middle of a rotation: slot 0 is the new

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestEventsTail: tail prints the events that arrive after it starts, one

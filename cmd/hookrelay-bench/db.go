@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // benchDB is a fresh database for one relay run, counted after the run to

@@ -15,10 +15,10 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
-	"github.com/hookrelay/hookrelay/internal/loadgen"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // deliverFlags are the options of the deliver command.

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/loadgen"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/postgres/postgrestest"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/store/storetest"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
 )
 
 // claimWarmup is how many claims are made, and not timed, at each

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
 )
 
 // Paths of the deliver benchmark's no-op destination: the relay pushes to

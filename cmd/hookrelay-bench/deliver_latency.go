@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/loadgen"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // arrivalWait bounds how long the latency measurement waits for the last

@@ -7,8 +7,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/loadgen"
 	"github.com/hookrelay/hookrelay/internal/store/storetest"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
 )
 
 // Targets the deliver benchmark checks, on a 2-core machine.

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
-	"github.com/hookrelay/hookrelay/internal/loadgen"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 func TestParseDeliverFlags(t *testing.T) {

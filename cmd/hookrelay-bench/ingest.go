@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
 )
 
 // ingestFlags are the options of the ingest command.

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
-	"github.com/hookrelay/hookrelay/internal/loadgen"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // maxRSS is the memory target: the relay stays under it with 256 concurrent

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // noopHandler reads the whole body and answers 200: the cheapest handler

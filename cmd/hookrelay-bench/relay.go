@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // secretEnv is the variable the relay's config reads the Stripe secret from.

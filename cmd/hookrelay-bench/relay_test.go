@@ -8,7 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/hookrelay/hookrelay/internal/config"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 func TestRelayConfig(t *testing.T) {

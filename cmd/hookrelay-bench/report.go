@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
 )
 
 // Targets the ingest benchmark checks, on a 2-core machine at 32 senders.

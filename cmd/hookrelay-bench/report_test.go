@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
 )
 
 func TestCheckStored(t *testing.T) {

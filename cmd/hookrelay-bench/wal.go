@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
 )
 
 // walReport is the wal command's output: the SQLite WAL's size while the

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 func TestRunUsage(t *testing.T) {

@@ -3,7 +3,7 @@ package main
 import (
 	"path/filepath"
 
-	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // Secrets of the soak's config, given to the relay through its environment.

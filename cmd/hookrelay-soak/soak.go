@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/providersim"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/testkit/providersim"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // soak runs one soak and prints its progress and figures to out. It

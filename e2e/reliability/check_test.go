@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/providersim"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit/providersim"
 )
 
 // newSink starts a recording destination that verifies every delivery's

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/providersim"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/providersim"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestReliabilityCrash kills the relay with SIGKILL at random moments under

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/providersim"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/providersim"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestDatabaseOutage runs the relay on PostgreSQL through a TCP proxy and

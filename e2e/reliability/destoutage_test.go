@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/delivery"
-	"github.com/hookrelay/hookrelay/internal/providersim"
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/providersim"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestDestinationOutage takes the destination down — every connection

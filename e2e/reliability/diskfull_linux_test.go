@@ -13,7 +13,7 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" driver, for the integrity check
 
-	"github.com/hookrelay/hookrelay/internal/providersim"
+	"github.com/hookrelay/hookrelay/internal/testkit/providersim"
 )
 
 // TestDiskFull keeps the SQLite database on a small tmpfs and fills it

@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hookrelay/hookrelay/internal/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // The example application, examples/orders, built once for the tests that

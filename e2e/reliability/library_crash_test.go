@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/providersim"
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/providersim"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestLibraryCrash runs the example application, examples/orders — hookrelay

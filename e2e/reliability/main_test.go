@@ -15,9 +15,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // binary is the hookrelay binary built once for the package's tests.

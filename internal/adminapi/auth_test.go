@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestEveryRouteEveryRole calls every route with no token, an unknown

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 func TestListEvents(t *testing.T) {

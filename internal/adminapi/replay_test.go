@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 func TestReplay(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 func TestStats(t *testing.T) {

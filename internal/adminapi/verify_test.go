@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 func TestVerify(t *testing.T) {

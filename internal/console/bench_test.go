@@ -16,7 +16,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // benchEventsEnv overrides how many events BenchmarkEventsPage stores.

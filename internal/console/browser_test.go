@@ -22,9 +22,9 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/relay"
-	"github.com/hookrelay/hookrelay/internal/relayproc"
 	"github.com/hookrelay/hookrelay/internal/signature"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // Environment variables the browser tests read.

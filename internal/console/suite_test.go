@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestConsole runs the console's suite on each driver.

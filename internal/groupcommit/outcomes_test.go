@@ -12,7 +12,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // claimed ingests n events to billing and claims their deliveries.

@@ -20,7 +20,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 const (

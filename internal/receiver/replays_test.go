@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // TestReplayedSignatureConcurrent posts one GitHub body and signature under

@@ -12,7 +12,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
 	"github.com/hookrelay/hookrelay/internal/delivery"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 const consumerToken = "consumer-token-0123456789"

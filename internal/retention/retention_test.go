@@ -17,7 +17,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/postgres"
 	"github.com/hookrelay/hookrelay/internal/store/sqlite"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // operational is what the tests need of a store.

@@ -16,7 +16,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 	"github.com/hookrelay/hookrelay/internal/store/storetest"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // openURL opens and migrates a store, closed when the test ends.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/store/postgres/postgrestest"
 	"github.com/hookrelay/hookrelay/internal/store/storetest"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // BenchmarkClaimHistory runs BenchClaim on a destination whose history

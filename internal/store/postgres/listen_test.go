@@ -12,7 +12,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storetest"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // receive returns the next name on ch, failing the test after a while.

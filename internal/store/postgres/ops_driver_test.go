@@ -11,7 +11,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storetest"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // opsItem returns an event of source stripe received at received, with

@@ -8,7 +8,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/postgres"
 	"github.com/hookrelay/hookrelay/internal/store/storetest"
-	"github.com/hookrelay/hookrelay/internal/testdb"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // openTest opens and migrates a store on a schema of its own (see
