@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/relay"
+	"github.com/hookrelay/hookrelay/internal/tracing"
 )
 
 func runServe(ctx context.Context, env Env, args []string) error {
@@ -39,6 +42,11 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	}
 	local := addLocalToken(cfg, logger)
 	defer local.remove()
+	stopTraces, err := tracing.Setup(ctx, env.Getenv, Version, logger)
+	if err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	defer flushTraces(stopTraces, logger)
 
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -59,4 +67,14 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	})
 	reloadOnHangup(ctx, r)
 	return r.Run(ctx)
+}
+
+// flushTraces sends the spans still buffered, within a few seconds, and
+// stops the exporter.
+func flushTraces(stop func(context.Context) error, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := stop(ctx); err != nil {
+		logger.Warn("traces not all sent at exit", "error", err)
+	}
 }
