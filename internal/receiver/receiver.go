@@ -179,6 +179,9 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rc.respond(w, r, nil, outcome{err: errUnknownSource}, start)
 		return
 	}
+	eventID := newEventID(start)
+	r, span := traceIngest(r, src, eventID)
+	defer span.End()
 	select {
 	case rc.slots <- struct{}{}:
 		defer func() { <-rc.slots }()
@@ -186,12 +189,12 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rc.respond(w, r, src, outcome{err: errOverloaded}, start)
 		return
 	}
-	rc.respond(w, r, src, rc.ingest(w, r, src, start), start)
+	rc.respond(w, r, src, rc.ingest(w, r, src, start, eventID), start)
 }
 
 // ingest runs the four steps that must happen in order: read within limits,
-// verify, identify, store.
-func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, start time.Time) outcome {
+// verify, identify, store, the event under eventID.
+func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, start time.Time, eventID string) outcome {
 	paced := rc.pace(w, r, start)
 	body, held, err := rc.budget.readBody(w, r, src.MaxBody)
 	paced(err)
@@ -202,7 +205,9 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 	req := signature.Request{Header: r.Header, Body: body, Now: start, Method: r.Method, RawQuery: r.URL.RawQuery}
 	o := outcome{bodySize: int64(len(body))}
 
+	verified := traceStep(r.Context(), spanVerify)
 	o.verified, o.err = src.Scheme.Verify(req)
+	verified(o.err)
 	if o.err != nil {
 		return o
 	}
@@ -220,7 +225,7 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 	}
 
 	o.event = store.Event{
-		ID:              newEventID(start),
+		ID:              eventID,
 		Source:          src.Name,
 		ProviderEventID: id.ID,
 		IDOrigin:        id.Origin,
@@ -242,7 +247,9 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 		}
 		defer leave()
 	}
+	committed := traceStep(r.Context(), spanCommit)
 	o.inserted, o.err = rc.committer.Commit(r.Context(), item)
+	committed(o.err)
 	if o.inserted && rc.wake != nil {
 		for _, d := range item.Deliveries {
 			rc.wake(d.Destination)

@@ -31,6 +31,7 @@ const retryAfterSeconds = "5"
 // respond writes the answer, then logs the request and counts it.
 func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source, o outcome, start time.Time) {
 	a := answerFor(o.err)
+	traceAnswer(r.Context(), o, a)
 	h := w.Header()
 	switch {
 	case o.handshake != nil:
