@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/tracing"
 )
 
 // Limits on what is kept of a destination's answer.
@@ -113,13 +114,16 @@ func (s *Sender) Send(ctx context.Context, ev store.Event, d store.Delivery) Res
 	return res
 }
 
-func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, start time.Time) Result {
-	res := Result{Outcome: store.StatusFailed}
+func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, start time.Time) (res Result) {
+	ctx, traced := traceAttempt(ctx, ev, d)
+	defer func() { traced(&res) }()
+	res = Result{Outcome: store.StatusFailed}
 	req, err := s.request(ctx, ev, d, start)
 	if err != nil {
 		res.Error = ShortError(err.Error())
 		return res
 	}
+	tracing.Inject(ctx, req.Header)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		res.Error = transportError(err, s.timeout)
