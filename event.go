@@ -20,9 +20,10 @@ import (
 //     with the delivery marked skipped: the event was seen and deliberately
 //     not acted on (stale, or of no interest).
 //   - Returning any other error, or panicking, rolls the handler's writes
-//     back and records a failed attempt with the error's text; the event is
-//     handled again after the destination's backoff, until its attempts
-//     run out and it is dead (listed, alerted, and replayable).
+//     back and records a failed attempt with the error's text (its first 512
+//     bytes); the event is handled again after the destination's backoff,
+//     until its attempts run out and it is dead (listed, alerted, and
+//     replayable).
 //
 // The handler must not commit or roll back tx, and must do its work through
 // tx alone: work it does elsewhere (an HTTP call, a write on another

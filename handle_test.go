@@ -283,3 +283,60 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		t.Error("Start accepted a destination of an unknown source")
 	}
 }
+
+// TestHandleBackfillAndStats stops a Relay, starts another on the same
+// database with a second handler destination, and backfills it: its handler
+// runs on the event received before it existed, the first destination's
+// does not run again, and stats count both.
+func TestHandleBackfillAndStats(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, drv testdb.Driver) {
+		db := drv.URL(t)
+		record := func(note string) hookrelay.HandlerFunc {
+			return func(ctx context.Context, tx hookrelay.Tx, ev hookrelay.Event) error {
+				return insertEffect(ctx, tx, ev, note)
+			}
+		}
+		first := setupOn(t, db, func(r *hookrelay.Relay) { r.Handle(orders(3), record("orders")) })
+		first.mustPost(t, stripeEvent("evt_backfill", "checkout.session.completed", "ord_9", time.Now()))
+		first.waitStatus(t, "evt_backfill", "orders", "done")
+		first.close()
+
+		b := setupOn(t, db, func(r *hookrelay.Relay) {
+			r.Handle(orders(3), record("orders"))
+			r.Handle(hookrelay.Destination{Name: "audit", Sources: []string{"stripe"}}, record("audit"))
+		})
+		var res map[string]any
+		since, until := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339), time.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+		b.adminCall(t, http.MethodPost, "/api/v1/backfill",
+			fmt.Sprintf(`{"destination":"audit","since":%q,"until":%q}`, since, until), &res)
+		b.waitStatus(t, "evt_backfill", "audit", "done")
+		if got := b.app.strings(t, `SELECT note FROM effects ORDER BY note`); !slices.Equal(got, []string{"audit", "orders"}) {
+			t.Errorf("effects = %v, want one per destination", got)
+		}
+		var stats struct {
+			Destinations map[string]struct {
+				Done int `json:"done"`
+			} `json:"destinations"`
+		}
+		b.adminCall(t, http.MethodGet, "/api/v1/stats", "", &stats)
+		if stats.Destinations["orders"].Done != 1 || stats.Destinations["audit"].Done != 1 {
+			t.Errorf("stats = %+v, want one done delivery per destination", stats.Destinations)
+		}
+		var dests struct {
+			Destinations []struct {
+				Name string `json:"name"`
+				Kind string `json:"kind"`
+			} `json:"destinations"`
+		}
+		b.adminCall(t, http.MethodGet, "/api/v1/destinations", "", &dests)
+		for _, d := range dests.Destinations {
+			if d.Kind != "handler" {
+				t.Errorf("destination %s listed as %q, want handler", d.Name, d.Kind)
+			}
+		}
+		if len(dests.Destinations) != 2 {
+			t.Errorf("destinations = %+v, want orders and audit", dests.Destinations)
+		}
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,11 +36,11 @@ const (
 
 // bundle is what a test works with.
 type bundle struct {
-	relay   *hookrelay.Relay
-	ingest  string // base URL of the server that mounts Receiver
-	admin   string // base URL of the server that mounts Admin
-	app     appDB
-	cleanup []func()
+	relay  *hookrelay.Relay
+	ingest string // base URL of the server that mounts Receiver
+	admin  string // base URL of the server that mounts Admin
+	app    appDB
+	close  func() // stops the servers and closes the Relay; once
 }
 
 // eachDriver runs test on SQLite and on PostgreSQL, each on a fresh
@@ -59,9 +60,14 @@ func eachDriver(t *testing.T, test func(t *testing.T, drv testdb.Driver)) {
 // and serves Receiver and Admin on test servers.
 func setup(t *testing.T, drv testdb.Driver, declare func(r *hookrelay.Relay)) *bundle {
 	t.Helper()
-	db := drv.URL(t)
+	return setupOn(t, drv.URL(t), declare)
+}
+
+// setupOn is setup on the database db, which may hold a run before.
+func setupOn(t *testing.T, db string, declare func(r *hookrelay.Relay)) *bundle {
+	t.Helper()
 	b := &bundle{app: openApp(t, db)}
-	b.app.exec(t, `CREATE TABLE effects (event_id text NOT NULL, note text NOT NULL DEFAULT '')`)
+	b.app.exec(t, `CREATE TABLE IF NOT EXISTS effects (event_id text NOT NULL, note text NOT NULL DEFAULT '')`)
 
 	file := filepath.Join(t.TempDir(), "hookrelay.yaml")
 	yaml := fmt.Sprintf("tokens:\n  - {name: test, role: admin, secret: %q}\n", adminToken)
@@ -86,13 +92,17 @@ func setup(t *testing.T, drv testdb.Driver, declare func(r *hookrelay.Relay)) *b
 	mux.Handle("/webhooks/", r.Receiver())
 	ingest := httptest.NewServer(mux)
 	admin := httptest.NewServer(r.Admin())
-	t.Cleanup(func() {
-		ingest.Close()
-		admin.Close()
-		if err := r.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	var once sync.Once
+	b.close = func() {
+		once.Do(func() {
+			ingest.Close()
+			admin.Close()
+			if err := r.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
+	t.Cleanup(b.close)
 	b.relay, b.ingest, b.admin = r, ingest.URL, admin.URL
 	return b
 }

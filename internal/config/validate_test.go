@@ -119,6 +119,14 @@ func TestValidate(t *testing.T) {
 		{"destination name duplicate", func(c *Config) { c.Destinations[1].Name = "billing" }, []string{`destinations[1].name: "billing" is already used by destinations[0]`, `tokens[1].destinations[0]: no destination named "dev-alice"`}},
 		{"url and pull", func(c *Config) { c.Destinations[0].Pull = true }, []string{"destinations[0].url: set either url or pull: true, not both"}},
 		{"neither url nor pull", func(c *Config) { c.Destinations[0].URL = "" }, []string{"destinations[0].url: required (or pull: true for a pull destination)"}},
+		{"handler without url or secret", func(c *Config) {
+			c.Destinations[0].URL, c.Destinations[0].Secret, c.Destinations[0].Handler = "", "", true
+		}, nil},
+		{"handler with url", func(c *Config) { c.Destinations[0].Handler = true }, []string{"destinations[0].url: a handler destination has neither url nor pull"}},
+		{"consumer lists handler", func(c *Config) {
+			c.Destinations[0].URL, c.Destinations[0].Handler = "", true
+			c.Tokens[1].Destinations = []string{"dev-alice", "billing"}
+		}, []string{`tokens[1].destinations[1]: "billing" is not a pull destination`}},
 		{"url relative", func(c *Config) { c.Destinations[0].URL = "/hooks" }, []string{"destinations[0].url: want an absolute http or https URL"}},
 		{"url scheme", func(c *Config) { c.Destinations[0].URL = "ftp://h/x" }, []string{"destinations[0].url: want an absolute http or https URL"}},
 		{"url no host", func(c *Config) { c.Destinations[0].URL = "http:///x" }, []string{"destinations[0].url: want an absolute http or https URL"}},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
@@ -40,6 +41,7 @@ type handlerWorker struct {
 	timeout     time.Duration
 	lease       time.Duration
 	wake        chan struct{} // capacity 1
+	failing     atomic.Bool   // the last claim failed; logged once until one succeeds
 }
 
 func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d config.Destination, h Handler) (*handlerWorker, error) {
@@ -98,8 +100,13 @@ func (h *handlerWorker) loop(ctx context.Context, first bool) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
 		claims, err := h.queue.ClaimDeliveries(cctx, store.ClaimRequest{Destination: h.name, Max: 1, Lease: h.lease, Now: now})
 		cancel()
+		switch {
+		case err != nil && !h.failing.Swap(true):
+			h.engine.logger.Warn("claim deliveries failed; retrying at every poll", keyDestination, h.name, keyError, err)
+		case err == nil && h.failing.Swap(false):
+			h.engine.logger.Info("claim deliveries recovered", keyDestination, h.name)
+		}
 		if err != nil {
-			h.engine.logger.Warn("claim deliveries failed", keyDestination, h.name, keyError, err)
 			h.sleep(ctx, h.engine.poll)
 			continue
 		}
@@ -154,7 +161,7 @@ func (h *handlerWorker) deliver(c store.Claim) {
 		comp.Now = h.engine.now()
 		comp.Attempt.Duration = comp.Now.Sub(start)
 		if errors.Is(err, ErrSkip) {
-			status, comp.Attempt.Error, err = store.StatusSkipped, err.Error(), nil
+			status, comp.Attempt.Error, err = store.StatusSkipped, ShortError(err.Error()), nil
 		}
 		comp.Status = status
 		return err

@@ -18,7 +18,7 @@ func (h *handlerWorker) failed(c store.Claim, cause error, start time.Time, took
 	now := h.engine.now()
 	comp := store.Completion{
 		DeliveryID: d.ID, LeaseToken: c.LeaseToken, Now: now,
-		Attempt: store.Attempt{AttemptedAt: start, Duration: took, Error: cause.Error()},
+		Attempt: store.Attempt{AttemptedAt: start, Duration: took, Error: ShortError(cause.Error())},
 	}
 	comp.Status, comp.NextAttemptAt = h.policy.Decide(d.Attempts, 0, now)
 	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func TestEngineHandlerOutcomes(t *testing.T) {
 			case events[1].ID:
 				return fmt.Errorf("stale: %w", ErrSkip)
 			case events[2].ID:
-				return errors.New("order not found")
+				return errors.New("order not found\x00" + strings.Repeat("x", 1000))
 			case events[3].ID:
 				panic("nil map")
 			}
@@ -70,8 +71,8 @@ func TestEngineHandlerOutcomes(t *testing.T) {
 				t.Errorf("event %d handled %d times, want %d", i, calls[e.ID], want[i])
 			}
 		}
-		if d := deliveryOf(t, b.store, events[2].ID, "h"); d.Attempts != 3 || d.LastError != "order not found" {
-			t.Errorf("failing delivery = %+v, want 3 attempts with the handler's error", d)
+		if d := deliveryOf(t, b.store, events[2].ID, "h"); d.Attempts != 3 || d.LastError != ShortError("order not found"+strings.Repeat("x", 1000)) {
+			t.Errorf("failing delivery = %+v, want 3 attempts with the handler's error, shortened", d)
 		}
 		if d := deliveryOf(t, b.store, events[3].ID, "h"); d.LastError != "handler panicked: nil map" {
 			t.Errorf("panicking delivery's last error = %q", d.LastError)
