@@ -15,6 +15,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/hookrelay/hookrelay/internal/payloadcrypt"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
@@ -36,6 +37,7 @@ type deliverFlags struct {
 	timeout       time.Duration
 	postgresURL   string
 	binary        string
+	encrypt       bool
 }
 
 func parseDeliverFlags(stderr io.Writer, args []string) (deliverFlags, error) {
@@ -54,6 +56,7 @@ func parseDeliverFlags(stderr io.Writer, args []string) (deliverFlags, error) {
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "longest a drain may take")
 	fs.StringVar(&f.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch schemas are created and dropped")
 	fs.StringVar(&f.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
+	fs.BoolVar(&f.encrypt, "encrypt", false, "payloads are stored sealed under a random key and the relay opens them (encryption at rest)")
 	err := parseFlags(fs, args)
 	if err != nil {
 		return f, err
@@ -152,9 +155,13 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 	feed := newBodyFeed(f.body)
 	row := drainRow{Driver: driver, Deliveries: int64(f.deliveries)}
 
+	key, keys, err := payloadKey(f.encrypt)
+	if err != nil {
+		return row, nil, err
+	}
 	fmt.Fprintf(stderr, "%s: storing %d pending deliveries\n", driver, f.deliveries)
 	start := time.Now()
-	if err := prepareDeliveries(ctx, db.URL(), feed, f.deliveries); err != nil {
+	if err := prepareDeliveries(ctx, db.URL(), keys, feed, f.deliveries); err != nil {
 		return row, nil, err
 	}
 	row.Prepare = time.Since(start)
@@ -181,7 +188,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 	}
 	secret := randomSecret()
 	row.LoadRelay = loadAverage()
-	p, err := startRelay(ctx, binary, dir, name, relayConfig{Database: db.URL(), LogLevel: f.logLevel, Extra: extra}, secret)
+	p, err := startRelay(ctx, binary, dir, name, relayConfig{Database: db.URL(), LogLevel: f.logLevel, Extra: extra, Key: key}, secret)
 	if err != nil {
 		return row, nil, err
 	}
@@ -207,9 +214,10 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 
 // prepareDeliveries migrates the database and stores n events, each with
 // one pending delivery to the destination "noop", in batches as the
-// receiver's group commit would.
-func prepareDeliveries(ctx context.Context, url string, feed *bodyFeed, n int) error {
-	st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
+// receiver's group commit would, their payloads sealed under keys (nil:
+// plain).
+func prepareDeliveries(ctx context.Context, url string, keys *payloadcrypt.Ring, feed *bodyFeed, n int) error {
+	st, err := storeopen.OpenWith(ctx, url, storeopen.Options{Keys: keys}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

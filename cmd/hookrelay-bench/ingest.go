@@ -26,6 +26,7 @@ type ingestFlags struct {
 	binary       string
 	json         bool
 	checkTargets bool
+	encrypt      bool
 }
 
 func parseIngestFlags(stderr io.Writer, args []string) (ingestFlags, error) {
@@ -46,6 +47,7 @@ func parseIngestFlags(stderr io.Writer, args []string) (ingestFlags, error) {
 	fs.StringVar(&f.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
 	fs.BoolVar(&f.checkTargets, "check-targets", false, "exit 1 when a relay row misses its target")
+	fs.BoolVar(&f.encrypt, "encrypt", false, "the relay seals stored payloads under a random key (encryption at rest)")
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
@@ -161,7 +163,11 @@ func runRelayTarget(ctx context.Context, f ingestFlags, binary, dir, driver, lev
 			fmt.Fprintln(os.Stderr, err)
 		}
 	}()
-	p, err := startRelay(ctx, binary, dir, name, relayConfig{Database: db.URL(), LogLevel: level}, secret)
+	key, _, err := payloadKey(f.encrypt)
+	if err != nil {
+		return ingestRow{}, err
+	}
+	p, err := startRelay(ctx, binary, dir, name, relayConfig{Database: db.URL(), LogLevel: level, Key: key}, secret)
 	if err != nil {
 		return ingestRow{}, err
 	}

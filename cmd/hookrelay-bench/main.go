@@ -15,7 +15,9 @@
 //	go run ./cmd/hookrelay-bench ingest --driver sqlite --senders 32 --duration 10s --warmup 2s --body 2048
 //	go run ./cmd/hookrelay-bench ingest --driver postgres --postgres-url postgres://postgres@127.0.0.1:5432/postgres --json
 //	# add --check-targets to exit 1 when a target is missed (SQLite at least
-//	# 0.40 of the no-op's req/s, PostgreSQL 0.30, p99 at most 25ms)
+//	# 0.40 of the no-op's req/s, PostgreSQL 0.30, p99 at most 25ms); add
+//	# --encrypt (ingest, deliver) to have payloads sealed at rest under a
+//	# random key, and compare with the same run without it
 //
 //	# peak RSS of the relay under 256 concurrent 1 MiB bodies, 3 rounds;
 //	# shed requests (503 + Retry-After) are retried until stored or 60s

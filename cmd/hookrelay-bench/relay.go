@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -11,11 +13,15 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/payloadcrypt"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // secretEnv is the variable the relay's config reads the Stripe secret from.
 const secretEnv = "BENCH_STRIPE_SECRET"
+
+// keyEnv is the variable the relay's config reads the payload key from.
+const keyEnv = "BENCH_PAYLOAD_KEY"
 
 // scratch makes the run's scratch directory and, when withRelay, finds
 // the relay binary: given (the --binary flag), or ./cmd/hookrelay built
@@ -44,6 +50,9 @@ type relayConfig struct {
 	MaxBody config.ByteSize
 	// Extra is YAML appended to the file as it is: tokens, destinations.
 	Extra string
+	// Key, when set, is a payload key (base64 of 32 bytes) under which the
+	// relay seals what it stores; it is read from the environment.
+	Key string
 }
 
 // yaml returns the config after the database and the listeners: the
@@ -57,8 +66,27 @@ func (c relayConfig) yaml() string {
 		fmt.Fprintf(&b, "    max_body: %s\n", c.MaxBody)
 	}
 	fmt.Fprintf(&b, "log:\n  level: %s\n", c.LogLevel)
+	if c.Key != "" {
+		fmt.Fprintf(&b, "encryption:\n  keys:\n    - {id: bench, key: \"${%s}\"}\n", keyEnv)
+	}
 	b.WriteString(c.Extra)
 	return b.String()
+}
+
+// payloadKey returns, when encrypt is set, a random payload key in base64
+// and its ring, as relayConfig.Key and the store that prepares rows for
+// that relay take them; otherwise "" and nil.
+func payloadKey(encrypt bool) (string, *payloadcrypt.Ring, error) {
+	if !encrypt {
+		return "", nil, nil
+	}
+	secret := make([]byte, payloadcrypt.KeySize)
+	_, _ = rand.Read(secret)
+	ring, err := payloadcrypt.NewRing([]payloadcrypt.Key{{ID: "bench", Secret: secret}})
+	if err != nil {
+		return "", nil, err
+	}
+	return base64.StdEncoding.EncodeToString(secret), ring, nil
 }
 
 // startRelay writes the config into dir as <name>.yaml, starts `binary
@@ -67,7 +95,7 @@ func (c relayConfig) yaml() string {
 func startRelay(ctx context.Context, binary, dir, name string, c relayConfig, secret string) (*relayproc.Relay, error) {
 	return relayproc.StartRelay(ctx, relayproc.RelayOptions{
 		Binary: binary, ConfigPath: filepath.Join(dir, name+".yaml"), Database: c.Database, Config: c.yaml(),
-		Env: []string{secretEnv + "=" + secret}, LogPath: filepath.Join(dir, name+".log"),
+		Env: []string{secretEnv + "=" + secret, keyEnv + "=" + c.Key}, LogPath: filepath.Join(dir, name+".log"),
 	})
 }
 

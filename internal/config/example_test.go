@@ -25,6 +25,8 @@ func exampleEnv(t *testing.T, doc string) map[string]string {
 			vars[name] = testSigning
 		case strings.HasSuffix(name, "PUBLIC_KEY"):
 			vars[name] = testDiscordKey
+		case strings.HasSuffix(name, "PAYLOAD_KEY"):
+			vars[name] = testKey1 // 32 bytes in base64
 		case strings.HasSuffix(name, "_URL"):
 			vars[name] = "https://alerts.example.com/" + strings.ToLower(name)
 		default:

@@ -215,6 +215,8 @@ func keepRestartOnly(running, next *config.Config) (*config.Config, []string) {
 	keep("log", running.Log, next.Log, func() { cfg.Log = running.Log })
 	keep("retention", running.Retention, next.Retention, func() { cfg.Retention = running.Retention })
 	keep("alerts", running.Alerts, next.Alerts, func() { cfg.Alerts = running.Alerts })
+	// The store seals with the keys it was opened with.
+	keep("encryption", running.Encryption, next.Encryption, func() { cfg.Encryption = running.Encryption })
 	return &cfg, restart
 }
 

@@ -69,3 +69,13 @@ func TestSealedNotInTables(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkIngestSealed is BenchmarkIngest with payloads sealed: the two
+// side by side are the store's share of the cost of encryption at rest.
+func BenchmarkIngestSealed(b *testing.B) {
+	storetest.BenchIngest(b, openKeyed(b, testdb.PostgresURL(b), storetest.TestKeys(b, "k1")))
+}
+
+func BenchmarkClaimSealed(b *testing.B) {
+	storetest.BenchClaim(b, openKeyed(b, testdb.PostgresURL(b), storetest.TestKeys(b, "k1")))
+}
