@@ -119,6 +119,7 @@ var tests = []conformanceTest{
 	{"PurgeOnce", testPurgeOnce},
 	{"PurgedNeverRearmed", testPurgedNeverRearmed},
 	{"PurgeAudit", testPurgeAudit},
+	{"PurgeRacesBackfill", testPurgeRacesBackfill},
 
 	{"WithinCommitsTogether", testWithinCommitsTogether},
 	{"WithinRollsBackTogether", testWithinRollsBackTogether},
