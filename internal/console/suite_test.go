@@ -249,6 +249,8 @@ var suite = []struct {
 		if status != http.StatusGone {
 			t.Errorf("raw bytes of a purged event: %d, want 410", status)
 		}
+		status, page = c.get("/destinations")
+		wantPage(t, "destinations", status, page, http.StatusOK, "Done · skipped · purged", "0 · 0 · 1")
 	}},
 	{"replay one event with confirmation", func(t *testing.T, b *bundle) {
 		id := b.ingest(t, seed{source: "stripe", id: "evt_replay", typ: "invoice.paid"})
