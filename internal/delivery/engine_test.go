@@ -299,20 +299,20 @@ func TestEngineHangingDestinationDoesNotSlowAnother(t *testing.T) {
 		})
 		fast := newEndpoint(t, nil)
 		events := ingestEvents(t, b.store, 40, []string{"hang", "fast"}, nil)
+		// The hanging destination's attempts outlast the whole wait below:
+		// the fast destination can only finish while they are still in
+		// flight if nothing it needs is held by them. No wall-clock bound
+		// is asserted beyond that, so a loaded machine cannot fail it.
 		slow := testDestination("hang", hang.srv.URL)
-		slow.Timeout = config.Duration(5 * time.Second)
+		slow.Timeout = config.Duration(time.Minute)
 		slow.Concurrency = 2
-		start := time.Now()
 		startEngine(t, Options{
 			Queue:        b.queue,
 			Destinations: []config.Destination{slow, testDestination("fast", fast.srv.URL)},
 		})
 		t.Cleanup(func() { close(release) }) // runs first: the engine's stop waits for the hanging attempts
 
-		waitStatus(t, b.store, events, "fast", store.StatusDone, 4*time.Second)
-		if took := time.Since(start); took > 4*time.Second {
-			t.Errorf("fast destination took %v, not independent of the hanging one", took)
-		}
+		waitStatus(t, b.store, events, "fast", store.StatusDone, 30*time.Second)
 		if n := len(hang.received()); n != 2 {
 			t.Errorf("hanging destination has %d requests, want its concurrency (2)", n)
 		}
