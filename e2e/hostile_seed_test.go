@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
+
+	"github.com/hookrelay/hookrelay/internal/testkit/bulkseed"
 )
 
 // The scale tests (hostile_scale_test.go) need a relay whose database
@@ -33,40 +35,19 @@ func migrate(t *testing.T, path string, env []string) {
 	}
 }
 
-// seedBulk stores n small events of bulkSource received a day ago, each
-// with one delivery to bulkDestination done, in two statements.
+// seedBulk stores n small events of bulkSource received a day ago, a
+// microsecond apart, each with one delivery to bulkDestination done (see
+// bulkseed).
 func seedBulk(t *testing.T, database string, n int) {
 	t.Helper()
 	start := time.Now()
-	at := time.Now().Add(-24 * time.Hour)
-	if path, ok := strings.CutPrefix(database, "sqlite:"); ok {
-		execSQLite(t, path,
-			stmt{`WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?1)
-INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at)
-SELECT printf('00SEED%020d', n), ?2, 'evt_seed_' || n, 'header', 'invoice.paid',
-	CAST('{"id":"evt_seed_' || n || '","type":"invoice.paid"}' AS BLOB), 'application/json', '{}', 0, ?3 + n, ?3 + n
-FROM g`, []any{n, bulkSource, at.UnixMicro()}},
-			stmt{`INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
-	last_status_code, created_at, updated_at, finished_at)
-SELECT id, ?1, 'done', 1, received_at, received_at, 200, received_at, received_at, received_at
-FROM events WHERE source = ?2`, []any{bulkDestination, bulkSource}},
-		)
-	} else {
-		execPostgres(t, database,
-			stmt{`INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
-	signature_slot, occurred_at, received_at)
-SELECT '00SEED' || lpad(g::text, 20, '0'), $2, 'evt_seed_' || g, 'header', 'invoice.paid',
-	convert_to('{"id":"evt_seed_' || g || '","type":"invoice.paid"}', 'UTF8'), 'application/json', 0,
-	$3::timestamptz + g * interval '1 microsecond', $3::timestamptz + g * interval '1 microsecond'
-FROM generate_series(1, $1::integer) AS g`, []any{n, bulkSource, at}},
-			stmt{`INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
-	last_status_code, created_at, updated_at, finished_at)
-SELECT id, $1, 'done', 1, received_at, received_at, 200, received_at, received_at, received_at
-FROM events WHERE source = $2`, []any{bulkDestination, bulkSource}},
-			stmt{`VACUUM ANALYZE events`, nil},
-			stmt{`VACUUM ANALYZE deliveries`, nil},
-		)
+	_, err := bulkseed.Seed(context.Background(), database, bulkseed.Spec{
+		N: n, First: time.Now().Add(-24 * time.Hour), Step: time.Microsecond,
+		Routes: []bulkseed.Route{{Source: bulkSource, Type: "invoice.paid", Destination: bulkDestination}},
+		Done:   true,
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("seeded %d events and deliveries in %v", n, time.Since(start).Round(time.Millisecond))
 }

@@ -1,0 +1,228 @@
+// Package bulkseed fills a migrated database with a large history in a few
+// set-based statements (a recursive CTE on SQLite, generate_series on
+// PostgreSQL), for scale tests and benchmarks: storing 5 000 000 events
+// through Ingest takes an hour, this takes minutes. The rows are those
+// Ingest would write: ULID-shaped ids of the receive time, one delivery
+// per event, the delivery counts kept by the schema's triggers, and the
+// ingest counts added to.
+package bulkseed
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver for database/sql
+)
+
+// Route is what one kind of seeded event is: its source and type, and the
+// destination of its delivery.
+type Route struct {
+	Source, Type, Destination string
+}
+
+// Spec is a history to seed.
+type Spec struct {
+	// N is how many events.
+	N int
+	// First is the receive time of the first event; each next one is
+	// received Step later (at least a microsecond).
+	First time.Time
+	Step  time.Duration
+	// Routes are the kinds of events, taken in turn: event i is
+	// Routes[i % len(Routes)].
+	Routes []Route
+	// Done makes every delivery done after one attempt that was answered
+	// 200 (no attempt row is written); otherwise every delivery is
+	// pending, due at its event's receive time.
+	Done bool
+}
+
+// Seeded is what a seed stored, for a test to refer to.
+type Seeded struct {
+	// NewestProviderID is the provider event id of the last event.
+	NewestProviderID string
+	// MidID is the id of the middle event, a cursor deep in the log.
+	MidID string
+}
+
+// ProviderID is the provider event id of the ith event (from 0).
+func ProviderID(i int) string { return fmt.Sprintf("evt_%09d", i) }
+
+// Seed stores s in the database named as the config's database key takes
+// it ("sqlite:PATH" or a postgres:// URL), migrated and empty, and
+// returns what it stored.
+func Seed(ctx context.Context, database string, s Spec) (Seeded, error) {
+	if s.N < 1 || len(s.Routes) == 0 || s.Step < time.Microsecond {
+		return Seeded{}, errors.New("seed: a spec needs events, routes and a step of at least 1µs")
+	}
+	var err error
+	var out Seeded
+	if path, ok := strings.CutPrefix(database, "sqlite:"); ok {
+		out.MidID, err = seedSQLite(ctx, path, s)
+	} else {
+		out.MidID, err = seedPostgres(ctx, database, s)
+	}
+	if err != nil {
+		return Seeded{}, fmt.Errorf("seed: %w", err)
+	}
+	out.NewestProviderID = ProviderID(s.N - 1)
+	return out, nil
+}
+
+// dialect is how the drivers' SQL differs in the seed's statements.
+type dialect struct {
+	// series is the FROM item of the event numbers g, from 0 to n-1.
+	series func(n int) string
+	// time is a stored time from an integer of unix microseconds.
+	time func(us string) string
+	// providerID is the provider id of event g; bytes, a text as a body.
+	providerID string
+	bytes      func(text string) string
+}
+
+var sqliteDialect = dialect{
+	series: func(n int) string {
+		return fmt.Sprintf("(WITH RECURSIVE s(g) AS (SELECT 0 UNION ALL SELECT g + 1 FROM s WHERE g < %d) SELECT g FROM s)", n-1)
+	},
+	time:       func(us string) string { return us },
+	providerID: "'evt_' || substr('000000000' || g, -9, 9)",
+	bytes:      func(t string) string { return "CAST(" + t + " AS BLOB)" },
+}
+
+var postgresDialect = dialect{
+	series:     func(n int) string { return fmt.Sprintf("generate_series(0, %d::bigint) AS g", n-1) },
+	time:       func(us string) string { return "(timestamptz 'epoch' + (" + us + ") * interval '1 microsecond')" },
+	providerID: "'evt_' || lpad(g::text, 9, '0')",
+	bytes:      func(t string) string { return "convert_to(" + t + ", 'UTF8')" },
+}
+
+// statements returns the seed's SQL in dialect d: its events, their
+// deliveries and the ingest counts, for an empty database.
+func statements(s Spec, d dialect) []string {
+	n := len(s.Routes)
+	pick := func(field func(Route) string) string {
+		var b strings.Builder
+		b.WriteString("CASE g % " + fmt.Sprint(n))
+		for i, r := range s.Routes {
+			fmt.Fprintf(&b, " WHEN %d THEN %s", i, quote(field(r)))
+		}
+		b.WriteString(" END")
+		return b.String()
+	}
+	source := pick(func(r Route) string { return r.Source })
+	typ := pick(func(r Route) string { return r.Type })
+	at := fmt.Sprintf("(%d + g * %d)", s.First.UnixMicro(), s.Step.Microseconds())
+	// The id is a ULID's shape: 10 characters of the receive time's
+	// milliseconds, then 16 of the event's number, all Crockford base 32,
+	// so ids sort by receive time as the store's do.
+	id := base32(at+" / 1000") + " || " + base32("g") + " || '000000'"
+	pid := d.providerID
+	body := `'{"id":"' || ` + pid + ` || '","type":"' || ` + typ + ` || '","data":{"object":{"id":"obj_' || (g % 1000) || '","amount":' || g || '}}}'`
+	events := `INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
+	headers, signature_slot, occurred_at, received_at)
+SELECT ` + id + `, ` + source + `, ` + pid + `, 'body', ` + typ + `, ` + d.bytes(body) + `,
+	'application/json', '{"Content-Type":["application/json"]}', 0, ` + d.time(at+" - 1000000") + `, ` + d.time(at) + `
+FROM ` + d.series(s.N)
+	var dest strings.Builder
+	dest.WriteString("CASE source || ' ' || type")
+	for _, r := range s.Routes {
+		fmt.Fprintf(&dest, " WHEN %s THEN %s", quote(r.Source+" "+r.Type), quote(r.Destination))
+	}
+	dest.WriteString(" END")
+	deliveries := `INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
+	last_status_code, created_at, updated_at, finished_at)
+SELECT id, ` + dest.String() + `, 'pending', 0, received_at, occurred_at, 0, received_at, received_at, NULL
+FROM events`
+	if s.Done {
+		deliveries = strings.Replace(deliveries, "'pending', 0, received_at, occurred_at, 0, received_at, received_at, NULL",
+			"'done', 1, received_at, occurred_at, 200, received_at, received_at, received_at", 1)
+	}
+	counts := `INSERT INTO ingest_counts (source, received, duplicates, rejected)
+SELECT source, count(*), 0, 0 FROM events GROUP BY source`
+	return []string{events, deliveries, counts}
+}
+
+// seedSQLite runs the seed in one transaction on the SQLite file at path.
+func seedSQLite(ctx context.Context, path string, s Spec) (string, error) {
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(30000)")
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	defer tx.Rollback()
+	for _, st := range statements(s, sqliteDialect) {
+		if _, err := tx.ExecContext(ctx, st); err != nil {
+			return "", err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `ANALYZE`); err != nil {
+		return "", err
+	}
+	var mid string
+	if err := tx.QueryRowContext(ctx, `SELECT id FROM events ORDER BY id LIMIT 1 OFFSET ?`, s.N/2).Scan(&mid); err != nil {
+		return "", err
+	}
+	return mid, tx.Commit()
+}
+
+// seedPostgres runs the seed on a connection to url, then analyzes.
+func seedPostgres(ctx context.Context, url string, s Spec) (string, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	sts := statements(s, postgresDialect)
+	sts = append(sts, `VACUUM ANALYZE events`, `VACUUM ANALYZE deliveries`)
+	for _, st := range sts {
+		if _, err := conn.Exec(ctx, st); err != nil {
+			return "", err
+		}
+	}
+	var mid string
+	if err := conn.QueryRow(ctx, `SELECT id FROM events ORDER BY id OFFSET $1 LIMIT 1`, s.N/2).Scan(&mid); err != nil {
+		return "", err
+	}
+	return mid, nil
+}
+
+// crockford is the alphabet of ULIDs.
+const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+// Number returns the number (from 0) of the seeded event whose id is id.
+func Number(id string) (int, error) {
+	if len(id) != 26 {
+		return 0, fmt.Errorf("%q is not a seeded event's id", id)
+	}
+	n := 0
+	for _, c := range []byte(id[10:20]) {
+		d := strings.IndexByte(crockford, c)
+		if d < 0 {
+			return 0, fmt.Errorf("%q is not a seeded event's id", id)
+		}
+		n = n<<5 | d
+	}
+	return n, nil
+}
+
+// base32 returns the SQL of the 10 Crockford base-32 digits of the
+// integer expression v (its low 50 bits), most significant first.
+func base32(v string) string {
+	digits := make([]string, 10)
+	for i := range digits {
+		digits[i] = fmt.Sprintf("substr('%s', CAST(((%s) >> %d) & 31 AS integer) + 1, 1)", crockford, v, 45-5*i)
+	}
+	return strings.Join(digits, " || ")
+}
+
+// quote returns s as an SQL string literal.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -1,0 +1,85 @@
+package bulkseed_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/testkit/bulkseed"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
+)
+
+// TestSeed reads a seeded history back through the store, on each driver:
+// the events with their bodies and ids of their receive time, newest
+// first, their deliveries, and the counts the stats read.
+func TestSeed(t *testing.T) {
+	for _, d := range testdb.Drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			ctx := context.Background()
+			url := d.URL(t)
+			st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			first := time.Now().UTC().Add(-time.Hour).Truncate(time.Microsecond)
+			const n = 101
+			seeded, err := bulkseed.Seed(ctx, url, bulkseed.Spec{N: n, First: first, Step: 1500 * time.Microsecond,
+				Routes: []bulkseed.Route{{"a", "x.created", "one"}, {"b", "y", "two"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seeded.NewestProviderID != "evt_000000100" {
+				t.Errorf("newest provider id %q", seeded.NewestProviderID)
+			}
+			if i, err := bulkseed.Number(seeded.MidID); err != nil || i != n/2 {
+				t.Errorf("middle id %s is event %d (%v), want %d", seeded.MidID, i, err, n/2)
+			}
+
+			ev, err := st.EventByProviderID(ctx, "a", "evt_000000100")
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := first.Add(100 * 1500 * time.Microsecond)
+			if !ev.ReceivedAt.Equal(at) || !ev.OccurredAt.Equal(at.Add(-time.Second)) || ev.Type != "x.created" {
+				t.Errorf("event 100: received %v occurred %v type %q, want %v", ev.ReceivedAt, ev.OccurredAt, ev.Type, at)
+			}
+			if want := `{"id":"evt_000000100","type":"x.created","data":{"object":{"id":"obj_100","amount":100}}}`; string(ev.Body) != want {
+				t.Errorf("body %s, want %s", ev.Body, want)
+			}
+			if id := ulid.MustParse(ev.ID); !ulid.Time(id.Time()).Equal(at.Truncate(time.Millisecond)) {
+				t.Errorf("id %s is of %v, want %v", ev.ID, ulid.Time(id.Time()), at.Truncate(time.Millisecond))
+			}
+
+			page, _, err := st.ListEvents(ctx, store.ListRequest{Filter: store.EventFilter{Source: "b"}, Limit: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) != 3 || page[0].Event.ProviderEventID != "evt_000000099" || page[1].Event.ProviderEventID != "evt_000000097" {
+				t.Fatalf("newest of b: %+v", page)
+			}
+			if ds := page[0].Deliveries; len(ds) != 1 || ds[0].Destination != "two" || ds[0].Status != store.StatusPending {
+				t.Errorf("deliveries of event 99: %+v", ds)
+			}
+
+			stats, err := st.Stats(ctx, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stats.Sources["a"].Received != 51 || stats.Sources["b"].Received != 50 {
+				t.Errorf("received per source: %+v", stats.Sources)
+			}
+			if p := stats.Destinations["one"].Counts[store.StatusPending]; p != 51 {
+				t.Errorf("pending of one: %d, want 51", p)
+			}
+		})
+	}
+}
