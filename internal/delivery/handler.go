@@ -31,17 +31,14 @@ var ErrSkip = errors.New("hookrelay: skip")
 // the store transaction that records its outcome. An idle destination is
 // looked at by one loop at a time; a loop that finds work wakes another.
 type handlerWorker struct {
-	engine      *Engine
-	queue       store.Queue
+	claimWaiter
 	within      store.TxCompleter
-	name        string
 	handle      Handler
 	policy      Policy
 	concurrency int
 	timeout     time.Duration
 	lease       time.Duration
-	wake        chan struct{} // capacity 1
-	failing     atomic.Bool   // the last claim failed; logged once until one succeeds
+	failing     atomic.Bool // the last claim failed; logged once until one succeeds
 }
 
 func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d config.Destination, h Handler) (*handlerWorker, error) {
@@ -61,24 +58,14 @@ func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d conf
 		return nil, fmt.Errorf("concurrency %d is less than 1", d.Concurrency)
 	}
 	return &handlerWorker{
-		engine:      e,
-		queue:       q,
+		claimWaiter: newClaimWaiter(e, q, d.Name),
 		within:      within,
-		name:        d.Name,
 		handle:      h,
 		policy:      PolicyFor(d),
 		concurrency: d.Concurrency,
 		timeout:     timeout,
 		lease:       timeout + LeaseMargin,
-		wake:        make(chan struct{}, 1),
 	}, nil
-}
-
-func (h *handlerWorker) wakeUp() {
-	select {
-	case h.wake <- struct{}{}:
-	default:
-	}
 }
 
 // run handles due deliveries until ctx is done; a handler already running
@@ -116,30 +103,6 @@ func (h *handlerWorker) loop(ctx context.Context, first bool) {
 		}
 		h.wakeUp() // more may be due: let another loop look too
 		h.deliver(claims[0])
-	}
-}
-
-// idleWait returns how long a loop whose claim at claimedAt found nothing
-// sleeps: until the next delivery is due, at most the poll interval.
-func (h *handlerWorker) idleWait(ctx context.Context, claimedAt time.Time) time.Duration {
-	at, ok, err := h.queue.NextDue(ctx, h.name)
-	if err != nil || !ok || !at.After(claimedAt) {
-		return h.engine.poll
-	}
-	return min(h.engine.poll, at.Sub(h.engine.now()))
-}
-
-// sleep waits for d, a wake or ctx, whichever comes first.
-func (h *handlerWorker) sleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-h.wake:
-	case <-t.C:
 	}
 }
 

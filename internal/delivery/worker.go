@@ -37,9 +37,7 @@ const (
 // (checked before each send). That also bounds what a worker that dies
 // leaves to run out its lease.
 type worker struct {
-	engine      *Engine
-	queue       store.Queue
-	name        string
+	claimWaiter
 	sender      *Sender
 	policy      Policy
 	limiter     *rate.Limiter // nil when the destination has no rate
@@ -47,7 +45,6 @@ type worker struct {
 	claimSize   int // room a claim waits for while the senders have work
 	lease       time.Duration
 
-	wake  chan struct{}    // Wake, full claims and outcomes that free a key; capacity 1
 	ready chan store.Claim // claimed deliveries waiting for a sender; capacity concurrency
 
 	mu    sync.Mutex
@@ -71,15 +68,12 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 		return nil, fmt.Errorf("concurrency %d is less than 1", concurrency)
 	}
 	w := &worker{
-		engine:      e,
-		queue:       q,
-		name:        d.Name,
+		claimWaiter: newClaimWaiter(e, q, d.Name),
 		sender:      NewSender(Target{URL: d.URL, Secret: d.Secret, ForwardHeaders: d.ForwardHeaders}, timeout, concurrency, e.now),
 		policy:      PolicyFor(d),
 		concurrency: concurrency,
 		claimSize:   max(1, concurrency/claimsPerWindow),
 		lease:       timeout + LeaseMargin,
-		wake:        make(chan struct{}, 1),
 		ready:       make(chan store.Claim, concurrency),
 		free:        concurrency,
 		freed:       make(chan struct{}, 1),
@@ -100,13 +94,6 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 // makes fill its window of concurrency deliveries: smaller claims keep
 // senders fed sooner, larger ones cost the store less per delivery.
 const claimsPerWindow = 4
-
-func (w *worker) wakeUp() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
 
 // run claims and pushes due deliveries until ctx is done. It then lets
 // the attempts in flight finish and hand over their outcomes, releases
@@ -221,34 +208,6 @@ func (w *worker) claim(ctx context.Context, n int, now time.Time) ([]store.Claim
 		w.engine.logger.Info("claim deliveries recovered", keyDestination, w.name)
 	}
 	return claims, err
-}
-
-// idleWait returns how long to sleep after a claim at claimedAt found fewer
-// deliveries than it asked for: until the next one is due, at most the poll
-// interval. A delivery that was already due at the claim yet was not claimed
-// waits behind its ordering key or another worker's lease; recorded outcomes
-// that may free a key and Wake end the sleep sooner, so it is not polled
-// for in a busy loop.
-func (w *worker) idleWait(ctx context.Context, claimedAt time.Time) time.Duration {
-	at, ok, err := w.queue.NextDue(ctx, w.name)
-	if err != nil || !ok || !at.After(claimedAt) {
-		return w.engine.poll
-	}
-	return min(w.engine.poll, at.Sub(w.engine.now()))
-}
-
-// sleep waits for d, Wake or ctx, whichever comes first.
-func (w *worker) sleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-w.wake:
-	case <-t.C:
-	}
 }
 
 // sendLoop pushes queued deliveries one at a time until ctx is done. A
