@@ -108,3 +108,19 @@ func checkWindow(since, until string) error {
 	}
 	return nil
 }
+
+// parseWindow reads --since and --until as parseWhen does, both against the
+// same now, and refuses a window that cannot hold anything.
+func parseWindow(since, until string) (s, u string, err error) {
+	now := time.Now()
+	if s, err = parseWhen("since", since, now); err != nil {
+		return "", "", err
+	}
+	if u, err = parseWhen("until", until, now); err != nil {
+		return "", "", err
+	}
+	if err := checkWindow(s, u); err != nil {
+		return "", "", err
+	}
+	return s, u, nil
+}

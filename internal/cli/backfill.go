@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
@@ -36,15 +35,8 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 		return fmt.Errorf("%w: --destination and --since are required", errUsage)
 	}
 	req := adminapi.BackfillRequest{Destination: *dest}
-	now := time.Now()
 	var err error
-	if req.Since, err = parseWhen("since", *since, now); err != nil {
-		return err
-	}
-	if req.Until, err = parseWhen("until", *until, now); err != nil {
-		return err
-	}
-	if err := checkWindow(req.Since, req.Until); err != nil {
+	if req.Since, req.Until, err = parseWindow(*since, *until); err != nil {
 		return err
 	}
 	c, err := api.client(env, "admin")

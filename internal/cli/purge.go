@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 )
@@ -40,15 +39,8 @@ func runPurge(ctx context.Context, env Env, args []string) error {
 	if err := checkPurgeFlags(req, *since, *until); err != nil {
 		return err
 	}
-	now := time.Now()
 	var err error
-	if req.Since, err = parseWhen("since", *since, now); err != nil {
-		return err
-	}
-	if req.Until, err = parseWhen("until", *until, now); err != nil {
-		return err
-	}
-	if err := checkWindow(req.Since, req.Until); err != nil {
+	if req.Since, req.Until, err = parseWindow(*since, *until); err != nil {
 		return err
 	}
 	c, err := api.client(env, "admin")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
@@ -44,15 +43,8 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	req := adminapi.ReplayRequest{Filter: adminapi.Filter{IDs: ids, Source: *source, Type: *typ, Status: *status, Destination: *dest}}
-	now := time.Now()
 	var err error
-	if req.Since, err = parseWhen("since", *since, now); err != nil {
-		return err
-	}
-	if req.Until, err = parseWhen("until", *until, now); err != nil {
-		return err
-	}
-	if err := checkWindow(req.Since, req.Until); err != nil {
+	if req.Since, req.Until, err = parseWindow(*since, *until); err != nil {
 		return err
 	}
 	if *maxBatch < 0 {
