@@ -55,7 +55,7 @@ func TestWhere(t *testing.T) {
 			store.EventFilter{IDs: ids, Source: "stripe", Type: "invoice.*", Destination: "billing", Status: store.StatusDead, Since: since, Until: until},
 			"e.id IN (SELECT value FROM json_each(?))\n\tAND e.source = ?\n\tAND e.type GLOB ?" +
 				"\n\tAND e.received_at >= ?\n\tAND e.id >= ?\n\tAND e.received_at < ?\n\tAND e.id < ?" +
-				"\n\tAND EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.destination = ? AND d.status = 'dead')",
+				"\n\tAND e.id IN (SELECT d.event_id FROM deliveries d WHERE d.status = 'dead' AND d.destination = ?)",
 			[]any{ids, "stripe", "invoice.*", since.UnixMicro(), fromID, until.UnixMicro(), beforeID, "billing"},
 		},
 		{
