@@ -2,7 +2,6 @@ package reliability
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -10,7 +9,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
-// TestReliabilityCrash kills the relay with SIGKILL at random moments under
+// TestCrash kills the relay with SIGKILL at random moments under
 // load, several times, and restarts it each time on the same database and
 // ports while the provider simulator keeps retrying. Every event answered
 // 200 must be stored exactly once, and every stored event must reach the
@@ -21,9 +20,7 @@ func TestCrash(t *testing.T) {
 		t.Run(driver.Name, func(t *testing.T) {
 			t.Parallel()
 			const kills = 4
-			seed := rand.Uint64()
-			rng := rand.New(rand.NewPCG(seed, seed))
-			t.Logf("random seed %d", seed)
+			rng := seededRand(t)
 
 			db := driver.URL(t)
 			// A short hold on each answer keeps a few deliveries in flight

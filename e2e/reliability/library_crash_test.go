@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -29,9 +28,7 @@ func TestLibraryCrash(t *testing.T) {
 		t.Run(driver.Name, func(t *testing.T) {
 			t.Parallel()
 			const kills = 4
-			seed := rand.Uint64()
-			rng := rand.New(rand.NewPCG(seed, seed))
-			t.Logf("random seed %d", seed)
+			rng := seededRand(t)
 			start := time.Now()
 
 			db := driver.URL(t)
