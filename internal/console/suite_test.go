@@ -270,6 +270,38 @@ var suite = []struct {
 			t.Errorf("%d audit lines of the confirmed replays with the token's name, want 2", n)
 		}
 	}},
+	{"an attempt timeline keeps replay rounds apart", func(t *testing.T, b *bundle) {
+		id := b.ingest(t, seed{source: "stripe", id: "evt_rounds", typ: "invoice.paid"})
+		attempt := func(code int) {
+			t.Helper()
+			ctx := context.Background()
+			now := time.Now()
+			claims, err := b.store.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 1, Lease: time.Minute, Now: now})
+			if err != nil || len(claims) != 1 {
+				t.Fatalf("claim: %d claims, %v", len(claims), err)
+			}
+			c := claims[0]
+			if err := b.store.CompleteDelivery(ctx, store.Completion{
+				DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken, Status: store.StatusDone, Now: now,
+				Attempt: store.Attempt{AttemptedAt: now, Duration: time.Millisecond, StatusCode: code},
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := b.login(t, adminToken)
+		attempt(http.StatusAccepted)
+		if _, page := c.get("/events/" + id); strings.Contains(page, "First run") {
+			t.Errorf("a delivery never replayed shows round headings")
+		}
+		c.post("/events/"+id+"/replay", url.Values{"destination": {"billing"}, "confirm": {"1"}})
+		attempt(http.StatusNoContent)
+		status, page := c.get("/events/" + id)
+		wantPage(t, "event after a replay", status, page, http.StatusOK, "First run", "Replay 1", "HTTP 202", "HTTP 204")
+		if strings.Index(page, "First run") > strings.Index(page, "HTTP 202") || strings.Index(page, "Replay 1") > strings.Index(page, "HTTP 204") ||
+			strings.Index(page, "HTTP 202") > strings.Index(page, "Replay 1") {
+			t.Errorf("rounds and attempts out of order")
+		}
+	}},
 	{"replay a set: the dry-run count is what is re-armed", func(t *testing.T, b *bundle) {
 		for _, p := range []string{"evt_s1", "evt_s2", "evt_s3"} {
 			b.ingest(t, seed{source: "stripe", id: p, typ: "invoice.paid"})
