@@ -2,7 +2,6 @@ package receiver_test
 
 import (
 	"bytes"
-	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -14,22 +13,16 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -123,16 +116,7 @@ func (c providerCase) forgerOptions() signature.Options {
 // real database of the driver, serving every receiver pattern.
 func setupProviders(t *testing.T, driver testdb.Driver, cases []providerCase) (string, store.Store) {
 	t.Helper()
-	ctx := context.Background()
-	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	st, err := storeopen.Open(ctx, driver.URL(t), logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	deps := newIngestDeps(t, driver)
 	var sources []receiver.Source
 	for _, c := range cases {
 		s, err := signature.New(c.opts)
@@ -145,20 +129,15 @@ func setupProviders(t *testing.T, driver testdb.Driver, cases []providerCase) (s
 	if err != nil {
 		t.Fatal(err)
 	}
-	metrics := receiver.NewMetrics(prometheus.NewRegistry())
-	committer := groupcommit.New(st, groupcommit.Options{}, logger)
-	t.Cleanup(committer.Close)
-	rejections := receiver.NewRejectionRecorder(st, receiver.RejectionOptions{}, metrics, logger)
-	t.Cleanup(rejections.Close)
-	rc := receiver.New(receiver.Options{Sources: sources, Router: router, Committer: committer,
-		Rejections: rejections, Metrics: metrics, Logger: logger})
+	rc := receiver.New(receiver.Options{Sources: sources, Router: router, Committer: deps.committer,
+		Rejections: deps.rejections, Metrics: deps.metrics, Logger: deps.logger})
 	mux := http.NewServeMux()
 	for _, p := range receiver.Patterns {
 		mux.Handle(p, rc)
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv.URL, st
+	return srv.URL, deps.store
 }
 
 // post sends the case's body signed with o (and key) at the time at.

@@ -5,21 +5,17 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -48,16 +44,8 @@ type setupOptions struct {
 // behind an httptest server.
 func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 	t.Helper()
-	ctx := context.Background()
-	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	st, err := storeopen.Open(ctx, driver.URL(t), logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	deps := newIngestDeps(t, driver)
+	st, logger := deps.store, deps.logger
 
 	scheme := func(o signature.Options) signature.Scheme {
 		s, err := signature.New(o)
@@ -70,16 +58,10 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	metrics := receiver.NewMetrics(prometheus.NewRegistry())
-	committer := groupcommit.New(st, groupcommit.Options{}, logger)
-	t.Cleanup(committer.Close)
-	rejections := receiver.NewRejectionRecorder(st, receiver.RejectionOptions{}, metrics, logger)
-	t.Cleanup(rejections.Close)
-
 	tally := receiver.NewTally(st, []string{"stripe", "slack", "nosecret"}, logger)
 	t.Cleanup(tally.Close)
 
-	b := &testBundle{store: st, committer: committer, tally: tally, now: time.Now()}
+	b := &testBundle{store: st, committer: deps.committer, tally: tally, now: time.Now()}
 	rc := receiver.New(receiver.Options{
 		Sources: []receiver.Source{
 			{Name: "stripe", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{stripeSecret}}), MaxBody: maxBody},
@@ -89,10 +71,10 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 		},
 		Signatures:     st,
 		Router:         router,
-		Committer:      committer,
-		Rejections:     rejections,
+		Committer:      deps.committer,
+		Rejections:     deps.rejections,
 		Tally:          tally,
-		Metrics:        metrics,
+		Metrics:        deps.metrics,
 		Logger:         logger,
 		MaxConcurrency: opts.maxConcurrency,
 		MinUploadRate:  opts.minUploadRate,
