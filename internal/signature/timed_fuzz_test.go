@@ -16,28 +16,7 @@ import (
 func FuzzSlackVerify(f *testing.F) {
 	f.Add("v0=00", "1700000000", []byte(`{"type":"event_callback"}`))
 	f.Fuzz(func(t *testing.T, sig, ts string, body []byte) {
-		s := newFuzzScheme(t, Options{Scheme: "slack"})
-		h := http.Header{}
-		setNonEmpty(h, "X-Slack-Signature", sig)
-		setNonEmpty(h, "X-Slack-Request-Timestamp", ts)
-		rest, prefixed := strings.CutPrefix(sig, "v0=")
-		_, readable := oracleUnix(ts)
-		var want error
-		switch {
-		case sig == "":
-			want = ErrMissingSignature
-		case !prefixed:
-			want = ErrMalformedSignature
-		case ts == "":
-			want = ErrMissingSignature
-		case !readable:
-			want = ErrMalformedSignature
-		case !hexEqual(rest, oracleMAC(sha256.New, []byte(fuzzSecret), []byte("v0:"+ts+":"), body)):
-			want = ErrMismatch
-		default:
-			want = oracleFresh(ts)
-		}
-		checkVerify(t, s, h, body, want)
+		checkV0Timestamped(t, "slack", "X-Slack-Signature", "X-Slack-Request-Timestamp", sig, ts, body)
 	})
 }
 
@@ -161,4 +140,33 @@ func FuzzHMACVerify(f *testing.F) {
 		}
 		checkVerify(t, s, h, body, want)
 	})
+}
+
+// checkV0Timestamped checks a scheme that signs "v0:<timestamp>:<body>"
+// into a "v0=<hex>" header beside a Unix timestamp header (Slack, Zoom)
+// against the oracle.
+func checkV0Timestamped(t *testing.T, scheme, sigHeader, tsHeader, sig, ts string, body []byte) {
+	t.Helper()
+	s := newFuzzScheme(t, Options{Scheme: scheme})
+	h := http.Header{}
+	setNonEmpty(h, sigHeader, sig)
+	setNonEmpty(h, tsHeader, ts)
+	rest, prefixed := strings.CutPrefix(sig, "v0=")
+	_, readable := oracleUnix(ts)
+	var want error
+	switch {
+	case sig == "":
+		want = ErrMissingSignature
+	case !prefixed:
+		want = ErrMalformedSignature
+	case ts == "":
+		want = ErrMissingSignature
+	case !readable:
+		want = ErrMalformedSignature
+	case !hexEqual(rest, oracleMAC(sha256.New, []byte(fuzzSecret), []byte("v0:"+ts+":"), body)):
+		want = ErrMismatch
+	default:
+		want = oracleFresh(ts)
+	}
+	checkVerify(t, s, h, body, want)
 }
