@@ -284,6 +284,20 @@ func (b *browser) text(sel string) string {
 	return s
 }
 
+// liveText returns the text content of the first element matching sel in
+// one script evaluation, so an element that live mode refreshes between
+// finding it and reading it cannot fail the read; "" when none matches.
+func (b *browser) liveText(sel string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel)))
+	if err != nil {
+		b.t.Fatalf("read %s: %v", sel, err)
+	}
+	return s
+}
+
 // login fills the login form with token.
 func (b *browser) login(token string) {
 	b.t.Helper()
@@ -409,7 +423,7 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 		t.Fatalf("ingest: %d", status)
 	}
 	eventually(t, "the live listing shows the new event", func() bool {
-		return strings.Contains(b.text("#events tbody"), "evt_browser_live")
+		return strings.Contains(b.liveText("#events tbody"), "evt_browser_live")
 	})
 	br.settled(t, 4)
 

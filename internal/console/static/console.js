@@ -24,7 +24,9 @@
         var doc = new DOMParser().parseFromString(html, "text/html");
         var fresh = doc.querySelector("#events tbody");
         var current = document.querySelector("#events tbody");
-        if (fresh && current) { current.replaceWith(fresh); }
+        // The rows are swapped inside the existing tbody, so the element
+        // (and anything holding it) stays the same across refreshes.
+        if (fresh && current) { current.replaceChildren.apply(current, Array.from(fresh.childNodes)); }
         state.textContent = "updated " + new Date().toLocaleTimeString();
       })
       .catch(function (err) { state.textContent = "paused: " + err.message; });
