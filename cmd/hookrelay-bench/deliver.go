@@ -197,8 +197,13 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 			fmt.Fprintf(stderr, "%s: relay did not exit 0: %v\n", driver, err)
 		}
 	}()
-	if err := timeDrain(ctx, p, dest, token, f.timeout, &row); err != nil {
+	t, err := timeDrain(ctx, dest, token, row.Deliveries, f.timeout, p)
+	if err != nil {
 		return row, nil, err
+	}
+	row.Drain, row.Relay, row.Received = t.Drain, t.Rate, t.Received
+	if note := t.note(row.Deliveries); note != "" {
+		row.Problems = append(row.Problems, note)
 	}
 	if f.latencyEvents == 0 {
 		return row, nil, nil
@@ -288,55 +293,84 @@ func destinationName(i int) string {
 	return fmt.Sprintf("noop%d", i+1)
 }
 
-// timeDrain waits until the destination has received every prepared
-// delivery and the relay's stats count them all done, and fills row with
-// the time from the first delivery's arrival to that count.
-func timeDrain(ctx context.Context, p *relayproc.Relay, dest *noopDestination, token string, timeout time.Duration, row *drainRow) error {
+// drainTiming is what timeDrain measured.
+type drainTiming struct {
+	// Drain runs from the first delivery's arrival to the stats counting
+	// every delivery done.
+	Drain time.Duration
+	// Rate is deliveries per second over Drain.
+	Rate float64
+	// Received counts the deliveries that arrived, more than were prepared
+	// when one was delivered twice.
+	Received int64
+}
+
+// note says, when more deliveries arrived than the want prepared, how
+// many; "" otherwise.
+func (t drainTiming) note(want int64) string {
+	if t.Received <= want {
+		return ""
+	}
+	return fmt.Sprintf("note: %d deliveries arrived for %d events", t.Received, want)
+}
+
+// timeDrain waits until the destination has received want prepared
+// deliveries and the stats of the first relay count them all done, and
+// returns the time from the first delivery's arrival to that count. The
+// relays are those delivering them, one or several processes on one
+// database; it fails when any of them exits, ctx ends, or timeout passes.
+func timeDrain(ctx context.Context, dest *noopDestination, token string, want int64, timeout time.Duration, relays ...*relayproc.Relay) (drainTiming, error) {
 	deadline := time.Now().Add(timeout)
-	want := row.Deliveries
 	for dest.received.Load() < want {
-		if err := pause(ctx, p, deadline, 10*time.Millisecond); err != nil {
-			return fmt.Errorf("drain: %d of %d received: %w", dest.received.Load(), want, err)
+		if err := pause(ctx, deadline, 10*time.Millisecond, relays...); err != nil {
+			return drainTiming{}, fmt.Errorf("drain: %d of %d received: %w", dest.received.Load(), want, err)
 		}
 	}
-	var done int64
 	for {
-		var err error
-		if done, err = doneDeliveries(ctx, p.Options.Admin, token); err != nil {
-			return fmt.Errorf("drain: %w", err)
+		done, err := doneDeliveries(ctx, relays[0].Options.Admin, token)
+		if err != nil {
+			return drainTiming{}, fmt.Errorf("drain: %w", err)
 		}
 		if done >= want {
 			break
 		}
-		if err := pause(ctx, p, deadline, 20*time.Millisecond); err != nil {
-			return fmt.Errorf("drain: %d of %d done: %w", done, want, err)
+		if err := pause(ctx, deadline, 20*time.Millisecond, relays...); err != nil {
+			return drainTiming{}, fmt.Errorf("drain: %d of %d done: %w", done, want, err)
 		}
 	}
-	end := time.Now()
 	first, _ := dest.firstDelivery()
-	row.Drain = end.Sub(first)
-	row.Relay = float64(want) / row.Drain.Seconds()
-	row.Received = dest.received.Load()
-	if row.Received > want {
-		row.Problems = append(row.Problems, fmt.Sprintf("note: %d deliveries arrived for %d events", row.Received, want))
-	}
-	return nil
+	t := drainTiming{Drain: time.Since(first), Received: dest.received.Load()}
+	t.Rate = float64(want) / t.Drain.Seconds()
+	return t, nil
 }
 
-// pause sleeps d, or fails when ctx ends, the relay exits, or the deadline
-// has passed.
-func pause(ctx context.Context, p *relayproc.Relay, deadline time.Time, d time.Duration) error {
+// pause sleeps d, or fails when ctx ends, one of the relays has exited
+// before or during the sleep, or the deadline has passed. The sleeps are
+// short, so an exit is noticed at most d late.
+func pause(ctx context.Context, deadline time.Time, d time.Duration, relays ...*relayproc.Relay) error {
 	if time.Now().After(deadline) {
 		return fmt.Errorf("not finished by the deadline")
+	}
+	if err := exitedRelay(relays); err != nil {
+		return err
 	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-p.Done():
-		return fmt.Errorf("relay exited: %v; log:\n%s", p.Err(), p.Tail(20))
 	case <-time.After(d):
-		return nil
 	}
+	return exitedRelay(relays)
+}
+
+// exitedRelay returns an error with the log of the first relay that has
+// exited, or nil while all run.
+func exitedRelay(relays []*relayproc.Relay) error {
+	for _, p := range relays {
+		if p.Exited() {
+			return fmt.Errorf("relay exited: %v; log:\n%s", p.Err(), p.Tail(20))
+		}
+	}
+	return nil
 }
 
 // doneDeliveries reads the done deliveries of every destination, summed,

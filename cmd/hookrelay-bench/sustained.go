@@ -207,7 +207,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 				break
 			}
 		}
-		if err := pause(ctx, p, deadline, 50*time.Millisecond); err != nil {
+		if err := pause(ctx, deadline, 50*time.Millisecond, p); err != nil {
 			row.Problems = append(row.Problems, fmt.Sprintf("%d of %d deliveries received, %d done %v after the load stopped",
 				dest.received.Load(), want, done, f.settle))
 			break
