@@ -37,6 +37,14 @@
 //	# done soon after; prints the highest rate kept up with
 //	go run ./cmd/hookrelay-bench sustained --driver both --destinations 1,4 --rates 1000,2000,3000,4000 --duration 60s
 //
+//	# on PostgreSQL: the drain of 100 000 prepared deliveries by 1, 2 and
+//	# 4 processes started with --role worker on one database, then the
+//	# ingest rate of 1 and 2 processes started with --role receiver, the
+//	# senders' requests round-robin over their ports; deliveries/s and
+//	# events/s with the ratio to the first count, the load average, and
+//	# where the CPU went
+//	go run ./cmd/hookrelay-bench scaleout --workers 1,2,4 --receivers 1,2 --deliveries 100000 --duration 10s
+//
 //	# the SQLite WAL's size while 32 senders ingest for 40 s and every
 //	# event is delivered to the no-op target, then over 10 s of idle
 //	go run ./cmd/hookrelay-bench wal --senders 32 --duration 40s --idle 10s
@@ -78,6 +86,7 @@ func commands() []command {
 		{"memory", "peak RSS of the relay under concurrent large bodies", runMemory},
 		{"deliver", "deliveries/s against a plain client, delivery latency, claim cost", runDeliver},
 		{"sustained", "highest ingest rate whose deliveries keep up, with the drain ratio", runSustained},
+		{"scaleout", "drain and ingest rates as worker and receiver processes are added (PostgreSQL)", runScaleout},
 		{"wal", "SQLite WAL size under sustained ingest and delivery, and once idle", runWAL},
 		{"noop", "serve the no-op target (used by ingest)", runNoop},
 	}

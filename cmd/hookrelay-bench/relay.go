@@ -90,12 +90,13 @@ func payloadKey(encrypt bool) (string, *payloadcrypt.Ring, error) {
 }
 
 // startRelay writes the config into dir as <name>.yaml, starts `binary
-// serve` with secret in its environment and its output appended to
-// dir/<name>.log, and waits until its /readyz answers 200.
-func startRelay(ctx context.Context, binary, dir, name string, c relayConfig, secret string) (*relayproc.Relay, error) {
+// serve` with args after it, secret in its environment and its output
+// appended to dir/<name>.log, and waits until its /readyz answers 200.
+func startRelay(ctx context.Context, binary, dir, name string, c relayConfig, secret string, args ...string) (*relayproc.Relay, error) {
 	return relayproc.StartRelay(ctx, relayproc.RelayOptions{
 		Binary: binary, ConfigPath: filepath.Join(dir, name+".yaml"), Database: c.Database, Config: c.yaml(),
 		Env: []string{secretEnv + "=" + secret, keyEnv + "=" + c.Key}, LogPath: filepath.Join(dir, name+".log"),
+		Args: args,
 	})
 }
 
