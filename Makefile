@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-console soak fuzz
+.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console soak fuzz
 
 # The binary records the commit it was built from (`hookrelay version`).
 build:
@@ -44,6 +44,13 @@ bench-console:
 # with 1 and with 4 push destinations, 60 s per rate (takes many minutes).
 bench-sustained:
 	$(GO) run ./cmd/hookrelay-bench sustained --driver both --destinations 1,4 --rates 500,1000,2000 --duration 60s --deliveries 30000
+
+# On PostgreSQL, the drain by 1, 2 and 4 processes started with
+# --role worker on one database, then the ingest rate of 1 and 2 started
+# with --role receiver; needs PostgreSQL at the default --postgres-url
+# (takes a few minutes).
+bench-scaleout:
+	$(GO) run ./cmd/hookrelay-bench scaleout --workers 1,2,4 --receivers 1,2 --deliveries 100000 --duration 10s
 
 # The crash scenario for as long as asked (not in CI).
 soak:
