@@ -170,9 +170,14 @@ func (r *scaleoutReport) limit() string {
 	var lines []string
 	say := func(what string, u cpuUse) {
 		share := u.Busy / float64(max(u.Cores, 1))
-		verdict := "the cores are not saturated: the limit is not CPU on this machine"
-		if share >= 0.9 {
+		var verdict string
+		switch {
+		case share >= 0.9:
 			verdict = "the cores are saturated: more processes only share them"
+		case share >= 0.75:
+			verdict = "the cores are nearly saturated"
+		default:
+			verdict = "the cores are not saturated: the limit is elsewhere (locks, round trips to PostgreSQL)"
 		}
 		if u.Other >= 0.25 {
 			verdict += fmt.Sprintf("; other processes took %.2f cores, so the machine was not quiet", u.Other)

@@ -99,6 +99,14 @@ func TestScaleoutReport(t *testing.T) {
 	if strings.Contains(got, "limit at 2 workers") {
 		t.Errorf("limit named for a row without CPU figures:\n%s", got)
 	}
+	r.Ingests[1].CPU.Busy = 1.7
+	if l := r.limit(); !strings.Contains(l, "85% of 2 cores busy") || !strings.Contains(l, "nearly saturated") {
+		t.Errorf("limit %q at 85%% busy", l)
+	}
+	r.Ingests[1].CPU.Busy = 1
+	if l := r.limit(); !strings.Contains(l, "not saturated") {
+		t.Errorf("limit %q at 50%% busy", l)
+	}
 	r.Ingests[1].Problems = append(r.Ingests[1].Problems, checkStored(9999, 10000, 0)...)
 	if !r.failed() {
 		t.Error("a lost event does not fail the run")
