@@ -9,9 +9,9 @@ import (
 )
 
 // deliver makes one push of c and hands its outcome to the engine's
-// outcome committer, without waiting for it to be written. Once it is
-// written (or found lost), the worker gets its room back and done, when
-// not nil, is called. The push is not tied to the engine's context: once
+// outcome committer, without waiting for it to be written. The worker gets
+// its room back as the push ends; once the outcome is written (or found
+// lost), done, when not nil, is called. The push is not tied to the engine's context: once
 // started, it runs to its timeout and its outcome is recorded even while
 // the engine stops.
 func (w *worker) deliver(c store.Claim, done func()) {
@@ -30,9 +30,9 @@ func (w *worker) deliver(c store.Claim, done func()) {
 	if res.Outcome == store.StatusFailed {
 		comp.Status, comp.NextAttemptAt = w.policy.Decide(d.Attempts, res.RetryAfter, now)
 	}
+	w.giveBack(1)
 	recorded := func(err error) {
 		w.recorded(c, res, comp, err)
-		w.giveBack(1)
 		if done != nil {
 			done()
 		}

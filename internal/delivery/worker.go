@@ -31,11 +31,16 @@ const (
 // each push one delivery at a time and hand its outcome to the engine's
 // outcome committer.
 //
-// A worker never holds more than concurrency deliveries — claimed and not
-// yet recorded or released — so every queued delivery has a sender free
-// to take it at once, and a lease only ever waits for the rate limiter
-// (checked before each send). That also bounds what a worker that dies
-// leaves to run out its lease.
+// A worker holds at most window deliveries that are claimed and not yet
+// pushed: concurrency being pushed and as many again queued, so that the
+// next claim runs while the senders work through the last one and they
+// never wait for it. A delivery's room comes back when its push ends, not
+// when its outcome is written: outcomes are recorded in batches behind the
+// senders, bounded by the committer's queue, and a key's next delivery
+// becomes claimable only once its head's outcome is committed. A queued
+// delivery waits at most one push of every sender before it starts, which
+// the lease covers (see leaseFor). The window also bounds what a worker
+// that dies leaves to run out its lease.
 type worker struct {
 	claimWaiter
 	sender      *Sender
@@ -45,7 +50,7 @@ type worker struct {
 	claimSize   int // room a claim waits for while the senders have work
 	lease       time.Duration
 
-	ready chan store.Claim // claimed deliveries waiting for a sender; capacity concurrency
+	ready chan store.Claim // claimed deliveries waiting for a sender; capacity window
 
 	mu    sync.Mutex
 	free  int           // deliveries the worker may still claim
@@ -72,10 +77,10 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 		sender:      NewSender(Target{URL: d.URL, Secret: d.Secret, ForwardHeaders: d.ForwardHeaders}, timeout, concurrency, e.now),
 		policy:      PolicyFor(d),
 		concurrency: concurrency,
-		claimSize:   max(1, concurrency/claimsPerWindow),
-		lease:       timeout + LeaseMargin,
-		ready:       make(chan store.Claim, concurrency),
-		free:        concurrency,
+		claimSize:   concurrency,
+		lease:       pushLease(timeout),
+		ready:       make(chan store.Claim, windowFor(concurrency)),
+		free:        windowFor(concurrency),
 		freed:       make(chan struct{}, 1),
 	}
 	if limit := d.Rate.Limit(); limit != rate.Inf {
@@ -90,10 +95,17 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 	return w, nil
 }
 
-// claimsPerWindow is how many claims of the smallest size a busy worker
-// makes fill its window of concurrency deliveries: smaller claims keep
-// senders fed sooner, larger ones cost the store less per delivery.
-const claimsPerWindow = 4
+// windowFor is how many claimed deliveries a worker with the given
+// concurrency holds before their pushes end: one claim of concurrency
+// queued behind as many being pushed. A busy worker claims concurrency at a
+// time, which costs the store less per delivery than smaller claims, while
+// the queued half keeps its senders fed during the claim.
+func windowFor(concurrency int) int { return 2 * concurrency }
+
+// pushLease is the lease of a claim pushed with the given timeout: a push
+// waits in the queue for at most one push of the senders ahead of it, then
+// runs for at most timeout, and LeaseMargin is left to record its outcome.
+func pushLease(timeout time.Duration) time.Duration { return 2*timeout + LeaseMargin }
 
 // run claims and pushes due deliveries until ctx is done. It then lets
 // the attempts in flight finish and hand over their outcomes, releases
@@ -227,8 +239,9 @@ func (w *worker) sendLoop(ctx context.Context) {
 			}
 		}
 		// The lease must outlast the attempt and the recording of its
-		// outcome; only a long wait for the rate limiter can shorten it
-		// that far, and then the delivery goes back to the queue.
+		// outcome; only a long wait for the rate limiter, or behind pushes
+		// slower than their timeout allows, can shorten it that far, and
+		// then the delivery goes back to the queue.
 		if c.Delivery.LeaseUntil.Sub(w.engine.now()) < w.sender.timeout+LeaseMargin/2 {
 			w.engine.logger.Warn("delivery released: its lease ran short while it waited", keyDestination, w.name, keyDeliveryID, c.Delivery.ID)
 			w.release(c)
