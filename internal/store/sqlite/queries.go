@@ -100,14 +100,17 @@ FROM rejections ORDER BY id DESC LIMIT ?`
 	// selectClaimable returns, in order, the ids of up to ?3 deliveries
 	// of destination ?1 claimable at ?2: due ones from the due index and
 	// expired leases from the processing index, each in (next_attempt_at,
-	// id) order, merged.
+	// id) order, merged. Its limits are the expression ?3 + 0, not ?3: the
+	// planner reads a bare parameter's value, and SQLite then prepares the
+	// statement again whenever a claim asks for a different number of
+	// rows, which a busy worker does all the time.
 	selectClaimable = `SELECT id FROM (
 	SELECT * FROM (
 		SELECT c.id, c.next_attempt_at FROM deliveries c
 		WHERE c.destination = ?1 AND c.status IN ('pending', 'failed') AND c.next_attempt_at <= ?2
 			AND ` + keyIsFree + `
 		ORDER BY c.next_attempt_at, c.id
-		LIMIT ?3
+		LIMIT ?3 + 0
 	)
 	UNION ALL
 	SELECT * FROM (
@@ -115,11 +118,11 @@ FROM rejections ORDER BY id DESC LIMIT ?`
 		WHERE c.destination = ?1 AND c.status = 'processing' AND c.lease_until <= ?2
 			AND ` + keyIsFree + `
 		ORDER BY c.next_attempt_at, c.id
-		LIMIT ?3
+		LIMIT ?3 + 0
 	)
 )
 ORDER BY next_attempt_at, id
-LIMIT ?3`
+LIMIT ?3 + 0`
 
 	// claimRows leases the deliveries of the JSON array ?1 of [id, lease
 	// token] pairs until ?2, at time ?3, and returns them.
