@@ -198,9 +198,12 @@ RETURNING
 
 	// completeDeliveries sets the outcomes of the deliveries $1, given as
 	// parallel arrays, of those still processing under the lease tokens
-	// $2, records their attempts in the order of the arrays, and returns
-	// the ids it recorded. A NULL next attempt keeps next_attempt_at. Each
-	// id is listed once.
+	// $2, records their attempts in the order of the arrays, each in its
+	// delivery's replay round, and returns the ids it recorded. A NULL next
+	// attempt keeps next_attempt_at. Each id is listed once. The rows are
+	// found by primary key alone, as in claimRows: the status is checked in
+	// a CASE, which no partial index matches, so the planner cannot choose
+	// to walk every processing delivery instead.
 	completeDeliveries = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
@@ -215,11 +218,12 @@ RETURNING
 		last_error = i.error, last_status_code = i.status_code, finished_at = i.finished_at,
 		lease_until = NULL, lease_token = NULL, updated_at = i.now
 	FROM input i
-	WHERE deliveries.id = i.id AND deliveries.status = 'processing' AND deliveries.lease_token = i.token
-	RETURNING deliveries.id
+	WHERE deliveries.id = ANY($1::bigint[]) AND deliveries.id = i.id
+		AND CASE deliveries.status WHEN 'processing' THEN deliveries.lease_token = i.token ELSE false END
+	RETURNING deliveries.id, deliveries.replay_count
 ), a AS (
-	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id)
-	SELECT i.id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id
+	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round)
+	SELECT i.id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id, d.replay_count
 	FROM input i JOIN d ON d.id = i.id
 	ORDER BY i.n
 )

@@ -151,9 +151,11 @@ FROM events WHERE id IN (SELECT value FROM json_each(?))`
 	lease_until = NULL, lease_token = NULL, updated_at = ?8
 WHERE id = ?1 AND status = 'processing' AND lease_token = ?2`
 
+	// insertAttempt records an attempt of delivery ?1 in the delivery's
+	// current replay round.
 	insertAttempt = `INSERT INTO attempts (
-	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id
-) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round
+) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT replay_count FROM deliveries WHERE id = ?1))`
 
 	// releaseDeliveries hands back the deliveries of the JSON array ?1 of
 	// [id, lease token] pairs still held under those tokens, due by ?2 at

@@ -1,0 +1,7 @@
+-- 0015: the statement that records outcomes sets each attempt's replay
+-- round itself, from the delivery row it has just updated. The per-row
+-- trigger of 0008 looked the delivery up again for every attempt, the
+-- largest share of an outcome's cost; that statement is the only writer of
+-- attempts.
+DROP TRIGGER attempts_round ON attempts;
+DROP FUNCTION attempts_round();
