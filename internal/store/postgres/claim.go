@@ -46,11 +46,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		return claims, nil // a paused destination's deliveries wait
 	}
 	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, claimCandidates, req.Destination, now, req.Max, keyLockClass)
-		if err != nil {
-			return err
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		ids, err := s.claimCandidates(ctx, tx, req.Destination, now, req.Max)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
@@ -58,7 +54,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		if err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, claimRows, req.Destination, now, now.Add(req.Lease), ids, tokens)
+		rows, err := tx.Query(ctx, claimRows, req.Destination, now, now.Add(req.Lease), ids, tokens)
 		if err != nil {
 			return err
 		}
@@ -70,6 +66,27 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 	}
 	sqlstore.SortClaims(claims)
 	return claims, nil
+}
+
+// claimCandidates runs claimCandidates in tx on its generic plan, both
+// statements sent in one round trip, and returns the ids it picked.
+func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, destination string, now time.Time, limit int) ([]int64, error) {
+	b := &pgx.Batch{}
+	b.Queue(genericPlans)
+	b.Queue(claimCandidates, destination, now, limit, keyLockClass)
+	br := tx.SendBatch(ctx, b)
+	var ids []int64
+	_, err := br.Exec()
+	if err == nil {
+		var rows pgx.Rows
+		if rows, err = br.Query(); err == nil {
+			ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return ids, err
 }
 
 // NextDue returns the earliest due time or lease end among the
