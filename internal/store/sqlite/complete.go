@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -46,32 +47,68 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 }
 
 // complete writes rows in one transaction and marks in recorded those
-// whose lease held.
+// whose lease held: their outcomes with multi-row updates, then their
+// attempts, in the order of rows, with multi-row inserts.
 func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, recorded []bool) error {
-	st, err := s.prepared(ctx)
-	if err != nil {
-		return err
+	for _, m := range []*multiRow{&s.completeDeliveries, &s.insertAttempts} {
+		if err := s.prepareMultiRow(ctx, m); err != nil {
+			return err
+		}
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	update, insert := tx.StmtContext(ctx, st.completeDelivery), tx.StmtContext(ctx, st.insertAttempt)
+	held, err := s.updateOutcomes(ctx, tx, rows)
+	if err != nil {
+		return err
+	}
+	var attempts []any
 	for i, r := range rows {
-		if r.Repeat {
+		if r.Repeat || !held[r.DeliveryID] {
 			continue
 		}
-		ok, err := recordCompletion(ctx, update, insert, r)
-		if err != nil {
-			return err
-		}
-		recorded[i] = ok
+		recorded[i] = true
+		a := r.Attempt
+		attempts = append(attempts, r.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error,
+			r.Snippet, r.KeyID, r.DeliveryID)
+	}
+	if err := s.execChunks(ctx, tx, &s.insertAttempts, 8, attempts); err != nil {
+		return fmt.Errorf("insert attempts: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// updateOutcomes sets the outcomes of rows, but for repeats, and returns
+// the ids of the deliveries whose lease held.
+func (s *Store) updateOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.CompletionRow) (map[int64]bool, error) {
+	const cols = 8
+	args := make([]any, 0, len(rows)*cols)
+	for _, r := range rows {
+		if r.Repeat {
+			continue
+		}
+		a := r.Attempt
+		args = append(args, r.DeliveryID, r.LeaseToken, string(r.Status), optMicros(r.Next), a.Error, a.StatusCode,
+			optMicros(r.Finished), micros(r.Now))
+	}
+	held := make(map[int64]bool, len(rows))
+	for start, n := 0, len(args)/cols; start < n; {
+		c := chunkRows(n - start)
+		ids, err := queryIDs(ctx, s.multiRowStmt(ctx, tx, &s.completeDeliveries, c), args[start*cols:(start+c)*cols]...)
+		if err != nil {
+			return nil, fmt.Errorf("update outcomes: %w", err)
+		}
+		for _, id := range ids {
+			held[id] = true
+		}
+		start += c
+	}
+	return held, nil
 }
 
 // ReleaseDeliveries hands back the deliveries of rs still held under

@@ -34,7 +34,7 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 }
 
 func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]bool, error) {
-	for _, m := range []*multiRowInsert{&s.insertEvents, &s.insertDeliveries} {
+	for _, m := range []*multiRow{&s.insertEvents, &s.insertDeliveries} {
 		if err := s.prepareMultiRow(ctx, m); err != nil {
 			return nil, err
 		}
@@ -134,15 +134,8 @@ func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, items []stor
 			args = append(args, e.ID, d.Destination, d.OrderingKey, due, orderAt, now, now)
 		}
 	}
-	const cols = 7
-	rows := len(args) / cols
-	for start := 0; start < rows; {
-		n := chunkRows(rows - start)
-		stmt := s.multiRowStmt(ctx, tx, &s.insertDeliveries, n)
-		if _, err := stmt.ExecContext(ctx, args[start*cols:(start+n)*cols]...); err != nil {
-			return fmt.Errorf("insert deliveries: %w", err)
-		}
-		start += n
+	if err := s.execChunks(ctx, tx, &s.insertDeliveries, 7, args); err != nil {
+		return fmt.Errorf("insert deliveries: %w", err)
 	}
 	return nil
 }

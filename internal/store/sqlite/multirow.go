@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 )
 
-// maxRowsPerStatement caps the rows of one multi-row INSERT. Batches are cut
+// maxRowsPerStatement caps the rows of one multi-row statement. Batches are cut
 // into chunks of power-of-two sizes, so each kind of insert needs at most a
 // handful of prepared statements.
 const maxRowsPerStatement = 64
@@ -24,22 +24,23 @@ func chunkRows(n int) int {
 	return c
 }
 
-// multiRowInsert is one INSERT of a fixed shape, prepared for every chunk
-// size on first use.
+// multiRow is one statement of a fixed shape over a list of rows — an
+// INSERT, or an UPDATE from a VALUES list — prepared for every chunk size
+// on first use.
 //
 // Preparing needs the writer's only connection, so it must never wait while
 // a transaction on that connection waits for it: statements are prepared
 // under mu before any ingest transaction begins, and once ready is set the
 // map is read without a lock, from inside transactions.
-type multiRowInsert struct {
-	head, row, tail string // "INSERT … VALUES ", "(?, …)", " ON CONFLICT …"
+type multiRow struct {
+	head, row, tail string // e.g. "INSERT … VALUES ", "(?, …)", " ON CONFLICT …"
 
 	mu    sync.Mutex        // held only while preparing
 	ready atomic.Bool       // stmts is complete and no longer written
 	stmts map[int]*sql.Stmt // by row count
 }
 
-func (m *multiRowInsert) query(rows int) string {
+func (m *multiRow) query(rows int) string {
 	var b strings.Builder
 	b.WriteString(m.head)
 	for i := range rows {
@@ -54,7 +55,7 @@ func (m *multiRowInsert) query(rows int) string {
 
 // prepareMultiRow prepares m's statement for every chunk size, once. It
 // must run outside a transaction: the writer has a single connection.
-func (s *Store) prepareMultiRow(ctx context.Context, m *multiRowInsert) error {
+func (s *Store) prepareMultiRow(ctx context.Context, m *multiRow) error {
 	if m.ready.Load() {
 		return nil
 	}
@@ -70,7 +71,7 @@ func (s *Store) prepareMultiRow(ctx context.Context, m *multiRowInsert) error {
 			for _, st := range stmts {
 				st.Close()
 			}
-			return fmt.Errorf("prepare %d-row insert: %w", rows, err)
+			return fmt.Errorf("prepare %d-row statement: %w", rows, err)
 		}
 		stmts[rows] = st
 	}
@@ -81,12 +82,26 @@ func (s *Store) prepareMultiRow(ctx context.Context, m *multiRowInsert) error {
 
 // multiRowStmt returns m's prepared statement for rows rows, bound to tx.
 // prepareMultiRow must have succeeded.
-func (s *Store) multiRowStmt(ctx context.Context, tx *sql.Tx, m *multiRowInsert, rows int) *sql.Stmt {
+func (s *Store) multiRowStmt(ctx context.Context, tx *sql.Tx, m *multiRow, rows int) *sql.Stmt {
 	return tx.StmtContext(ctx, m.stmts[rows])
 }
 
+// execChunks runs m in tx over args, the values of rows of cols columns
+// each, in chunks of the sizes m is prepared for. prepareMultiRow must have
+// succeeded.
+func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, m *multiRow, cols int, args []any) error {
+	for start, rows := 0, len(args)/cols; start < rows; {
+		n := chunkRows(rows - start)
+		if _, err := s.multiRowStmt(ctx, tx, m, n).ExecContext(ctx, args[start*cols:(start+n)*cols]...); err != nil {
+			return err
+		}
+		start += n
+	}
+	return nil
+}
+
 // closeMultiRow closes every prepared statement of m.
-func closeMultiRow(m *multiRowInsert) []error {
+func closeMultiRow(m *multiRow) []error {
 	var errs []error
 	for _, st := range m.stmts {
 		errs = append(errs, st.Close())

@@ -151,6 +151,29 @@ FROM events WHERE id IN (SELECT value FROM json_each(?))`
 	lease_until = NULL, lease_token = NULL, updated_at = ?8
 WHERE id = ?1 AND status = 'processing' AND lease_token = ?2`
 
+	// completeDeliveries* set the outcomes of many deliveries in one
+	// statement, each row (id, lease token, status, next attempt or NULL
+	// to keep it, error, status code, finished at, now) applied as
+	// completeDelivery would, and return the ids whose lease held.
+	completeDeliveriesHead = `UPDATE deliveries SET
+	status = v.column3, next_attempt_at = coalesce(v.column4, deliveries.next_attempt_at),
+	last_error = v.column5, last_status_code = v.column6, finished_at = v.column7,
+	lease_until = NULL, lease_token = NULL, updated_at = v.column8
+FROM (VALUES `
+	completeDeliveriesRow  = `(?, ?, ?, ?, ?, ?, ?, ?)`
+	completeDeliveriesTail = `) AS v
+WHERE deliveries.id = v.column1 AND deliveries.status = 'processing' AND deliveries.lease_token = v.column2
+RETURNING deliveries.id`
+
+	// insertAttempts* record many attempts in one statement, in the order
+	// of its rows, each in its delivery's current replay round: the
+	// delivery's id is bound twice.
+	insertAttemptsHead = `INSERT INTO attempts (
+	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round
+) VALUES `
+	insertAttemptsRow  = `(?, ?, ?, ?, ?, ?, ?, (SELECT replay_count FROM deliveries WHERE id = ?))`
+	insertAttemptsTail = ``
+
 	// insertAttempt records an attempt of delivery ?1 in the delivery's
 	// current replay round.
 	insertAttempt = `INSERT INTO attempts (

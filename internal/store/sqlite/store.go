@@ -57,10 +57,12 @@ type Store struct {
 
 	replayBatch int // deliveries per transaction of a replay
 
-	stmtMu           sync.Mutex
-	stmts            *writeStmts // guarded by stmtMu; prepared on first use
-	insertEvents     multiRowInsert
-	insertDeliveries multiRowInsert
+	stmtMu             sync.Mutex
+	stmts              *writeStmts // guarded by stmtMu; prepared on first use
+	insertEvents       multiRow
+	insertDeliveries   multiRow
+	completeDeliveries multiRow
+	insertAttempts     multiRow
 }
 
 var _ store.DB = (*Store)(nil)
@@ -126,8 +128,12 @@ func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logge
 		replayBatch:      replayBatch,
 		stopCheckpoints:  make(chan struct{}),
 		checkpointsDone:  make(chan struct{}),
-		insertEvents:     multiRowInsert{head: insertEventsHead, row: insertEventsRow, tail: insertEventsTail},
-		insertDeliveries: multiRowInsert{head: insertDeliveriesHead, row: insertDeliveriesRow, tail: insertDeliveriesTail},
+		insertEvents:     multiRow{head: insertEventsHead, row: insertEventsRow, tail: insertEventsTail},
+		insertDeliveries: multiRow{head: insertDeliveriesHead, row: insertDeliveriesRow, tail: insertDeliveriesTail},
+		completeDeliveries: multiRow{
+			head: completeDeliveriesHead, row: completeDeliveriesRow, tail: completeDeliveriesTail,
+		},
+		insertAttempts: multiRow{head: insertAttemptsHead, row: insertAttemptsRow, tail: insertAttemptsTail},
 	}
 	go s.runCheckpoints()
 	if err := s.checkJournalMode(ctx); err != nil {
@@ -284,6 +290,8 @@ func (s *Store) Close() error {
 	}
 	errs = append(errs, closeMultiRow(&s.insertEvents)...)
 	errs = append(errs, closeMultiRow(&s.insertDeliveries)...)
+	errs = append(errs, closeMultiRow(&s.completeDeliveries)...)
+	errs = append(errs, closeMultiRow(&s.insertAttempts)...)
 	errs = append(errs, s.checkpointer.Close(), s.reader.Close(), s.writer.Close(), s.wal.close())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close sqlite database: %w", err)
