@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,7 +27,8 @@ var _ store.Queue = (*Store)(nil)
 // are held and so sees every earlier claim of those keys committed,
 // checks again that each candidate is still claimable and leases it. Two
 // claimers therefore never both hold deliveries of one key, however their
-// statements interleave.
+// statements interleave. Only a claim that holds a delivery with an
+// ordering key waits for its WAL flush (see claimCandidates).
 func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
 	claims := []store.Claim{}
 	if req.Max <= 0 {
@@ -58,7 +60,12 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		if err != nil {
 			return err
 		}
-		claims, err = pgx.AppendRows(claims, rows, s.scanClaim)
+		if claims, err = pgx.AppendRows(claims, rows, s.scanClaim); err != nil {
+			return err
+		}
+		if slices.ContainsFunc(claims, func(c store.Claim) bool { return c.Delivery.OrderingKey != "" }) {
+			_, err = tx.Exec(ctx, syncCommit)
+		}
 		return err
 	})
 	if err != nil {
@@ -68,15 +75,27 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 	return claims, nil
 }
 
-// claimCandidates runs claimCandidates in tx on its generic plan, both
-// statements sent in one round trip, and returns the ids it picked.
+// claimCandidates runs claimCandidates in tx on its generic plan, and
+// lets tx commit without waiting for its WAL flush; the settings and the
+// statement go in one round trip. It returns the ids it picked.
+//
+// A claim lost in a server crash only hands its deliveries out again,
+// which at-least-once delivery allows: the holder's outcomes then find no
+// lease and are dropped, and the deliveries are claimed and sent again.
+// A claim that holds a delivery with an ordering key waits for the flush
+// (ClaimDeliveries turns it back on), since losing it could let a second
+// claimer hold that key's head while the first still pushes it.
 func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, destination string, now time.Time, limit int) ([]int64, error) {
 	b := &pgx.Batch{}
 	b.Queue(genericPlans)
+	b.Queue(asyncCommit)
 	b.Queue(claimCandidates, destination, now, limit, keyLockClass)
 	br := tx.SendBatch(ctx, b)
 	var ids []int64
 	_, err := br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
 	if err == nil {
 		var rows pgx.Rows
 		if rows, err = br.Query(); err == nil {

@@ -68,6 +68,10 @@ SELECT id FROM ins`
 	// its WAL to reach disk; never used on the ingest path.
 	asyncCommit = `SELECT set_config('synchronous_commit', 'off', true)`
 
+	// syncCommit makes the current transaction wait for its WAL flush
+	// again after asyncCommit.
+	syncCommit = `SELECT set_config('synchronous_commit', 'on', true)`
+
 	// genericPlans lets the current transaction's prepared statements run
 	// on their generic plan. The claim's plan is the same for every
 	// destination and time — walk the due index from its oldest entry —
