@@ -1,0 +1,63 @@
+package delivery
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// countedClaims is a real queue that counts the claims that found
+// deliveries.
+type countedClaims struct {
+	store.Queue
+	found atomic.Int64
+}
+
+func (c *countedClaims) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	cs, err := c.Queue.ClaimDeliveries(ctx, req)
+	if len(cs) > 0 {
+		c.found.Add(1)
+	}
+	return cs, err
+}
+
+// TestEngineClaimsPaceAStream checks that a stream of new events, each
+// stored on its own and waking the engine as an ingest commit does, is
+// claimed a few events at a time: no claimer starts more than one claim
+// that finds deliveries per claimGap, however often it is woken.
+func TestEngineClaimsPaceAStream(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, nil)
+		q := &countedClaims{Queue: b.queue}
+		e, _, _ := startEngine(t, Options{
+			Queue:        q,
+			Destinations: []config.Destination{testDestination("d", ep.srv.URL)},
+			Claimers:     2,
+			PollInterval: time.Hour, // only the wakes start claims
+		})
+		const n = 150
+		start := time.Now()
+		var events []store.Event
+		for range n {
+			events = append(events, ingestEvents(t, b.store, 1, []string{"d"}, nil)...)
+			e.Wake("d")
+		}
+		waitStatus(t, b.store, events, "d", store.StatusDone, 30*time.Second)
+		elapsed := time.Since(start)
+
+		// Each claimer may claim once when the stream starts and then once
+		// per claimGap; unpaced, it would claim at every wake.
+		limit := 2 * (int64(elapsed/claimGap) + 2)
+		if got := q.found.Load(); got > limit {
+			t.Errorf("%d claims found deliveries in %v, want at most %d (two claimers, one per %v each)", got, elapsed, limit, claimGap)
+		}
+		if len(ep.received()) < n {
+			t.Errorf("%d pushes for %d events", len(ep.received()), n)
+		}
+	})
+}
