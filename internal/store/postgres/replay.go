@@ -23,8 +23,11 @@ const replayBatch = 10_000
 // and its last error and status code cleared — they belong to the run
 // the replay supersedes; the attempts table keeps them. A batch that
 // re-arms rows notifies the listeners of their destinations as it
-// commits, so delivery starts before the replay ends. It then writes the
-// audit row.
+// commits, so delivery starts before the replay ends. Without
+// req.Progress, two stretches of the selection are re-armed at once, each
+// by a server process of its own, behind a walk that finds where they end;
+// with it, batches run one after the other, so that a stop is exact. It
+// then writes the audit row.
 //
 // InFlight counts the selected deliveries that were processing as their
 // batch was re-armed, and Matched = Rearmed + InFlight. (A delivery a
@@ -46,7 +49,9 @@ func (s *Store) Replay(ctx context.Context, req store.ReplayRequest) (store.Repl
 	return res, nil
 }
 
-// replayer is the sqlstore.ReplayDriver of one replay.
+var _ sqlstore.RangeReplayer = replayer{}
+
+// replayer is the sqlstore.RangeReplayer of one replay.
 type replayer struct {
 	s   *Store
 	req store.ReplayRequest
@@ -57,12 +62,38 @@ type replayer struct {
 // commit, which waits, flushes every batch before Replay returns) and
 // notifies the destinations it re-armed.
 func (r replayer) ReplayBatch(ctx context.Context, after sqlstore.ReplayKey, n int, dryRun bool) (sqlstore.ReplayBatch, error) {
-	var b sqlstore.ReplayBatch
 	w := sqlstore.NewWhere(dialect, after.EventID, after.Destination)
 	if err := w.FilterDeliveries(r.req.Filter); err != nil {
-		return b, err
+		return sqlstore.ReplayBatch{}, err
 	}
-	limit := w.Arg(n)
+	return r.batch(ctx, w, w.Arg(n), dryRun)
+}
+
+// replayStretches is how many stretches of a replay are re-armed at once:
+// each is a transaction of its own that keeps one server process busy.
+const replayStretches = 2
+
+// ReplayStretches is how many stretches of a replay may be re-armed at
+// once (see sqlstore.RangeReplayer).
+func (r replayer) ReplayStretches() int { return replayStretches }
+
+// ReplayRange re-arms the deliveries of the selection after after and up
+// to upto (with no upper bound when open) as ReplayBatch does.
+func (r replayer) ReplayRange(ctx context.Context, after, upto sqlstore.ReplayKey, open bool) (sqlstore.ReplayBatch, error) {
+	w := sqlstore.NewWhere(dialect, after.EventID, after.Destination)
+	if err := w.FilterDeliveries(r.req.Filter); err != nil {
+		return sqlstore.ReplayBatch{}, err
+	}
+	if !open {
+		w.Add("(d.event_id, d.destination) <= (%s, %s) AND e.id <= %[1]s", upto.EventID, upto.Destination)
+	}
+	return r.batch(ctx, w, "ALL", false)
+}
+
+// batch counts, or re-arms, the deliveries w selects, at most limit (a
+// placeholder, or ALL).
+func (r replayer) batch(ctx context.Context, w *sqlstore.Where, limit string, dryRun bool) (sqlstore.ReplayBatch, error) {
+	var b sqlstore.ReplayBatch
 	var (
 		selected int64
 		dests    []string

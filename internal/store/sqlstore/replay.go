@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 )
@@ -47,12 +48,29 @@ type ReplayDriver interface {
 	ReplayAudit(ctx context.Context, res store.ReplayResult) error
 }
 
+// RangeReplayer is a ReplayDriver that can also re-arm a stretch of the
+// selection whose bounds a dry walk found, so that several stretches can
+// be re-armed at once.
+type RangeReplayer interface {
+	ReplayDriver
+	// ReplayRange re-arms, in one transaction, the deliveries of the
+	// selection after key after and up to key upto included — with no
+	// upper bound when open — as ReplayBatch would; Selected counts what
+	// it read.
+	ReplayRange(ctx context.Context, after, upto ReplayKey, open bool) (ReplayBatch, error)
+	// ReplayStretches is how many stretches may be re-armed at once.
+	ReplayStretches() int
+}
+
 // RunReplay replays req's selection through d in batches of batch
 // deliveries (req.MaxBatch when smaller), telling req.Progress after each,
 // then writes the audit row. When a batch fails after others were
 // re-armed, the audit row records what was, and the error is returned.
 // When req.Progress stops the walk, the result so far is returned with
 // its error. req.NoAuditRow leaves the audit row out.
+//
+// A replay that re-arms and is not told of its progress runs through a
+// RangeReplayer that allows several stretches at once (see replayStretches).
 func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, batch int) (store.ReplayResult, error) {
 	var (
 		res     store.ReplayResult
@@ -62,6 +80,13 @@ func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, bat
 	)
 	if req.MaxBatch > 0 {
 		batch = min(batch, req.MaxBatch)
+	}
+	if r, ok := d.(RangeReplayer); ok && !req.DryRun && req.Progress == nil && r.ReplayStretches() > 1 {
+		res, err = replayStretches(ctx, r, batch)
+		if err != nil && res.Rearmed == 0 {
+			return store.ReplayResult{}, err
+		}
+		return finishReplay(ctx, d, req, res, err)
 	}
 	for {
 		b, berr := d.ReplayBatch(ctx, after, batch, req.DryRun)
@@ -90,6 +115,12 @@ func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, bat
 	if err != nil && res.Rearmed == 0 && !stopped {
 		return store.ReplayResult{}, err
 	}
+	return finishReplay(ctx, d, req, res, err)
+}
+
+// finishReplay writes the audit row of a replay that did res and ended
+// with err, unless req leaves it out, and returns them.
+func finishReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, res store.ReplayResult, err error) (store.ReplayResult, error) {
 	if req.NoAuditRow {
 		return res, err
 	}
@@ -97,6 +128,81 @@ func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, bat
 		err = errors.Join(err, fmt.Errorf("write audit row: %w", aerr))
 	}
 	return res, err
+}
+
+// stretch is one range of a replay's selection: after after, up to upto
+// included, or without an upper bound when open.
+type stretch struct {
+	after, upto ReplayKey
+	open        bool
+}
+
+// replayStretches re-arms the selection of r in stretches of about batch
+// deliveries, up to r.ReplayStretches() of them at once, each in a
+// transaction of its own. A dry walk, as a dry run makes, finds where each
+// stretch ends while the re-arms run behind it; the last stretch has no
+// upper bound, so it takes what the walk found after the last full batch
+// and whatever joined the selection since. It stops at the first error,
+// once the stretches already running have ended, and returns what was
+// re-armed with that error.
+func replayStretches(ctx context.Context, r RangeReplayer, batch int) (store.ReplayResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	todo := make(chan stretch)
+	var walkErr error
+	go func() {
+		defer close(todo)
+		var after ReplayKey
+		for {
+			b, err := r.ReplayBatch(ctx, after, batch, true)
+			if err != nil {
+				walkErr = fmt.Errorf("walk the selection: %w", err)
+				return
+			}
+			s := stretch{after: after, upto: b.Last, open: b.Selected < batch}
+			select {
+			case todo <- s:
+			case <-ctx.Done():
+				return
+			}
+			if s.open {
+				return
+			}
+			after = b.Last
+		}
+	}()
+
+	var (
+		mu   sync.Mutex
+		res  store.ReplayResult
+		errs []error
+		wg   sync.WaitGroup
+	)
+	for range r.ReplayStretches() {
+		wg.Go(func() {
+			for s := range todo {
+				if ctx.Err() != nil {
+					continue // stopped: let the walk end
+				}
+				b, err := r.ReplayRange(ctx, s.after, s.upto, s.open)
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("replay a batch: %w", err))
+					cancel()
+				}
+				res.Rearmed += b.Rearmed
+				res.InFlight += b.InFlight
+				res.Matched += b.Rearmed + b.InFlight
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	// The walk's error is its own unless a failed stretch stopped it.
+	if len(errs) == 0 || !errors.Is(walkErr, context.Canceled) {
+		errs = append(errs, walkErr)
+	}
+	return res, errors.Join(errs...)
 }
 
 // ReplayStatus returns the condition that a delivery d is in status, to
