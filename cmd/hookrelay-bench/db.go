@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 
@@ -34,6 +35,14 @@ func newBenchDB(ctx context.Context, driver, dir, name, pgURL string) (*benchDB,
 		return &benchDB{url: s.URL, schema: s}, nil
 	}
 	return nil, fmt.Errorf("%w: unknown driver %q", errUsage, driver)
+}
+
+// dropReporting drops the database, even once ctx is done, and writes to w
+// why it could not.
+func (d *benchDB) dropReporting(ctx context.Context, w io.Writer) {
+	if err := d.Drop(context.WithoutCancel(ctx)); err != nil {
+		fmt.Fprintln(w, err)
+	}
 }
 
 // URL is the relay's database setting.

@@ -147,11 +147,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 	if err != nil {
 		return drainRow{}, nil, err
 	}
-	defer func() {
-		if err := db.Drop(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(stderr, err)
-		}
-	}()
+	defer db.dropReporting(ctx, stderr)
 	feed := newBodyFeed(f.body)
 	row := drainRow{Driver: driver, Deliveries: int64(f.deliveries)}
 

@@ -158,11 +158,7 @@ func runRelayTarget(ctx context.Context, f ingestFlags, binary, dir, driver, lev
 	if err != nil {
 		return ingestRow{}, err
 	}
-	defer func() {
-		if err := db.Drop(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-	}()
+	defer db.dropReporting(ctx, os.Stderr)
 	key, _, err := payloadKey(f.encrypt)
 	if err != nil {
 		return ingestRow{}, err

@@ -70,11 +70,7 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := db.Drop(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(stderr, err)
-		}
-	}()
+	defer db.dropReporting(ctx, stderr)
 	secret := randomSecret()
 	feed, err := loadgen.NewStripeFeed(secret, int(body))
 	if err != nil {

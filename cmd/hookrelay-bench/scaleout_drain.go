@@ -20,11 +20,7 @@ func runScaleoutDrain(ctx context.Context, stderr io.Writer, f scaleoutFlags, bi
 	if err != nil {
 		return row, err
 	}
-	defer func() {
-		if err := db.Drop(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(stderr, err)
-		}
-	}()
+	defer db.dropReporting(ctx, stderr)
 	fmt.Fprintf(stderr, "%s: storing %d pending deliveries\n", counted(k, "worker"), f.deliveries)
 	start := time.Now()
 	if err := prepareDeliveries(ctx, db.URL(), nil, newBodyFeed(f.body), f.deliveries); err != nil {

@@ -21,11 +21,7 @@ func runScaleoutIngest(ctx context.Context, stderr io.Writer, f scaleoutFlags, b
 	if err != nil {
 		return row, err
 	}
-	defer func() {
-		if err := db.Drop(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(stderr, err)
-		}
-	}()
+	defer db.dropReporting(ctx, stderr)
 	secret := randomSecret()
 	relays, _, err := startRelays(ctx, binary, dir, name, "receiver", r, relayConfig{Database: db.URL(), LogLevel: f.logLevel}, secret)
 	if err != nil {

@@ -146,11 +146,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 	if err != nil {
 		return row, err
 	}
-	defer func() {
-		if err := db.Drop(context.WithoutCancel(ctx)); err != nil {
-			fmt.Fprintln(stderr, err)
-		}
-	}()
+	defer db.dropReporting(ctx, stderr)
 	dest.reset()
 	urls := make([]string, n)
 	for i := range urls {

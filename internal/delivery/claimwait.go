@@ -44,7 +44,11 @@ func (l *claimWaiter) idleWait(ctx context.Context, claimedAt time.Time) time.Du
 }
 
 // sleep waits for d, a wake or ctx, whichever comes first.
-func (l *claimWaiter) sleep(ctx context.Context, d time.Duration) {
+func (l *claimWaiter) sleep(ctx context.Context, d time.Duration) { pause(ctx, d, l.wake) }
+
+// pause waits for d, a signal on wake (never, when nil) or ctx, whichever
+// comes first.
+func pause(ctx context.Context, d time.Duration, wake <-chan struct{}) {
 	if d <= 0 {
 		return
 	}
@@ -52,7 +56,7 @@ func (l *claimWaiter) sleep(ctx context.Context, d time.Duration) {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-	case <-l.wake:
+	case <-wake:
 	case <-t.C:
 	}
 }

@@ -185,16 +185,7 @@ const claimGap = 4 * time.Millisecond
 // claimGap. After a claim that found nothing, as on an idle relay, the next
 // one is not held back.
 func (w *worker) pace(ctx context.Context, claimedAt time.Time) {
-	wait := claimGap - w.engine.now().Sub(claimedAt)
-	if wait <= 0 {
-		return
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
+	pause(ctx, claimGap-w.engine.now().Sub(claimedAt), nil)
 }
 
 // reserve takes the room for one claim: all there is, once it is at
