@@ -70,7 +70,7 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, err
 	}
-	claims, err := leaseRows(ctx, tx.StmtContext(ctx, st.claimRows), leasePairs(ids, tokens), req.Now.Add(req.Lease), req.Now)
+	claims, err := leaseRows(ctx, tx.StmtContext(ctx, st.claimRows), ids, tokens, req.Now.Add(req.Lease), req.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -101,14 +101,15 @@ func queryIDs(ctx context.Context, stmt *sql.Stmt, args ...any) ([]int64, error)
 	return ids, rows.Err()
 }
 
-// leaseRows runs claimRows and returns the claims, without their events.
-func leaseRows(ctx context.Context, stmt *sql.Stmt, pairs string, leaseUntil, now time.Time) ([]store.Claim, error) {
-	rows, err := stmt.QueryContext(ctx, pairs, micros(leaseUntil), micros(now))
+// leaseRows runs claimRows for ids with their lease tokens and returns
+// the claims, without their events.
+func leaseRows(ctx context.Context, stmt *sql.Stmt, ids []int64, tokens []string, leaseUntil, now time.Time) ([]store.Claim, error) {
+	rows, err := stmt.QueryContext(ctx, leasePairs(ids, tokens), micros(leaseUntil), micros(now))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var claims []store.Claim
+	claims := make([]store.Claim, 0, len(ids))
 	for rows.Next() {
 		var (
 			d     deliveryRow
