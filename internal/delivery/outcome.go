@@ -11,9 +11,9 @@ import (
 // deliver makes one push of c and hands its outcome to the engine's
 // outcome committer, without waiting for it to be written. The worker gets
 // its room back as the push ends; once the outcome is written (or found
-// lost), done, when not nil, is called. The push is not tied to the engine's context: once
-// started, it runs to its timeout and its outcome is recorded even while
-// the engine stops.
+// lost), done, when not nil, is called. The push is not tied to the
+// engine's context: once started, it runs to its timeout and its outcome
+// is recorded even while the engine stops.
 func (w *worker) deliver(c store.Claim, done func()) {
 	d := c.Delivery
 	res := w.sender.Send(context.Background(), c.Event, d)

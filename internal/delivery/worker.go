@@ -31,15 +31,15 @@ const (
 // each push one delivery at a time and hand its outcome to the engine's
 // outcome committer.
 //
-// A worker holds at most window deliveries that are claimed and not yet
-// pushed: concurrency being pushed and as many again queued, so that the
+// A worker holds at most windowFor(concurrency) deliveries claimed and not
+// yet pushed: concurrency being pushed and as many again queued, so that the
 // next claim runs while the senders work through the last one and they
 // never wait for it. A delivery's room comes back when its push ends, not
 // when its outcome is written: outcomes are recorded in batches behind the
 // senders, bounded by the committer's queue, and a key's next delivery
 // becomes claimable only once its head's outcome is committed. A queued
 // delivery waits at most one push of every sender before it starts, which
-// the lease covers (see leaseFor). The window also bounds what a worker
+// the lease covers (see pushLease). The window also bounds what a worker
 // that dies leaves to run out its lease.
 type worker struct {
 	claimWaiter
@@ -47,10 +47,9 @@ type worker struct {
 	policy      Policy
 	limiter     *rate.Limiter // nil when the destination has no rate
 	concurrency int
-	claimSize   int // room a claim waits for while the senders have work
 	lease       time.Duration
 
-	ready chan store.Claim // claimed deliveries waiting for a sender; capacity window
+	ready chan store.Claim // claimed deliveries waiting for a sender; capacity windowFor(concurrency)
 
 	mu    sync.Mutex
 	free  int           // deliveries the worker may still claim
@@ -77,7 +76,6 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 		sender:      NewSender(Target{URL: d.URL, Secret: d.Secret, ForwardHeaders: d.ForwardHeaders}, timeout, concurrency, e.now),
 		policy:      PolicyFor(d),
 		concurrency: concurrency,
-		claimSize:   concurrency,
 		lease:       pushLease(timeout),
 		ready:       make(chan store.Claim, windowFor(concurrency)),
 		free:        windowFor(concurrency),
@@ -188,15 +186,15 @@ func (w *worker) pace(ctx context.Context, claimedAt time.Time) {
 	pause(ctx, claimGap-w.engine.now().Sub(claimedAt), nil)
 }
 
-// reserve takes the room for one claim: all there is, once it is at
-// least claimSize or the senders have nothing queued, so that a claim
-// neither waits while senders idle nor is made for one delivery at a time
-// under load. It waits for room, and returns 0 once ctx is done.
+// reserve takes the room for one claim: all there is, once it holds a
+// full claim of concurrency or the senders have nothing queued, so that a
+// claim neither waits while senders idle nor is made for one delivery at
+// a time under load. It waits for room, and returns 0 once ctx is done.
 func (w *worker) reserve(ctx context.Context) int {
 	for {
 		w.mu.Lock()
 		n := w.free
-		if n >= w.claimSize || n > 0 && len(w.ready) == 0 {
+		if n >= w.concurrency || n > 0 && len(w.ready) == 0 {
 			w.free = 0
 			w.mu.Unlock()
 			return n
