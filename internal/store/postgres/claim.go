@@ -86,26 +86,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 // (ClaimDeliveries turns it back on), since losing it could let a second
 // claimer hold that key's head while the first still pushes it.
 func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, destination string, now time.Time, limit int) ([]int64, error) {
-	b := &pgx.Batch{}
-	b.Queue(genericPlans)
-	b.Queue(asyncCommit)
-	b.Queue(claimCandidates, destination, now, limit, keyLockClass)
-	br := tx.SendBatch(ctx, b)
-	var ids []int64
-	_, err := br.Exec()
-	if err == nil {
-		_, err = br.Exec()
-	}
-	if err == nil {
-		var rows pgx.Rows
-		if rows, err = br.Query(); err == nil {
-			ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
-		}
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	return ids, err
+	return idsAfterSettings(ctx, tx, []string{genericPlans, asyncCommit}, claimCandidates, destination, now, limit, keyLockClass)
 }
 
 // NextDue returns the earliest due time or lease end among the

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
@@ -46,31 +44,14 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	// Outcomes commit without waiting for the WAL flush: losing one in a
 	// server crash only hands the delivery out again when its lease runs
 	// out, which at-least-once delivery allows, while waiting for the
-	// flush made outcomes the limit of a drain. Both statements run as one
-	// implicit transaction, to which the setting is local.
-	b := &pgx.Batch{}
-	b.Queue(asyncCommit)
-	b.Queue(completeDeliveries, a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished, a.nows,
-		a.attemptedAt, a.durations, a.snippets, a.keyIDs)
-	br := s.other.SendBatch(ctx, b)
-	done := make(map[int64]bool, len(rows))
-	_, err = br.Exec()
-	if err == nil {
-		var ids pgx.Rows
-		ids, err = br.Query()
-		if err == nil {
-			var got []int64
-			got, err = pgx.CollectRows(ids, pgx.RowTo[int64])
-			for _, id := range got {
-				done[id] = true
-			}
-		}
-	}
-	if cerr := br.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
+	// flush made outcomes the limit of a drain.
+	got, err := idsAfterSettings(ctx, s.other, []string{asyncCommit}, completeDeliveries, a.args()...)
 	if err != nil {
 		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), s.mapErr(ctx, err))
+	}
+	done := make(map[int64]bool, len(got))
+	for _, id := range got {
+		done[id] = true
 	}
 	for i, r := range rows {
 		recorded[i] = !r.Repeat && done[r.DeliveryID]
@@ -88,6 +69,12 @@ type completionArrays struct {
 	durations                []int64
 	snippets                 [][]byte
 	keyIDs                   []*string
+}
+
+// args returns the arrays as completeDeliveries takes them.
+func (a *completionArrays) args() []any {
+	return []any{a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished, a.nows,
+		a.attemptedAt, a.durations, a.snippets, a.keyIDs}
 }
 
 func (a *completionArrays) add(r sqlstore.CompletionRow) {

@@ -48,8 +48,7 @@ func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store
 	}
 	var a completionArrays
 	a.add(row)
-	ids, err := tx.Query(ctx, completeDeliveries, a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished,
-		a.nows, a.attemptedAt, a.durations, a.snippets, a.keyIDs)
+	ids, err := tx.Query(ctx, completeDeliveries, a.args()...)
 	if err != nil {
 		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, s.mapErr(ctx, err))
 	}
