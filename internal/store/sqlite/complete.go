@@ -47,19 +47,41 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 }
 
 // complete writes rows in one transaction and marks in recorded those
-// whose lease held: their outcomes with multi-row updates, then their
-// attempts, in the order of rows, with multi-row inserts.
+// whose lease held.
 func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, recorded []bool) error {
-	for _, m := range []*multiRow{&s.completeDeliveries, &s.insertAttempts} {
-		if err := s.prepareMultiRow(ctx, m); err != nil {
-			return err
-		}
+	if err := s.prepareOutcomes(ctx); err != nil {
+		return err
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if err := s.recordOutcomes(ctx, tx, rows, recorded); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// prepareOutcomes prepares the statements recordOutcomes runs. It must run
+// outside a transaction: the writer has a single connection.
+func (s *Store) prepareOutcomes(ctx context.Context) error {
+	for _, m := range []*multiRow{&s.completeDeliveries, &s.insertAttempts} {
+		if err := s.prepareMultiRow(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordOutcomes writes rows in tx — their outcomes with multi-row
+// updates, then their attempts, in the order of rows, with multi-row
+// inserts — and marks in recorded those whose lease held. Repeats are
+// left out. prepareOutcomes must have succeeded.
+func (s *Store) recordOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.CompletionRow, recorded []bool) error {
 	held, err := s.updateOutcomes(ctx, tx, rows)
 	if err != nil {
 		return err
@@ -76,9 +98,6 @@ func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, rec
 	}
 	if err := s.execChunks(ctx, tx, &s.insertAttempts, 8, attempts); err != nil {
 		return fmt.Errorf("insert attempts: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
 }
@@ -97,16 +116,15 @@ func (s *Store) updateOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.
 			optMicros(r.Finished), micros(r.Now))
 	}
 	held := make(map[int64]bool, len(rows))
-	for start, n := 0, len(args)/cols; start < n; {
-		c := chunkRows(n - start)
-		ids, err := queryIDs(ctx, s.multiRowStmt(ctx, tx, &s.completeDeliveries, c), args[start*cols:(start+c)*cols]...)
-		if err != nil {
-			return nil, fmt.Errorf("update outcomes: %w", err)
-		}
+	err := s.eachChunk(ctx, tx, &s.completeDeliveries, cols, args, func(st *sql.Stmt, args []any) error {
+		ids, err := queryIDs(ctx, st, args...)
 		for _, id := range ids {
 			held[id] = true
 		}
-		start += c
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update outcomes: %w", err)
 	}
 	return held, nil
 }

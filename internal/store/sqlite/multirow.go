@@ -10,8 +10,8 @@ import (
 )
 
 // maxRowsPerStatement caps the rows of one multi-row statement. Batches are cut
-// into chunks of power-of-two sizes, so each kind of insert needs at most a
-// handful of prepared statements.
+// into chunks of power-of-two sizes, so each kind of statement needs at most
+// a handful of prepared statements.
 const maxRowsPerStatement = 64
 
 // chunkRows returns how many of n remaining rows the next statement takes:
@@ -86,18 +86,26 @@ func (s *Store) multiRowStmt(ctx context.Context, tx *sql.Tx, m *multiRow, rows 
 	return tx.StmtContext(ctx, m.stmts[rows])
 }
 
-// execChunks runs m in tx over args, the values of rows of cols columns
-// each, in chunks of the sizes m is prepared for. prepareMultiRow must have
-// succeeded.
-func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, m *multiRow, cols int, args []any) error {
+// eachChunk calls run with m's statement in tx for each chunk of args,
+// the values of rows of cols columns each, in chunks of the sizes m is
+// prepared for. prepareMultiRow must have succeeded.
+func (s *Store) eachChunk(ctx context.Context, tx *sql.Tx, m *multiRow, cols int, args []any, run func(*sql.Stmt, []any) error) error {
 	for start, rows := 0, len(args)/cols; start < rows; {
 		n := chunkRows(rows - start)
-		if _, err := s.multiRowStmt(ctx, tx, m, n).ExecContext(ctx, args[start*cols:(start+n)*cols]...); err != nil {
+		if err := run(s.multiRowStmt(ctx, tx, m, n), args[start*cols:(start+n)*cols]); err != nil {
 			return err
 		}
 		start += n
 	}
 	return nil
+}
+
+// execChunks runs m in tx over args, as eachChunk cuts them.
+func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, m *multiRow, cols int, args []any) error {
+	return s.eachChunk(ctx, tx, m, cols, args, func(st *sql.Stmt, args []any) error {
+		_, err := st.ExecContext(ctx, args...)
+		return err
+	})
 }
 
 // closeMultiRow closes every prepared statement of m.

@@ -142,19 +142,11 @@ RETURNING
 	headers, signature_slot, occurred_at, received_at, key_id
 FROM events WHERE id IN (SELECT value FROM json_each(?))`
 
-	// completeDelivery sets the outcome of delivery ?1, provided it is
-	// still processing under lease token ?2. A NULL ?4 keeps
-	// next_attempt_at.
-	completeDelivery = `UPDATE deliveries SET
-	status = ?3, next_attempt_at = coalesce(?4, next_attempt_at),
-	last_error = ?5, last_status_code = ?6, finished_at = ?7,
-	lease_until = NULL, lease_token = NULL, updated_at = ?8
-WHERE id = ?1 AND status = 'processing' AND lease_token = ?2`
-
 	// completeDeliveries* set the outcomes of many deliveries in one
 	// statement, each row (id, lease token, status, next attempt or NULL
-	// to keep it, error, status code, finished at, now) applied as
-	// completeDelivery would, and return the ids whose lease held.
+	// to keep it, error, status code, finished at, now) applied to its
+	// delivery provided it is still processing under that lease token,
+	// and return the ids whose lease held.
 	completeDeliveriesHead = `UPDATE deliveries SET
 	status = v.column3, next_attempt_at = coalesce(v.column4, deliveries.next_attempt_at),
 	last_error = v.column5, last_status_code = v.column6, finished_at = v.column7,
@@ -173,12 +165,6 @@ RETURNING deliveries.id`
 ) VALUES `
 	insertAttemptsRow  = `(?, ?, ?, ?, ?, ?, ?, (SELECT replay_count FROM deliveries WHERE id = ?))`
 	insertAttemptsTail = ``
-
-	// insertAttempt records an attempt of delivery ?1 in the delivery's
-	// current replay round.
-	insertAttempt = `INSERT INTO attempts (
-	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round
-) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, (SELECT replay_count FROM deliveries WHERE id = ?1))`
 
 	// releaseDeliveries hands back the deliveries of the JSON array ?1 of
 	// [id, lease token] pairs still held under those tokens, due by ?2 at

@@ -13,8 +13,6 @@ type writeStmts struct {
 	selectClaimable   *sql.Stmt
 	claimRows         *sql.Stmt
 	selectEvents      *sql.Stmt
-	completeDelivery  *sql.Stmt
-	insertAttempt     *sql.Stmt
 	releaseDeliveries *sql.Stmt
 }
 
@@ -31,8 +29,6 @@ func (st *writeStmts) all() []struct {
 		{&st.selectClaimable, selectClaimable},
 		{&st.claimRows, claimRows},
 		{&st.selectEvents, selectEvents},
-		{&st.completeDelivery, completeDelivery},
-		{&st.insertAttempt, insertAttempt},
 		{&st.releaseDeliveries, releaseDeliveries},
 	}
 }

@@ -33,9 +33,8 @@ func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store
 	}
 	defer release()
 	// Prepared before the transaction: preparing takes the writer too.
-	st, err := s.prepared(ctx)
-	if err != nil {
-		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, err)
+	if err := s.prepareOutcomes(ctx); err != nil {
+		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, mapErr(ctx, err))
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
@@ -56,36 +55,15 @@ func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store
 	if err != nil {
 		return err
 	}
-	update, insert := tx.StmtContext(ctx, st.completeDelivery), tx.StmtContext(ctx, st.insertAttempt)
-	recorded, err := recordCompletion(ctx, update, insert, row)
-	switch {
+	recorded := make([]bool, 1)
+	switch err := s.recordOutcomes(ctx, tx, []sqlstore.CompletionRow{row}, recorded); {
 	case err != nil:
 		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, mapErr(ctx, err))
-	case !recorded:
+	case !recorded[0]:
 		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, store.ErrLeaseLost)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("complete delivery %d within: commit: %w", c.DeliveryID, mapErr(ctx, err))
 	}
 	return nil
-}
-
-// recordCompletion sets r's outcome with update and, when the lease held,
-// records its attempt with insert; it reports whether it did.
-func recordCompletion(ctx context.Context, update, insert *sql.Stmt, r sqlstore.CompletionRow) (bool, error) {
-	a := r.Attempt
-	res, err := update.ExecContext(ctx,
-		r.DeliveryID, r.LeaseToken, string(r.Status), optMicros(r.Next), a.Error, a.StatusCode, optMicros(r.Finished), micros(r.Now))
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	if err != nil || n == 0 {
-		return false, err
-	}
-	if _, err := insert.ExecContext(ctx,
-		r.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error, r.Snippet, r.KeyID); err != nil {
-		return false, fmt.Errorf("insert attempt: %w", err)
-	}
-	return true, nil
 }
