@@ -72,55 +72,22 @@ type RangeReplayer interface {
 // A replay that re-arms and is not told of its progress runs through a
 // RangeReplayer that allows several stretches at once (see replayStretches).
 func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, batch int) (store.ReplayResult, error) {
-	var (
-		res     store.ReplayResult
-		after   ReplayKey
-		err     error
-		stopped bool
-	)
 	if req.MaxBatch > 0 {
 		batch = min(batch, req.MaxBatch)
 	}
+	var (
+		res     store.ReplayResult
+		err     error
+		stopped bool
+	)
 	if r, ok := d.(RangeReplayer); ok && !req.DryRun && req.Progress == nil && r.ReplayStretches() > 1 {
 		res, err = replayStretches(ctx, r, batch)
-		if err != nil && res.Rearmed == 0 {
-			return store.ReplayResult{}, err
-		}
-		return finishReplay(ctx, d, req, res, err)
-	}
-	for {
-		b, berr := d.ReplayBatch(ctx, after, batch, req.DryRun)
-		if berr != nil {
-			err = fmt.Errorf("replay a batch: %w", berr)
-			break
-		}
-		res.Rearmed += b.Rearmed
-		res.InFlight += b.InFlight
-		if req.DryRun {
-			res.Matched += int64(b.Selected)
-		} else {
-			res.Matched += b.Rearmed + b.InFlight
-		}
-		if req.Progress != nil && b.Selected > 0 {
-			if err = req.Progress(res, b.Last.EventID); err != nil {
-				stopped = true
-				break
-			}
-		}
-		if b.Selected < batch {
-			break
-		}
-		after = b.Last
+	} else {
+		res, stopped, err = replayInTurn(ctx, d, req, batch)
 	}
 	if err != nil && res.Rearmed == 0 && !stopped {
 		return store.ReplayResult{}, err
 	}
-	return finishReplay(ctx, d, req, res, err)
-}
-
-// finishReplay writes the audit row of a replay that did res and ended
-// with err, unless req leaves it out, and returns them.
-func finishReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, res store.ReplayResult, err error) (store.ReplayResult, error) {
 	if req.NoAuditRow {
 		return res, err
 	}
@@ -128,6 +95,41 @@ func finishReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, 
 		err = errors.Join(err, fmt.Errorf("write audit row: %w", aerr))
 	}
 	return res, err
+}
+
+// addTo counts what batch b of a replay did into res: on a dry run, what
+// it selected is what it matched.
+func (b ReplayBatch) addTo(res *store.ReplayResult, dryRun bool) {
+	res.Rearmed += b.Rearmed
+	res.InFlight += b.InFlight
+	if dryRun {
+		res.Matched += int64(b.Selected)
+	} else {
+		res.Matched += b.Rearmed + b.InFlight
+	}
+}
+
+// replayInTurn walks req's selection through d one batch after the other,
+// telling req.Progress after each. stopped reports that Progress stopped
+// the walk, with its error.
+func replayInTurn(ctx context.Context, d ReplayDriver, req store.ReplayRequest, batch int) (res store.ReplayResult, stopped bool, err error) {
+	var after ReplayKey
+	for {
+		b, err := d.ReplayBatch(ctx, after, batch, req.DryRun)
+		if err != nil {
+			return res, false, fmt.Errorf("replay a batch: %w", err)
+		}
+		b.addTo(&res, req.DryRun)
+		if req.Progress != nil && b.Selected > 0 {
+			if err := req.Progress(res, b.Last.EventID); err != nil {
+				return res, true, err
+			}
+		}
+		if b.Selected < batch {
+			return res, false, nil
+		}
+		after = b.Last
+	}
 }
 
 // stretch is one range of a replay's selection: after after, up to upto
@@ -190,9 +192,7 @@ func replayStretches(ctx context.Context, r RangeReplayer, batch int) (store.Rep
 					errs = append(errs, fmt.Errorf("replay a batch: %w", err))
 					cancel()
 				}
-				res.Rearmed += b.Rearmed
-				res.InFlight += b.InFlight
-				res.Matched += b.Rearmed + b.InFlight
+				b.addTo(&res, false)
 				mu.Unlock()
 			}
 		})
