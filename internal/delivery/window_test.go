@@ -98,3 +98,77 @@ func TestEngineOutcomesDoNotHoldTheWindow(t *testing.T) {
 		}
 	})
 }
+
+// heldClaims is a real queue whose claims note what they ask for and then
+// wait until release is closed.
+type heldClaims struct {
+	store.Queue
+	started chan int // the Max of each claim begun
+	release chan struct{}
+}
+
+func (h *heldClaims) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	h.started <- req.Max
+	<-h.release
+	return h.Queue.ClaimDeliveries(ctx, req)
+}
+
+// TestEngineClaimsOverlap checks that a worker with a backlog runs its
+// claimers side by side, each claiming concurrency deliveries, rather than
+// one claim taking the whole window while the other waits: the next claim
+// is then under way while the senders work through the last one.
+func TestEngineClaimsOverlap(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, nil)
+		ingestEvents(t, b.store, 20, []string{"d"}, nil)
+		d := testDestination("d", ep.srv.URL)
+		d.Concurrency = 4
+		q := &heldClaims{Queue: b.queue, started: make(chan int, 100), release: make(chan struct{})}
+		startEngine(t, Options{Queue: q, Destinations: []config.Destination{d}, Claimers: 2, PollInterval: 20 * time.Millisecond})
+		t.Cleanup(func() { close(q.release) }) // runs first: the engine's stop waits for the held claims
+
+		for i := range 2 {
+			select {
+			case n := <-q.started:
+				if n != d.Concurrency {
+					t.Errorf("claim %d asked for %d deliveries, want the concurrency of %d", i+1, n, d.Concurrency)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%d claims under way after 5s, want 2 at once", i)
+			}
+		}
+	})
+}
+
+// TestWorkerStartable checks how far ahead a rate-limited worker may claim:
+// a fast rate whose burst was just spent still lets a full window start
+// within rateLookahead, a slow one only its burst.
+func TestWorkerStartable(t *testing.T) {
+	t.Parallel()
+	e := &Engine{}
+	for _, tc := range []struct {
+		rate                    config.Rate
+		drained                 bool
+		wantAtLeast, wantAtMost int
+	}{
+		{config.Rate{Events: 1_000_000, Per: time.Second}, true, windowFor(4), 1_000_000},
+		{config.Rate{Events: 1_000_000, Per: time.Second}, false, windowFor(4), 1_000_000},
+		{config.Rate{Events: 1, Per: time.Minute}, false, 1, 1},
+		{config.Rate{Events: 1, Per: time.Minute}, true, 0, 0},
+	} {
+		d := testDestination("d", "http://127.0.0.1:1/")
+		d.Concurrency = 4
+		d.Rate = tc.rate
+		w, err := newWorker(e, nil, d)
+		if err != nil {
+			t.Fatalf("newWorker: %v", err)
+		}
+		if tc.drained {
+			w.limiter.AllowN(time.Now(), w.limiter.Burst())
+		}
+		if got := w.startable(); got < tc.wantAtLeast || got > tc.wantAtMost {
+			t.Errorf("rate %s, burst spent %v: startable %d, want %d to %d", tc.rate, tc.drained, got, tc.wantAtLeast, tc.wantAtMost)
+		}
+	}
+}

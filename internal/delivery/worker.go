@@ -51,9 +51,10 @@ type worker struct {
 
 	ready chan store.Claim // claimed deliveries waiting for a sender; capacity windowFor(concurrency)
 
-	mu    sync.Mutex
-	free  int           // deliveries the worker may still claim
-	freed chan struct{} // signalled when free grows; capacity 1
+	mu       sync.Mutex
+	free     int           // deliveries the worker may still claim
+	claiming int           // claims begun by reserve and not yet ended
+	freed    chan struct{} // signalled when free grows; capacity 1
 
 	failing atomic.Bool // the last claim failed; logged once until it recovers
 }
@@ -137,9 +138,9 @@ func (w *worker) claimLoop(ctx context.Context, first bool) {
 		if w.limiter != nil {
 			// Claim no more than the limiter lets start soon: tokens are
 			// taken as sends start, by the deliveries already queued.
-			avail := int(w.limiter.Tokens()) - len(w.ready)
+			avail := w.startable() - len(w.ready)
 			if avail < 1 {
-				w.giveBack(n)
+				w.endClaim(n)
 				w.sleep(ctx, max(time.Millisecond, time.Duration(float64(time.Second)/float64(w.limiter.Limit()))))
 				continue
 			}
@@ -150,12 +151,10 @@ func (w *worker) claimLoop(ctx context.Context, first bool) {
 		}
 		claimedAt := w.engine.now()
 		claims, err := w.claim(ctx, n, claimedAt)
-		if len(claims) < n {
-			w.giveBack(n - len(claims))
-		}
 		for _, c := range claims {
 			w.ready <- c // never blocks: the room was reserved
 		}
+		w.endClaim(n - len(claims))
 		switch {
 		case err != nil:
 			w.sleep(ctx, w.engine.poll)
@@ -168,6 +167,19 @@ func (w *worker) claimLoop(ctx context.Context, first bool) {
 			}
 		}
 	}
+}
+
+// rateLookahead is how far ahead a rate-limited worker claims.
+const rateLookahead = 100 * time.Millisecond
+
+// startable is how many deliveries the worker's limiter lets start within
+// rateLookahead: the tokens it holds and those it adds meanwhile. Its
+// tokens alone would cap every claim at the limiter's burst, less what is
+// queued, so that a fast rate was claimed a few deliveries at a time while
+// the senders waited for the next claim; a slow rate is still never
+// claimed far ahead of its sends, whose leases would run while they waited.
+func (w *worker) startable() int {
+	return int(w.limiter.Tokens() + float64(w.limiter.Limit())*rateLookahead.Seconds())
 }
 
 // claimGap is the least time between the starts of two claims of one
@@ -186,16 +198,20 @@ func (w *worker) pace(ctx context.Context, claimedAt time.Time) {
 	pause(ctx, claimGap-w.engine.now().Sub(claimedAt), nil)
 }
 
-// reserve takes the room for one claim: all there is, once it holds a
-// full claim of concurrency or the senders have nothing queued, so that a
-// claim neither waits while senders idle nor is made for one delivery at
-// a time under load. It waits for room, and returns 0 once ctx is done.
+// reserve begins a claim and takes its room: concurrency deliveries once
+// there is room for them, so that a busy worker's claimers claim side by
+// side, each a full batch, while its senders work through the last one; or
+// what room there is when the senders have nothing queued and no claim is
+// under way, so that a claim neither waits while senders idle nor is split
+// into small ones running together. It waits for room, and returns 0 once
+// ctx is done; endClaim ends what it began.
 func (w *worker) reserve(ctx context.Context) int {
 	for {
 		w.mu.Lock()
-		n := w.free
-		if n >= w.concurrency || n > 0 && len(w.ready) == 0 {
-			w.free = 0
+		n := min(w.free, w.concurrency)
+		if n == w.concurrency || n > 0 && len(w.ready) == 0 && w.claiming == 0 {
+			w.free -= n
+			w.claiming++
 			w.mu.Unlock()
 			return n
 		}
@@ -208,8 +224,18 @@ func (w *worker) reserve(ctx context.Context) int {
 	}
 }
 
-// giveBack returns room for n deliveries: claimed ones whose outcome is
-// recorded or which were released, or room a claim did not fill.
+// endClaim ends a claim that reserve began, giving back the room for
+// unused deliveries that it did not fill.
+func (w *worker) endClaim(unused int) {
+	w.mu.Lock()
+	w.claiming--
+	w.free += unused
+	w.mu.Unlock()
+	w.signalFreed()
+}
+
+// giveBack returns room for n deliveries: claimed ones whose push ended
+// or which were released, or room the limiter did not let a claim use.
 func (w *worker) giveBack(n int) {
 	w.mu.Lock()
 	w.free += n
