@@ -26,6 +26,17 @@ type cpuUse struct {
 	// backends that exit meanwhile are missed), and Other the rest of
 	// Busy: anything else the machine runs.
 	Relays, Bench, Postgres, Other float64
+	// Secs is how long the measurement lasted.
+	Secs float64
+}
+
+// perItem is the CPU time, in microseconds, that cores busy over the
+// measurement spent on each of n items.
+func (u cpuUse) perItem(cores float64, n int64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return cores * u.Secs / float64(n) * 1e6
 }
 
 // cpuMeter reads CPU time at the start of a measurement and, through
@@ -76,7 +87,7 @@ func (m cpuMeter) stop() (cpuUse, bool) {
 	}
 	secs := time.Since(m.at).Seconds()
 	cores := func(ticks int64) float64 { return float64(ticks) / clockTicks / secs }
-	u := cpuUse{Cores: cpuCount(), Busy: cores(busy - m.busy), Relays: cores(relays - m.relays), Bench: cores(self - m.self), Postgres: cores(pg)}
+	u := cpuUse{Cores: cpuCount(), Busy: cores(busy - m.busy), Relays: cores(relays - m.relays), Bench: cores(self - m.self), Postgres: cores(pg), Secs: secs}
 	u.Other = max(u.Busy-u.Relays-u.Bench-u.Postgres, 0)
 	return u, total > m.total
 }

@@ -164,6 +164,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 
 	fmt.Fprintf(stderr, "%s: plain client, %d senders\n", driver, f.concurrency)
 	row.LoadPlain = loadAverage()
+	meter := startCPU(nil)
 	plain, err := loadgen.Run(ctx, loadgen.Options{
 		URL: dest.url + plainPath, Senders: f.concurrency, Duration: f.timeout,
 		MaxRequests: int64(f.deliveries), Feed: feed, Client: loadgen.NewClient(f.concurrency),
@@ -172,6 +173,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 		return row, nil, err
 	}
 	row.Plain = plain.Rate()
+	row.PlainCPU, row.PlainCPUOK = meter.stop()
 	if plain.Acked != int64(f.deliveries) {
 		row.Problems = append(row.Problems, fmt.Sprintf("plain client: %d of %d answered 200", plain.Acked, f.deliveries))
 	}
@@ -193,10 +195,12 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 			fmt.Fprintf(stderr, "%s: relay did not exit 0: %v\n", driver, err)
 		}
 	}()
+	meter = startCPU([]int{p.Pid()})
 	t, err := timeDrain(ctx, dest, token, row.Deliveries, f.timeout, p)
 	if err != nil {
 		return row, nil, err
 	}
+	row.RelayCPU, row.RelayCPUOK = meter.stop()
 	row.Drain, row.Relay, row.Received = t.Drain, t.Rate, t.Received
 	if note := t.note(row.Deliveries); note != "" {
 		row.Problems = append(row.Problems, note)

@@ -33,7 +33,12 @@ type drainRow struct {
 	Relay, Plain float64
 	// LoadPlain and LoadRelay are the load averages when each run began.
 	LoadPlain, LoadRelay string
-	Problems             []string
+	// PlainCPU is the machine's CPU use while the plain client ran, and
+	// RelayCPU while the relay started and drained; each OK is false where
+	// it could not be read.
+	PlainCPU, RelayCPU     cpuUse
+	PlainCPUOK, RelayCPUOK bool
+	Problems               []string
 }
 
 // Ratio is the relay's rate over the plain client's.
@@ -129,6 +134,7 @@ func (r *deliverReport) print(w io.Writer) {
 	}
 	_ = tw.Flush()
 	fmt.Fprintln(w, "drain: from the first delivery's arrival until /api/v1/stats counts all done; plain: net/http client, same bodies, same destination, same concurrency")
+	r.printCPU(w)
 
 	if len(r.Latencies) > 0 {
 		l0 := r.Latencies[0]
@@ -171,4 +177,25 @@ func (r *deliverReport) print(w io.Writer) {
 			fmt.Fprintf(w, "  %s: %s\n", d.Driver, p)
 		}
 	}
+}
+
+// printCPU writes what each request of the plain client and each delivery
+// of the relay cost the machine in CPU time: a figure that the machine's
+// speed on the day moves less than the rates.
+func (r *deliverReport) printCPU(w io.Writer) {
+	fmt.Fprintln(w, "\nCPU per delivery, µs: the machine's busy time over each run ÷ requests or deliveries; the relay's run split by process")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "driver\tplain\trelay run\trelay\tpostgres\tdestination\tother\tplain ÷ relay run\t")
+	for _, d := range r.Drains {
+		if !d.PlainCPUOK || !d.RelayCPUOK {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t\n", d.Driver)
+			continue
+		}
+		p, u := d.PlainCPU, d.RelayCPU
+		plain, run := p.perItem(p.Busy, d.Deliveries), u.perItem(u.Busy, d.Deliveries)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t\n", d.Driver, plain, run,
+			u.perItem(u.Relays, d.Deliveries), u.perItem(u.Postgres, d.Deliveries), u.perItem(u.Bench, d.Deliveries),
+			u.perItem(u.Other, d.Deliveries), plain/run)
+	}
+	_ = tw.Flush()
 }
