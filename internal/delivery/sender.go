@@ -62,13 +62,17 @@ func (r Result) Attempt(deliveryID int64) store.Attempt {
 // Sender pushes deliveries to one destination. It has its own connection
 // pool, so a destination that hangs holds no connection another needs. It
 // is safe for concurrent use.
+//
+// A push is one request and its answer, never a redirect followed, so it
+// goes to the transport itself: an http.Client would copy every request's
+// headers for the redirects it may follow and start a timer of its own.
 type Sender struct {
-	target  Target
-	signer  *signature.StandardSigner // nil when the secret does not decode
-	badKey  error                     // why signer is nil
-	timeout time.Duration
-	client  *http.Client
-	now     func() time.Time
+	target    Target
+	signer    *signature.StandardSigner // nil when the secret does not decode
+	badKey    error                     // why signer is nil
+	timeout   time.Duration
+	transport *http.Transport
+	now       func() time.Time
 }
 
 // NewSender returns a Sender to t whose attempts each last at most timeout,
@@ -87,18 +91,7 @@ func NewSender(t Target, timeout time.Duration, conns int, now func() time.Time)
 	if err != nil {
 		err = fmt.Errorf("sign delivery: %w", err)
 	}
-	return &Sender{
-		target:  t,
-		signer:  signer,
-		badKey:  err,
-		timeout: timeout,
-		now:     now,
-		client: &http.Client{
-			Transport:     tr,
-			Timeout:       timeout,
-			CheckRedirect: NoRedirects,
-		},
-	}
+	return &Sender{target: t, signer: signer, badKey: err, timeout: timeout, transport: tr, now: now}
 }
 
 // Send makes one attempt of delivery d of ev and classifies the answer: a
@@ -117,6 +110,9 @@ func (s *Sender) Send(ctx context.Context, ev store.Event, d store.Delivery) Res
 func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, start time.Time) (res Result) {
 	ctx, traced := traceAttempt(ctx, ev, d)
 	defer func() { traced(&res) }()
+	// The timeout bounds the whole exchange, the answer's body included.
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
 	res = Result{Outcome: store.StatusFailed}
 	req, err := s.request(ctx, ev, d, start)
 	if err != nil {
@@ -124,7 +120,7 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 		return res
 	}
 	tracing.Inject(ctx, req.Header)
-	resp, err := s.client.Do(req)
+	resp, err := s.transport.RoundTrip(req)
 	if err != nil {
 		res.Error = transportError(err, s.timeout)
 		return res
@@ -177,7 +173,7 @@ func absoluteHTTP(s string) bool {
 }
 
 // CloseIdleConnections closes the sender's idle connections.
-func (s *Sender) CloseIdleConnections() { s.client.CloseIdleConnections() }
+func (s *Sender) CloseIdleConnections() { s.transport.CloseIdleConnections() }
 
 // transportError describes an error of an HTTP client with the given
 // timeout. It leaves out the request URL, which may carry a token, and names
