@@ -56,6 +56,11 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, err
 	}
+	for _, m := range []*multiRow{&s.claimRows, &s.selectEvents} {
+		if err := s.prepareMultiRow(ctx, m); err != nil {
+			return nil, err
+		}
+	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -70,11 +75,11 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, err
 	}
-	claims, err := leaseRows(ctx, tx.StmtContext(ctx, st.claimRows), ids, tokens, req.Now.Add(req.Lease), req.Now)
+	claims, err := s.leaseRows(ctx, tx, ids, tokens, req.Now.Add(req.Lease), req.Now)
 	if err != nil {
 		return nil, err
 	}
-	if err := attachEvents(ctx, tx.StmtContext(ctx, st.selectEvents), s.payloads, claims); err != nil {
+	if err := s.attachEvents(ctx, tx, claims); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -101,52 +106,64 @@ func queryIDs(ctx context.Context, stmt *sql.Stmt, args ...any) ([]int64, error)
 	return ids, rows.Err()
 }
 
-// leaseRows runs claimRows for ids with their lease tokens and returns
-// the claims, without their events.
-func leaseRows(ctx context.Context, stmt *sql.Stmt, ids []int64, tokens []string, leaseUntil, now time.Time) ([]store.Claim, error) {
-	rows, err := stmt.QueryContext(ctx, leasePairs(ids, tokens), micros(leaseUntil), micros(now))
-	if err != nil {
-		return nil, err
+// leaseRows leases the deliveries ids with their lease tokens until
+// leaseUntil, at now, with the claimRows statements, and returns the
+// claims, without their events. prepareMultiRow must have prepared them.
+func (s *Store) leaseRows(ctx context.Context, tx *sql.Tx, ids []int64, tokens []string, leaseUntil, now time.Time) ([]store.Claim, error) {
+	args := make([]any, 0, 4*len(ids))
+	for i, id := range ids {
+		args = append(args, id, tokens[i], micros(leaseUntil), micros(now))
 	}
-	defer rows.Close()
 	claims := make([]store.Claim, 0, len(ids))
-	for rows.Next() {
-		var (
-			d     deliveryRow
-			token string
-		)
-		if err := rows.Scan(append(d.dest(), &token)...); err != nil {
-			return nil, err
-		}
-		claims = append(claims, store.Claim{Delivery: d.delivery(), LeaseToken: token})
-	}
-	return claims, rows.Err()
-}
-
-// attachEvents reads the claims' events in one query and opens them with p.
-func attachEvents(ctx context.Context, stmt *sql.Stmt, p sqlstore.Payloads, claims []store.Claim) error {
-	ids := make([]string, len(claims))
-	for i, c := range claims {
-		ids[i] = c.Delivery.EventID
-	}
-	rows, err := stmt.QueryContext(ctx, jsonArray(ids))
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	events := make(map[string]store.Event, len(ids))
-	for rows.Next() {
-		var r eventRow
-		if err := rows.Scan(r.dest()...); err != nil {
-			return err
-		}
-		e, err := r.event(p)
+	err := s.eachChunk(ctx, tx, &s.claimRows, 4, args, func(st *sql.Stmt, args []any) error {
+		rows, err := st.QueryContext(ctx, args...)
 		if err != nil {
 			return err
 		}
-		events[e.ID] = e
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				d     deliveryRow
+				token string
+			)
+			if err := rows.Scan(append(d.dest(), &token)...); err != nil {
+				return err
+			}
+			claims = append(claims, store.Claim{Delivery: d.delivery(), LeaseToken: token})
+		}
+		return rows.Err()
+	})
+	return claims, err
+}
+
+// attachEvents reads the claims' events with the selectEvents statements
+// and opens them. prepareMultiRow must have prepared them.
+func (s *Store) attachEvents(ctx context.Context, tx *sql.Tx, claims []store.Claim) error {
+	args := make([]any, len(claims))
+	for i, c := range claims {
+		args[i] = c.Delivery.EventID
 	}
-	if err := rows.Err(); err != nil {
+	events := make(map[string]store.Event, len(claims))
+	err := s.eachChunk(ctx, tx, &s.selectEvents, 1, args, func(st *sql.Stmt, args []any) error {
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r eventRow
+			if err := rows.Scan(r.dest()...); err != nil {
+				return err
+			}
+			e, err := r.event(s.payloads)
+			if err != nil {
+				return err
+			}
+			events[e.ID] = e
+		}
+		return rows.Err()
+	})
+	if err != nil {
 		return err
 	}
 	for i := range claims {

@@ -124,23 +124,28 @@ FROM rejections ORDER BY id DESC LIMIT ?`
 ORDER BY next_attempt_at, id
 LIMIT ?3 + 0`
 
-	// claimRows leases the deliveries of the JSON array ?1 of [id, lease
-	// token] pairs until ?2, at time ?3, and returns them.
-	claimRows = `UPDATE deliveries SET
-	status = 'processing', lease_token = p.value ->> 1, lease_until = ?2,
-	attempts = attempts + 1, updated_at = ?3
-FROM json_each(?1) AS p
-WHERE deliveries.id = p.value ->> 0
+	// claimRows* lease many deliveries in one statement, each row (id,
+	// lease token, lease end, now) applied to its delivery, and return
+	// them. A VALUES list costs SQLite less per row than a JSON array.
+	claimRowsHead = `UPDATE deliveries SET
+	status = 'processing', lease_token = p.column2, lease_until = p.column3,
+	attempts = attempts + 1, updated_at = p.column4
+FROM (VALUES `
+	claimRowsRow  = `(?, ?, ?, ?)`
+	claimRowsTail = `) AS p
+WHERE deliveries.id = p.column1
 RETURNING
 	id, event_id, destination, status, attempts, replay_count, ordering_key,
 	next_attempt_at, lease_until, last_error, last_status_code,
 	created_at, updated_at, finished_at, lease_token`
 
-	// selectEvents returns the events whose ids are the JSON array ?.
-	selectEvents = `SELECT
+	// selectEvents* return the events whose ids are listed.
+	selectEventsHead = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
 	headers, signature_slot, occurred_at, received_at, key_id
-FROM events WHERE id IN (SELECT value FROM json_each(?))`
+FROM events WHERE id IN (`
+	selectEventsRow  = `?`
+	selectEventsTail = `)`
 
 	// completeDeliveries* set the outcomes of many deliveries in one
 	// statement, each row (id, lease token, status, next attempt or NULL

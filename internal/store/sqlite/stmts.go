@@ -11,8 +11,6 @@ import (
 type writeStmts struct {
 	insertRejection   *sql.Stmt
 	selectClaimable   *sql.Stmt
-	claimRows         *sql.Stmt
-	selectEvents      *sql.Stmt
 	releaseDeliveries *sql.Stmt
 }
 
@@ -27,8 +25,6 @@ func (st *writeStmts) all() []struct {
 	}{
 		{&st.insertRejection, insertRejection},
 		{&st.selectClaimable, selectClaimable},
-		{&st.claimRows, claimRows},
-		{&st.selectEvents, selectEvents},
 		{&st.releaseDeliveries, releaseDeliveries},
 	}
 }

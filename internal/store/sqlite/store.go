@@ -63,6 +63,8 @@ type Store struct {
 	insertDeliveries   multiRow
 	completeDeliveries multiRow
 	insertAttempts     multiRow
+	claimRows          multiRow
+	selectEvents       multiRow
 }
 
 var _ store.DB = (*Store)(nil)
@@ -134,6 +136,8 @@ func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logge
 			head: completeDeliveriesHead, row: completeDeliveriesRow, tail: completeDeliveriesTail,
 		},
 		insertAttempts: multiRow{head: insertAttemptsHead, row: insertAttemptsRow, tail: insertAttemptsTail},
+		claimRows:      multiRow{head: claimRowsHead, row: claimRowsRow, tail: claimRowsTail},
+		selectEvents:   multiRow{head: selectEventsHead, row: selectEventsRow, tail: selectEventsTail},
 	}
 	go s.runCheckpoints()
 	if err := s.checkJournalMode(ctx); err != nil {
@@ -292,6 +296,8 @@ func (s *Store) Close() error {
 	errs = append(errs, closeMultiRow(&s.insertDeliveries)...)
 	errs = append(errs, closeMultiRow(&s.completeDeliveries)...)
 	errs = append(errs, closeMultiRow(&s.insertAttempts)...)
+	errs = append(errs, closeMultiRow(&s.claimRows)...)
+	errs = append(errs, closeMultiRow(&s.selectEvents)...)
 	errs = append(errs, s.checkpointer.Close(), s.reader.Close(), s.writer.Close(), s.wal.close())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close sqlite database: %w", err)
