@@ -115,23 +115,16 @@ func (s *Store) leaseRows(ctx context.Context, tx *sql.Tx, ids []int64, tokens [
 		args = append(args, id, tokens[i], micros(leaseUntil), micros(now))
 	}
 	claims := make([]store.Claim, 0, len(ids))
-	err := s.eachChunk(ctx, tx, &s.claimRows, 4, args, func(st *sql.Stmt, args []any) error {
-		rows, err := st.QueryContext(ctx, args...)
-		if err != nil {
+	err := s.queryChunks(ctx, tx, &s.claimRows, 4, args, func(rows *sql.Rows) error {
+		var (
+			d     deliveryRow
+			token string
+		)
+		if err := rows.Scan(append(d.dest(), &token)...); err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var (
-				d     deliveryRow
-				token string
-			)
-			if err := rows.Scan(append(d.dest(), &token)...); err != nil {
-				return err
-			}
-			claims = append(claims, store.Claim{Delivery: d.delivery(), LeaseToken: token})
-		}
-		return rows.Err()
+		claims = append(claims, store.Claim{Delivery: d.delivery(), LeaseToken: token})
+		return nil
 	})
 	return claims, err
 }
@@ -144,24 +137,17 @@ func (s *Store) attachEvents(ctx context.Context, tx *sql.Tx, claims []store.Cla
 		args[i] = c.Delivery.EventID
 	}
 	events := make(map[string]store.Event, len(claims))
-	err := s.eachChunk(ctx, tx, &s.selectEvents, 1, args, func(st *sql.Stmt, args []any) error {
-		rows, err := st.QueryContext(ctx, args...)
+	err := s.queryChunks(ctx, tx, &s.selectEvents, 1, args, func(rows *sql.Rows) error {
+		var r eventRow
+		if err := rows.Scan(r.dest()...); err != nil {
+			return err
+		}
+		e, err := r.event(s.payloads)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var r eventRow
-			if err := rows.Scan(r.dest()...); err != nil {
-				return err
-			}
-			e, err := r.event(s.payloads)
-			if err != nil {
-				return err
-			}
-			events[e.ID] = e
-		}
-		return rows.Err()
+		events[e.ID] = e
+		return nil
 	})
 	if err != nil {
 		return err

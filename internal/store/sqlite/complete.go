@@ -116,12 +116,13 @@ func (s *Store) updateOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.
 			optMicros(r.Finished), micros(r.Now))
 	}
 	held := make(map[int64]bool, len(rows))
-	err := s.eachChunk(ctx, tx, &s.completeDeliveries, cols, args, func(st *sql.Stmt, args []any) error {
-		ids, err := queryIDs(ctx, st, args...)
-		for _, id := range ids {
-			held[id] = true
+	err := s.queryChunks(ctx, tx, &s.completeDeliveries, cols, args, func(rows *sql.Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
 		}
-		return err
+		held[id] = true
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("update outcomes: %w", err)

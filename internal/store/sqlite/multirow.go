@@ -108,6 +108,24 @@ func (s *Store) execChunks(ctx context.Context, tx *sql.Tx, m *multiRow, cols in
 	})
 }
 
+// queryChunks runs m in tx over args, as eachChunk cuts them, and calls
+// scan for each row the statements return.
+func (s *Store) queryChunks(ctx context.Context, tx *sql.Tx, m *multiRow, cols int, args []any, scan func(*sql.Rows) error) error {
+	return s.eachChunk(ctx, tx, m, cols, args, func(st *sql.Stmt, args []any) error {
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := scan(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+}
+
 // closeMultiRow closes every prepared statement of m.
 func closeMultiRow(m *multiRow) []error {
 	var errs []error
