@@ -35,14 +35,8 @@ func TestParseDeliverFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f, err := parseDeliverFlags(io.Discard, tt.args)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
-				}
+			if !flagsParsed(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if strings.Join(f.drivers, ",") != strings.Join(tt.drivers, ",") {
 				t.Errorf("drivers %v, want %v", f.drivers, tt.drivers)

@@ -68,3 +68,20 @@ func TestIngestNoopOnly(t *testing.T) {
 		}
 	}
 }
+
+// flagsParsed checks a flag-parsing case's error against wantErr, which an
+// error must mention ("" wants none), and reports whether the flags parsed
+// and so are left to check.
+func flagsParsed(t *testing.T, err error, wantErr string) bool {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want one mentioning %q", err, wantErr)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}

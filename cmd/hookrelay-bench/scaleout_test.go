@@ -42,14 +42,8 @@ func TestParseScaleoutFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f, err := parseScaleoutFlags(io.Discard, tt.args)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
-				}
+			if !flagsParsed(t, err, tt.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !slices.Equal(f.workers, tt.workers) || !slices.Equal(f.receivers, tt.receivers) {
 				t.Errorf("workers %v receivers %v, want %v and %v", f.workers, f.receivers, tt.workers, tt.receivers)
