@@ -233,6 +233,20 @@ func newEndpoint(t *testing.T, answer func(h hit, n int) (int, http.Header)) *en
 	return e
 }
 
+// newHangingEndpoint returns an endpoint whose answers wait until release
+// is called, and release. The caller registers release as a cleanup after
+// starting the engine, so that it runs first: the engine's stop waits for
+// the hanging pushes.
+func newHangingEndpoint(t *testing.T) (e *endpoint, release func()) {
+	t.Helper()
+	released := make(chan struct{})
+	e = newEndpoint(t, func(hit, int) (int, http.Header) {
+		<-released
+		return http.StatusOK, nil
+	})
+	return e, func() { close(released) }
+}
+
 func (e *endpoint) received() []hit {
 	e.mu.Lock()
 	defer e.mu.Unlock()

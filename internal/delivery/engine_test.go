@@ -292,11 +292,7 @@ func TestEngineOrderingDeadHeadReleasesKey(t *testing.T) {
 func TestEngineHangingDestinationDoesNotSlowAnother(t *testing.T) {
 	t.Parallel()
 	eachDriver(t, func(t *testing.T, b testBundle) {
-		release := make(chan struct{})
-		hang := newEndpoint(t, func(hit, int) (int, http.Header) {
-			<-release
-			return http.StatusOK, nil
-		})
+		hang, release := newHangingEndpoint(t)
 		fast := newEndpoint(t, nil)
 		events := ingestEvents(t, b.store, 40, []string{"hang", "fast"}, nil)
 		// The hanging destination's attempts outlast the whole wait below:
@@ -310,7 +306,7 @@ func TestEngineHangingDestinationDoesNotSlowAnother(t *testing.T) {
 			Queue:        b.queue,
 			Destinations: []config.Destination{slow, testDestination("fast", fast.srv.URL)},
 		})
-		t.Cleanup(func() { close(release) }) // runs first: the engine's stop waits for the hanging attempts
+		t.Cleanup(release) // runs first: the engine's stop waits for the hanging attempts
 
 		waitStatus(t, b.store, events, "fast", store.StatusDone, 30*time.Second)
 		if n := len(hang.received()); n != 2 {

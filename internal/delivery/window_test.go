@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"context"
-	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,17 +27,13 @@ func processing(t *testing.T, st store.DB, destination string) int64 {
 func TestEngineWindowBehindAHangingDestination(t *testing.T) {
 	t.Parallel()
 	eachDriver(t, func(t *testing.T, b testBundle) {
-		release := make(chan struct{})
-		hang := newEndpoint(t, func(hit, int) (int, http.Header) {
-			<-release
-			return http.StatusOK, nil
-		})
+		hang, release := newHangingEndpoint(t)
 		ingestEvents(t, b.store, 20, []string{"hang"}, nil)
 		d := testDestination("hang", hang.srv.URL)
 		d.Timeout = config.Duration(time.Minute)
 		d.Concurrency = 2
 		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{d}})
-		t.Cleanup(func() { close(release) }) // runs first: the engine's stop waits for the hanging pushes
+		t.Cleanup(release) // runs first: the engine's stop waits for the hanging pushes
 
 		want := int64(windowFor(d.Concurrency))
 		waitFor(t, "the window to fill", 10*time.Second, func() bool { return processing(t, b.store, "hang") == want })
