@@ -56,10 +56,8 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range []*multiRow{&s.claimRows, &s.selectEvents} {
-		if err := s.prepareMultiRow(ctx, m); err != nil {
-			return nil, err
-		}
+	if err := s.prepareMultiRows(ctx, &s.claimRows, &s.selectEvents); err != nil {
+		return nil, err
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
@@ -108,7 +106,7 @@ func queryIDs(ctx context.Context, stmt *sql.Stmt, args ...any) ([]int64, error)
 
 // leaseRows leases the deliveries ids with their lease tokens until
 // leaseUntil, at now, with the claimRows statements, and returns the
-// claims, without their events. prepareMultiRow must have prepared them.
+// claims, without their events. prepareMultiRows must have prepared them.
 func (s *Store) leaseRows(ctx context.Context, tx *sql.Tx, ids []int64, tokens []string, leaseUntil, now time.Time) ([]store.Claim, error) {
 	args := make([]any, 0, 4*len(ids))
 	for i, id := range ids {
@@ -130,7 +128,7 @@ func (s *Store) leaseRows(ctx context.Context, tx *sql.Tx, ids []int64, tokens [
 }
 
 // attachEvents reads the claims' events with the selectEvents statements
-// and opens them. prepareMultiRow must have prepared them.
+// and opens them. prepareMultiRows must have prepared them.
 func (s *Store) attachEvents(ctx context.Context, tx *sql.Tx, claims []store.Claim) error {
 	args := make([]any, len(claims))
 	for i, c := range claims {

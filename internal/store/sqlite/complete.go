@@ -69,12 +69,7 @@ func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, rec
 // prepareOutcomes prepares the statements recordOutcomes runs. It must run
 // outside a transaction: the writer has a single connection.
 func (s *Store) prepareOutcomes(ctx context.Context) error {
-	for _, m := range []*multiRow{&s.completeDeliveries, &s.insertAttempts} {
-		if err := s.prepareMultiRow(ctx, m); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.prepareMultiRows(ctx, &s.completeDeliveries, &s.insertAttempts)
 }
 
 // recordOutcomes writes rows in tx — their outcomes with multi-row

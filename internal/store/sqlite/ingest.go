@@ -34,10 +34,8 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 }
 
 func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]bool, error) {
-	for _, m := range []*multiRow{&s.insertEvents, &s.insertDeliveries} {
-		if err := s.prepareMultiRow(ctx, m); err != nil {
-			return nil, err
-		}
+	if err := s.prepareMultiRows(ctx, &s.insertEvents, &s.insertDeliveries); err != nil {
+		return nil, err
 	}
 	// Encode before taking the writer, so that this work overlaps another
 	// batch's transaction.

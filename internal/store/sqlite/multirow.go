@@ -53,8 +53,18 @@ func (m *multiRow) query(rows int) string {
 	return b.String()
 }
 
-// prepareMultiRow prepares m's statement for every chunk size, once. It
-// must run outside a transaction: the writer has a single connection.
+// prepareMultiRows prepares each of ms for every chunk size, once. It must
+// run outside a transaction: the writer has a single connection.
+func (s *Store) prepareMultiRows(ctx context.Context, ms ...*multiRow) error {
+	for _, m := range ms {
+		if err := s.prepareMultiRow(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepareMultiRow prepares m's statement for every chunk size, once.
 func (s *Store) prepareMultiRow(ctx context.Context, m *multiRow) error {
 	if m.ready.Load() {
 		return nil
@@ -81,14 +91,14 @@ func (s *Store) prepareMultiRow(ctx context.Context, m *multiRow) error {
 }
 
 // multiRowStmt returns m's prepared statement for rows rows, bound to tx.
-// prepareMultiRow must have succeeded.
+// prepareMultiRows must have prepared m.
 func (s *Store) multiRowStmt(ctx context.Context, tx *sql.Tx, m *multiRow, rows int) *sql.Stmt {
 	return tx.StmtContext(ctx, m.stmts[rows])
 }
 
 // eachChunk calls run with m's statement in tx for each chunk of args,
 // the values of rows of cols columns each, in chunks of the sizes m is
-// prepared for. prepareMultiRow must have succeeded.
+// prepared for. prepareMultiRows must have prepared m.
 func (s *Store) eachChunk(ctx context.Context, tx *sql.Tx, m *multiRow, cols int, args []any, run func(*sql.Stmt, []any) error) error {
 	for start, rows := 0, len(args)/cols; start < rows; {
 		n := chunkRows(rows - start)
