@@ -37,7 +37,8 @@ func ReadAnswer(status int, h http.Header, now time.Time) Verdict {
 	return Verdict{Outcome: store.StatusFailed, Reason: fmt.Sprintf("status %d", status), RetryAfter: ParseRetryAfter(h.Get("Retry-After"), now)}
 }
 
-// NoRedirects is the CheckRedirect of the clients that deliver: a redirect
-// is the answer, not an instruction, so it is recorded as a failure and
-// never followed.
+// NoRedirects is the CheckRedirect of the clients that post for hookrelay
+// without a Sender — alerts, and listen's forwarding to a local server: a
+// redirect is the answer, not an instruction, so it is never followed. A
+// Sender's push goes to its transport, which follows none.
 func NoRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
