@@ -17,6 +17,7 @@ import (
 func (w *worker) deliver(c store.Claim, done func()) {
 	d := c.Delivery
 	res := w.sender.Send(context.Background(), c.Event, d)
+	w.speed.note(res.Duration)
 	w.engine.metrics.attempted(w.name, res.Duration)
 
 	now := w.engine.now()

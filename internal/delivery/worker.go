@@ -34,7 +34,8 @@ const (
 // A worker holds at most windowFor(concurrency) deliveries claimed and not
 // yet pushed: concurrency being pushed and as many again queued, so that the
 // next claim runs while the senders work through the last one and they
-// never wait for it. A delivery's room comes back when its push ends, not
+// never wait for it. Once its pushes are shown to be quick it claims more
+// at once, and its window grows to match (see claimShape). A delivery's room comes back when its push ends, not
 // when its outcome is written: outcomes are recorded in batches behind the
 // senders, bounded by the committer's queue, and a key's next delivery
 // becomes claimable only once its head's outcome is committed. A queued
@@ -48,13 +49,14 @@ type worker struct {
 	limiter     *rate.Limiter // nil when the destination has no rate
 	concurrency int
 	lease       time.Duration
+	speed       *pushSpeed // how long recent pushes took, for claimShape
 
-	ready chan store.Claim // claimed deliveries waiting for a sender; capacity windowFor(concurrency)
+	ready chan store.Claim // claimed deliveries waiting for a sender; room for the largest window
 
 	mu       sync.Mutex
-	free     int           // deliveries the worker may still claim
+	held     int           // deliveries claimed, or reserved for a claim, whose push has not ended
 	claiming int           // claims begun by reserve and not yet ended
-	freed    chan struct{} // signalled when free grows; capacity 1
+	freed    chan struct{} // signalled when held falls; capacity 1
 
 	failing atomic.Bool // the last claim failed; logged once until it recovers
 }
@@ -78,8 +80,8 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 		policy:      PolicyFor(d),
 		concurrency: concurrency,
 		lease:       pushLease(timeout),
-		ready:       make(chan store.Claim, windowFor(concurrency)),
-		free:        windowFor(concurrency),
+		speed:       newPushSpeed(timeout),
+		ready:       make(chan store.Claim, max(windowFor(concurrency), concurrency+fastClaimFor(concurrency))),
 		freed:       make(chan struct{}, 1),
 	}
 	if limit := d.Rate.Limit(); limit != rate.Inf {
@@ -198,19 +200,20 @@ func (w *worker) pace(ctx context.Context, claimedAt time.Time) {
 	pause(ctx, claimGap-w.engine.now().Sub(claimedAt), nil)
 }
 
-// reserve begins a claim and takes its room: concurrency deliveries once
-// there is room for them, so that a busy worker's claimers claim side by
-// side, each a full batch, while its senders work through the last one; or
-// what room there is when the senders have nothing queued and no claim is
-// under way, so that a claim neither waits while senders idle nor is split
-// into small ones running together. It waits for room, and returns 0 once
-// ctx is done; endClaim ends what it began.
+// reserve begins a claim and takes its room: a full batch (see claimShape)
+// once the window has room for it, so that a busy worker's claimers claim
+// side by side, each a full batch, while its senders work through the last
+// one; or what room there is when the senders have nothing queued and no
+// claim is under way, so that a claim neither waits while senders idle nor
+// is split into small ones running together. It waits for room, and
+// returns 0 once ctx is done; endClaim ends what it began.
 func (w *worker) reserve(ctx context.Context) int {
 	for {
+		batch, window := w.claimShape()
 		w.mu.Lock()
-		n := min(w.free, w.concurrency)
-		if n == w.concurrency || n > 0 && len(w.ready) == 0 && w.claiming == 0 {
-			w.free -= n
+		n := min(window-w.held, batch)
+		if n == batch || n > 0 && len(w.ready) == 0 && w.claiming == 0 {
+			w.held += n
 			w.claiming++
 			w.mu.Unlock()
 			return n
@@ -229,7 +232,7 @@ func (w *worker) reserve(ctx context.Context) int {
 func (w *worker) endClaim(unused int) {
 	w.mu.Lock()
 	w.claiming--
-	w.free += unused
+	w.held -= unused
 	w.mu.Unlock()
 	w.signalFreed()
 }
@@ -238,7 +241,7 @@ func (w *worker) endClaim(unused int) {
 // or which were released, or room the limiter did not let a claim use.
 func (w *worker) giveBack(n int) {
 	w.mu.Lock()
-	w.free += n
+	w.held -= n
 	w.mu.Unlock()
 	w.signalFreed()
 }
