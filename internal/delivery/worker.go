@@ -35,13 +35,14 @@ const (
 // yet pushed: concurrency being pushed and as many again queued, so that the
 // next claim runs while the senders work through the last one and they
 // never wait for it. Once its pushes are shown to be quick it claims more
-// at once, and its window grows to match (see claimShape). A delivery's room comes back when its push ends, not
-// when its outcome is written: outcomes are recorded in batches behind the
-// senders, bounded by the committer's queue, and a key's next delivery
-// becomes claimable only once its head's outcome is committed. A queued
-// delivery waits at most one push of every sender before it starts, which
-// the lease covers (see pushLease). The window also bounds what a worker
-// that dies leaves to run out its lease.
+// at once, and its window grows to match (see claimShape). A delivery's
+// room comes back when its push ends, not when its outcome is written:
+// outcomes are recorded in batches behind the senders, bounded by the
+// committer's queue, and a key's next delivery becomes claimable only once
+// its head's outcome is committed. A queued delivery waits at most one push
+// of every sender before it starts (half a timeout in all, with a quick
+// destination's larger window), which the lease covers (see pushLease). The
+// window also bounds what a worker that dies leaves to run out its lease.
 type worker struct {
 	claimWaiter
 	sender      *Sender
