@@ -37,3 +37,9 @@ func BenchmarkIngest(b *testing.B) {
 func BenchmarkClaim(b *testing.B) {
 	storetest.BenchClaim(b, openTest(b))
 }
+
+// BenchmarkClaimSizes compares claims of 32 and 128, each with its
+// outcomes in one batch: the store's time per delivery for each.
+func BenchmarkClaimSizes(b *testing.B) {
+	storetest.BenchClaimSizes(b, openTest(b))
+}
