@@ -54,10 +54,15 @@ func fastClaimFor(concurrency int) int {
 	return max(concurrency, min(fastClaimFactor*concurrency, fastClaimCap))
 }
 
+// fastWindowFor is the window of a worker with the given concurrency while
+// its pushes are quick: a fast claim queued behind concurrency pushes. It
+// is the largest window the worker holds, never below windowFor.
+func fastWindowFor(concurrency int) int { return concurrency + fastClaimFor(concurrency) }
+
 // claimShape returns how many deliveries the worker claims at once and the
 // window it holds claimed and not yet pushed: its concurrency and
 // windowFor(concurrency) until its pushes are shown to be quick, then
-// fastClaimFor(concurrency) and its concurrency more.
+// fastClaimFor(concurrency) and fastWindowFor(concurrency).
 //
 // Pushes are quick when the recent peak is at most timeout divided by
 // twice the number of rounds of pushes the queue can hold
@@ -70,7 +75,7 @@ func (w *worker) claimShape() (batch, window int) {
 	fast := fastClaimFor(w.concurrency)
 	rounds := (fast + w.concurrency - 1) / w.concurrency
 	if w.speed.recent() <= w.sender.timeout/time.Duration(2*rounds) {
-		return fast, w.concurrency + fast
+		return fast, fastWindowFor(w.concurrency)
 	}
 	return w.concurrency, windowFor(w.concurrency)
 }

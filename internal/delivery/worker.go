@@ -82,7 +82,7 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 		concurrency: concurrency,
 		lease:       pushLease(timeout),
 		speed:       newPushSpeed(timeout),
-		ready:       make(chan store.Claim, max(windowFor(concurrency), concurrency+fastClaimFor(concurrency))),
+		ready:       make(chan store.Claim, fastWindowFor(concurrency)),
 		freed:       make(chan struct{}, 1),
 	}
 	if limit := d.Rate.Limit(); limit != rate.Inf {
