@@ -9,19 +9,19 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// ClaimSizes are the claim sizes BenchClaimSizes compares: a worker's
+// claimSizes are the claim sizes BenchClaimSizes compares: a worker's
 // claim of its concurrency (32), and the four times that it claims while
 // its pushes are quick.
-var ClaimSizes = []int{32, 128}
+var claimSizes = []int{32, 128}
 
-// BenchClaimSizes measures, for each of ClaimSizes, claiming that many
+// BenchClaimSizes measures, for each of claimSizes, claiming that many
 // due deliveries of one destination and recording them all as done in one
 // CompleteDeliveries batch, as a busy worker and its outcome committer do.
 // The backlog is refilled, off the clock, whenever it runs dry. It reports
 // the store's time per delivery for the claim and for the outcomes.
 func BenchClaimSizes(b *testing.B, s store.DB) {
 	c := NewClaimer(s) // one for every size, so that its event ids stay unique
-	for _, size := range ClaimSizes {
+	for _, size := range claimSizes {
 		b.Run(fmt.Sprintf("claim=%d", size), func(b *testing.B) {
 			benchClaimSize(b, s, c, size)
 		})
