@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -179,22 +178,4 @@ func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, boo
 		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, mapErr(ctx, err))
 	}
 	return fromNullMicros(at), at.Valid, nil
-}
-
-// jsonArray encodes ids as a JSON array, the form the queue's statements
-// take lists in.
-func jsonArray[T int64 | string](vs []T) string {
-	b, _ := json.Marshal(vs) // cannot fail for these types
-	return string(b)
-}
-
-// leasePairs encodes deliveries and their lease tokens as a JSON array of
-// [id, token] pairs.
-func leasePairs(ids []int64, tokens []string) string {
-	pairs := make([][2]any, len(ids))
-	for i := range ids {
-		pairs[i] = [2]any{ids[i], tokens[i]}
-	}
-	b, _ := json.Marshal(pairs) // cannot fail for ints and strings
-	return string(b)
 }
