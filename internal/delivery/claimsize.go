@@ -55,9 +55,14 @@ func fastClaimFor(concurrency int) int {
 }
 
 // fastWindowFor is the window of a worker with the given concurrency while
-// its pushes are quick: a fast claim queued behind concurrency pushes. It
-// is the largest window the worker holds, never below windowFor.
-func fastWindowFor(concurrency int) int { return concurrency + fastClaimFor(concurrency) }
+// its pushes are quick: concurrency pushes, one fast claim queued behind
+// them and room for the next fast claim, so that a claimer can lease the
+// next batch while the senders work through the queued one. With room for
+// only one queued claim, the next could start only once the queue had
+// emptied, and the senders idled for most of every claim: half their time
+// in a drain of a SQLite backlog. It is the largest window the worker
+// holds, never below windowFor.
+func fastWindowFor(concurrency int) int { return concurrency + 2*fastClaimFor(concurrency) }
 
 // claimShape returns how many deliveries the worker claims at once and the
 // window it holds claimed and not yet pushed: its concurrency and
@@ -65,15 +70,16 @@ func fastWindowFor(concurrency int) int { return concurrency + fastClaimFor(conc
 // fastClaimFor(concurrency) and fastWindowFor(concurrency).
 //
 // Pushes are quick when the recent peak is at most timeout divided by
-// twice the number of rounds of pushes the queue can hold
-// (fastClaimFor/concurrency). A queued delivery then waits at most half
-// a timeout before its push starts, and pushLease, which allows a whole
-// timeout for that wait, still covers it. Should the destination slow
-// down while a large claim is queued, sendLoop hands back what waited too
-// long, and the next claims are small again.
+// twice the number of rounds of pushes the fast window can queue (two
+// fast claims, each fastClaimFor/concurrency rounds). A queued delivery
+// then waits at most half a timeout before its push starts, and
+// pushLease, which allows a whole timeout for that wait, still covers it.
+// Should the destination slow down while large claims are queued,
+// sendLoop hands back what waited too long, and the next claims are small
+// again.
 func (w *worker) claimShape() (batch, window int) {
 	fast := fastClaimFor(w.concurrency)
-	rounds := (fast + w.concurrency - 1) / w.concurrency
+	rounds := (2*fast + w.concurrency - 1) / w.concurrency // the queue holds two fast claims
 	if w.speed.recent() <= w.sender.timeout/time.Duration(2*rounds) {
 		return fast, fastWindowFor(w.concurrency)
 	}

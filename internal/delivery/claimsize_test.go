@@ -35,13 +35,41 @@ func TestWorkerClaimShape(t *testing.T) {
 	for range 10 {
 		w.speed.note(time.Millisecond)
 	}
-	check("after 10 quick pushes", 4, windowFor(4)) // the peak is still above timeout/8
+	check("after 10 quick pushes", 4, windowFor(4)) // the peak is still above timeout/16
 	for range 100 {
 		w.speed.note(time.Millisecond)
 	}
-	check("after 110 quick pushes", 16, 20)
+	check("after 110 quick pushes", 16, 36)
 	w.speed.note(2 * time.Second)
 	check("after a push of 2s", 4, windowFor(4))
+}
+
+// TestQuickWorkerClaimsAheadOfItsQueue checks that a worker whose pushes
+// are quick begins its next full claim while the last one is still queued
+// and every sender is busy, so that the senders never wait for a claim.
+func TestQuickWorkerClaimsAheadOfItsQueue(t *testing.T) {
+	t.Parallel()
+	d := testDestination("d", "http://127.0.0.1:1/")
+	d.Concurrency = 4
+	d.Timeout = config.Duration(8 * time.Second)
+	w, err := newWorker(&Engine{}, nil, d)
+	if err != nil {
+		t.Fatalf("newWorker: %v", err)
+	}
+	for range 200 {
+		w.speed.note(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	// Four pushes under way and one fast claim of 16 queued behind them.
+	w.held = 4
+	if n := w.reserve(ctx); n != 16 {
+		t.Fatalf("first claim reserved %d, want 16", n)
+	}
+	w.endClaim(0)
+	if n := w.reserve(ctx); n != 16 {
+		t.Errorf("claim behind a queued one reserved %d, want 16 at once", n)
+	}
 }
 
 // TestFastClaimFor checks the size of a quick worker's claims: four times
