@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/gcfloor"
 	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/tracing"
 )
@@ -39,6 +40,11 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	logger := newLogger(logs, cfg.Log.Level, cfg.Log.Format)
 	for _, w := range cfg.Warnings {
 		logger.Warn("config: " + w)
+	}
+	// A GOGC in the environment is the operator's choice; without one, the
+	// collector waits for the heap floor (see package gcfloor).
+	if env.Getenv("GOGC") == "" {
+		defer gcfloor.Start(gcfloor.DefaultFloor, logger).Stop()
 	}
 	local := addLocalToken(cfg, logger)
 	defer local.remove()
