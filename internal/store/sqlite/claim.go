@@ -55,7 +55,7 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, err
 	}
-	if err := s.prepareMultiRows(ctx, &s.claimRows, &s.selectEvents); err != nil {
+	if err := s.prepareMultiRows(ctx, &s.claimRows, &s.selectClaimed); err != nil {
 		return nil, err
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
@@ -72,11 +72,11 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	if err != nil {
 		return nil, err
 	}
-	claims, err := s.leaseRows(ctx, tx, ids, tokens, req.Now.Add(req.Lease), req.Now)
+	claims, err := s.readClaimed(ctx, tx, ids)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.attachEvents(ctx, tx, claims); err != nil {
+	if err := s.leaseRows(ctx, tx, claims, tokens, req.Now.Add(req.Lease), req.Now); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -103,58 +103,58 @@ func queryIDs(ctx context.Context, stmt *sql.Stmt, args ...any) ([]int64, error)
 	return ids, rows.Err()
 }
 
-// leaseRows leases the deliveries ids with their lease tokens until
-// leaseUntil, at now, with the claimRows statements, and returns the
-// claims, without their events. prepareMultiRows must have prepared them.
-func (s *Store) leaseRows(ctx context.Context, tx *sql.Tx, ids []int64, tokens []string, leaseUntil, now time.Time) ([]store.Claim, error) {
-	args := make([]any, 0, 4*len(ids))
+// readClaimed reads the deliveries ids and their events, in the order
+// the statement returns them, with the selectClaimed statements.
+// prepareMultiRows must have prepared them.
+func (s *Store) readClaimed(ctx context.Context, tx *sql.Tx, ids []int64) ([]store.Claim, error) {
+	args := make([]any, len(ids))
 	for i, id := range ids {
-		args = append(args, id, tokens[i], micros(leaseUntil), micros(now))
+		args[i] = id
 	}
 	claims := make([]store.Claim, 0, len(ids))
-	err := s.queryChunks(ctx, tx, &s.claimRows, 4, args, func(rows *sql.Rows) error {
+	err := s.queryChunks(ctx, tx, &s.selectClaimed, 1, args, func(rows *sql.Rows) error {
 		var (
-			d     deliveryRow
-			token string
+			d deliveryRow
+			e eventRow
 		)
-		if err := rows.Scan(append(d.dest(), &token)...); err != nil {
+		if err := rows.Scan(append(d.dest(), e.dest()...)...); err != nil {
 			return err
 		}
-		claims = append(claims, store.Claim{Delivery: d.delivery(), LeaseToken: token})
-		return nil
-	})
-	return claims, err
-}
-
-// attachEvents reads the claims' events with the selectEvents statements
-// and opens them. prepareMultiRows must have prepared them.
-func (s *Store) attachEvents(ctx context.Context, tx *sql.Tx, claims []store.Claim) error {
-	args := make([]any, len(claims))
-	for i, c := range claims {
-		args[i] = c.Delivery.EventID
-	}
-	events := make(map[string]store.Event, len(claims))
-	err := s.queryChunks(ctx, tx, &s.selectEvents, 1, args, func(rows *sql.Rows) error {
-		var r eventRow
-		if err := rows.Scan(r.dest()...); err != nil {
-			return err
-		}
-		e, err := r.event(s.payloads)
+		ev, err := e.event(s.payloads)
 		if err != nil {
 			return err
 		}
-		events[e.ID] = e
+		claims = append(claims, store.Claim{Delivery: d.delivery(), Event: ev})
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if len(claims) != len(ids) {
+		return nil, fmt.Errorf("read %d of %d claimed deliveries", len(claims), len(ids))
+	}
+	return claims, nil
+}
+
+// leaseRows leases claims' deliveries with tokens until leaseUntil, at
+// now, with the claimRows statements, and sets in claims what the lease
+// changed. prepareMultiRows must have prepared them.
+func (s *Store) leaseRows(ctx context.Context, tx *sql.Tx, claims []store.Claim, tokens []string, leaseUntil, now time.Time) error {
+	until, at := micros(leaseUntil), micros(now)
+	args := make([]any, 0, 4*len(claims))
+	for i, c := range claims {
+		args = append(args, c.Delivery.ID, tokens[i], until, at)
+	}
+	if err := s.execChunks(ctx, tx, &s.claimRows, 4, args); err != nil {
 		return err
 	}
 	for i := range claims {
-		e, ok := events[claims[i].Delivery.EventID]
-		if !ok {
-			return fmt.Errorf("event %s of delivery %d is missing", claims[i].Delivery.EventID, claims[i].Delivery.ID)
-		}
-		claims[i].Event = e
+		d := &claims[i].Delivery
+		d.Status = store.StatusProcessing
+		d.Attempts++
+		d.LeaseUntil = fromMicros(until)
+		d.UpdatedAt = fromMicros(at)
+		claims[i].LeaseToken = tokens[i]
 	}
 	return nil
 }

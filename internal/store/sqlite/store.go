@@ -64,7 +64,7 @@ type Store struct {
 	completeDeliveries multiRow
 	insertAttempts     multiRow
 	claimRows          multiRow
-	selectEvents       multiRow
+	selectClaimed      multiRow
 }
 
 var _ store.DB = (*Store)(nil)
@@ -137,7 +137,7 @@ func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logge
 		},
 		insertAttempts: multiRow{head: insertAttemptsHead, row: insertAttemptsRow, tail: insertAttemptsTail},
 		claimRows:      multiRow{head: claimRowsHead, row: claimRowsRow, tail: claimRowsTail},
-		selectEvents:   multiRow{head: selectEventsHead, row: selectEventsRow, tail: selectEventsTail},
+		selectClaimed:  multiRow{head: selectClaimedHead, row: selectClaimedRow, tail: selectClaimedTail},
 	}
 	go s.runCheckpoints()
 	if err := s.checkJournalMode(ctx); err != nil {
@@ -297,7 +297,7 @@ func (s *Store) Close() error {
 	errs = append(errs, closeMultiRow(&s.completeDeliveries)...)
 	errs = append(errs, closeMultiRow(&s.insertAttempts)...)
 	errs = append(errs, closeMultiRow(&s.claimRows)...)
-	errs = append(errs, closeMultiRow(&s.selectEvents)...)
+	errs = append(errs, closeMultiRow(&s.selectClaimed)...)
 	errs = append(errs, s.checkpointer.Close(), s.reader.Close(), s.writer.Close(), s.wal.close())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close sqlite database: %w", err)
