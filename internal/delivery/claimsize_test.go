@@ -11,12 +11,10 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// TestWorkerClaimShape checks that a worker claims its concurrency at a
-// time until its pushes are timed, claims fastClaimFor(concurrency) once a
-// run of quick pushes shows the destination is quick, and claims small
-// again after one slow push.
-func TestWorkerClaimShape(t *testing.T) {
-	t.Parallel()
+// newShapeWorker returns a worker of concurrency 4 and timeout 8s, with
+// no queue, for tests of how much it claims and holds.
+func newShapeWorker(t *testing.T) *worker {
+	t.Helper()
 	d := testDestination("d", "http://127.0.0.1:1/")
 	d.Concurrency = 4
 	d.Timeout = config.Duration(8 * time.Second)
@@ -24,6 +22,16 @@ func TestWorkerClaimShape(t *testing.T) {
 	if err != nil {
 		t.Fatalf("newWorker: %v", err)
 	}
+	return w
+}
+
+// TestWorkerClaimShape checks that a worker claims its concurrency at a
+// time until its pushes are timed, claims fastClaimFor(concurrency) once a
+// run of quick pushes shows the destination is quick, and claims small
+// again after one slow push.
+func TestWorkerClaimShape(t *testing.T) {
+	t.Parallel()
+	w := newShapeWorker(t)
 	check := func(when string, wantBatch, wantWindow int) {
 		t.Helper()
 		if batch, window := w.claimShape(); batch != wantBatch || window != wantWindow {
@@ -49,13 +57,7 @@ func TestWorkerClaimShape(t *testing.T) {
 // and every sender is busy, so that the senders never wait for a claim.
 func TestQuickWorkerClaimsAheadOfItsQueue(t *testing.T) {
 	t.Parallel()
-	d := testDestination("d", "http://127.0.0.1:1/")
-	d.Concurrency = 4
-	d.Timeout = config.Duration(8 * time.Second)
-	w, err := newWorker(&Engine{}, nil, d)
-	if err != nil {
-		t.Fatalf("newWorker: %v", err)
-	}
+	w := newShapeWorker(t)
 	for range 200 {
 		w.speed.note(time.Millisecond)
 	}
