@@ -26,7 +26,11 @@ const (
 	bigBodies   = 1000
 	bigBodySize = 1 << 20
 	rssBound    = 300 << 20
-	bigDeadline = 50 * time.Second
+	// bigDeadline bounds the test, not the relay's speed: alone on this
+	// 2-core machine the thousand bodies are acknowledged in 14–16 s, and
+	// in 26 s beside two busy loops, but the full suite runs other
+	// packages' race-detector tests beside it, and one run there took 54 s.
+	bigDeadline = 120 * time.Second
 )
 
 // bigEvent is one 1 MiB Stripe event, signed once: its body is a unique
