@@ -70,18 +70,20 @@ func fastWindowFor(concurrency int) int { return concurrency + 2*fastClaimFor(co
 // fastClaimFor(concurrency) and fastWindowFor(concurrency).
 //
 // Pushes are quick when the recent peak is at most timeout divided by
-// twice the number of rounds of pushes the fast window can queue (two
-// fast claims, each fastClaimFor/concurrency rounds). A queued delivery
-// then waits at most half a timeout before its push starts, and
-// pushLease, which allows a whole timeout for that wait, still covers it.
+// twice the number of rounds of pushes the fast window queues behind the
+// pushes under way (two fast claims, each fastClaimFor/concurrency
+// rounds). A queued delivery then waits at most half a timeout before its
+// push starts, and pushLease, which allows a whole timeout for that wait,
+// still covers it.
 // Should the destination slow down while large claims are queued,
 // sendLoop hands back what waited too long, and the next claims are small
 // again.
 func (w *worker) claimShape() (batch, window int) {
-	fast := fastClaimFor(w.concurrency)
-	rounds := (2*fast + w.concurrency - 1) / w.concurrency // the queue holds two fast claims
+	fastWindow := fastWindowFor(w.concurrency)
+	queued := fastWindow - w.concurrency // what waits behind the pushes
+	rounds := (queued + w.concurrency - 1) / w.concurrency
 	if w.speed.recent() <= w.sender.timeout/time.Duration(2*rounds) {
-		return fast, fastWindowFor(w.concurrency)
+		return fastClaimFor(w.concurrency), fastWindow
 	}
 	return w.concurrency, windowFor(w.concurrency)
 }
