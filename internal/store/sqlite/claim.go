@@ -148,12 +148,13 @@ func (s *Store) leaseRows(ctx context.Context, tx *sql.Tx, claims []store.Claim,
 	if err := s.execChunks(ctx, tx, &s.claimRows, 4, args); err != nil {
 		return err
 	}
+	leasedUntil, updatedAt := fromMicros(until), fromMicros(at) // as stored
 	for i := range claims {
 		d := &claims[i].Delivery
 		d.Status = store.StatusProcessing
 		d.Attempts++
-		d.LeaseUntil = fromMicros(until)
-		d.UpdatedAt = fromMicros(at)
+		d.LeaseUntil = leasedUntil
+		d.UpdatedAt = updatedAt
 		claims[i].LeaseToken = tokens[i]
 	}
 	return nil
