@@ -189,10 +189,11 @@ ON CONFLICT (source) DO UPDATE SET
 	// its id bound) that look prunable in this statement's snapshot: no
 	// live delivery, and received before $3 when one delivery is dead,
 	// else before $4 (a NULL bound prunes nothing). Events another
-	// transaction holds a lock on (an insert of a delivery holds one) are
-	// skipped. Each event's deliveries are read by a lateral aggregate,
-	// one probe of the (event_id, destination) index per event, which
-	// the planner cannot turn into a scan of every live delivery.
+	// transaction holds a lock on (a backfill adding deliveries holds
+	// one) are skipped. Each event's deliveries are read by a lateral
+	// aggregate, one probe of the (event_id, destination) index per
+	// event, which the planner cannot turn into a scan of every live
+	// delivery.
 	pruneCandidates = `SELECT e.id, e.received_at FROM events e
 CROSS JOIN LATERAL (
 	SELECT count(*) FILTER (WHERE d.status IN ('pending', 'processing', 'failed')) AS live,
