@@ -118,13 +118,13 @@ ORDER BY e.id`
 	// occurred_at (received_at when it has none). An existing (event,
 	// destination) is skipped, and so is an event that was purged. The
 	// events are locked FOR SHARE as they are read: an event a
-	// concurrent prune is deleting is waited for and then skipped,
-	// rather than failing the foreign key check, and one a concurrent
-	// purge is erasing (its UPDATE conflicts with SHARE, where it would
-	// not with the KEY SHARE the foreign key check takes) is waited for
-	// and then skipped, its purged_at checked again on the row the purge
-	// committed; a purge that comes after waits for the insert and then
-	// ends the deliveries it made.
+	// concurrent prune is deleting is waited for and then skipped, so no
+	// delivery outlives its event (no foreign key checks that since
+	// migration 0016), and one a concurrent purge is erasing (its UPDATE
+	// conflicts with SHARE) is waited for and then skipped, its
+	// purged_at checked again on the row the purge committed; a purge
+	// that comes after waits for the insert and then ends the deliveries
+	// it made. A prune that comes after skips the locked events.
 	createDeliveries = `INSERT INTO deliveries (
 	event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
 )
@@ -229,7 +229,7 @@ FOR UPDATE OF e SKIP LOCKED`
 SELECT t.event_id, t.n, coalesce(h.n, 0), coalesce(h.live, 0), coalesce(h.dead, 0)
 FROM t LEFT JOIN h ON h.event_id = t.event_id`
 
-	// pruneEvents deletes the events $1, their deliveries and attempts
-	// by cascade.
+	// pruneEvents deletes the events $1, and with them, by the delete
+	// triggers of migration 0016, their deliveries and attempts.
 	pruneEvents = `DELETE FROM events WHERE id = ANY($1::text[])`
 )
