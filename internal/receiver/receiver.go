@@ -101,6 +101,9 @@ type Receiver struct {
 	// flood of them is counted in the metrics, not written line by line.
 	refusalLogs *rate.Limiter
 	errorLogs   *rate.Limiter
+	// handshakeLogs bounds the log lines of answered handshakes: Microsoft
+	// Graph's validation carries no secret, so anyone may send it at will.
+	handshakeLogs *rate.Limiter
 }
 
 // logsPerSecond is how many refused or failed requests a second are logged
@@ -146,6 +149,8 @@ func New(o Options) *Receiver {
 
 		refusalLogs: rate.NewLimiter(logsPerSecond, logsPerSecond),
 		errorLogs:   rate.NewLimiter(logsPerSecond, logsPerSecond),
+
+		handshakeLogs: rate.NewLimiter(logsPerSecond, logsPerSecond),
 	}
 	for i := range o.Sources {
 		rc.sources[o.Sources[i].Name] = &o.Sources[i]

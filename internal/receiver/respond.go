@@ -36,6 +36,9 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 	switch {
 	case o.handshake != nil:
 		h.Set("Content-Type", o.handshake.ContentType)
+		// A handshake echoes what the caller sent; no browser may read it
+		// as anything but its declared type.
+		h.Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(o.handshake.Body)
 	case o.err == nil:
@@ -69,6 +72,9 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 	switch {
 	case o.handshake != nil:
 		rc.metrics.observe(src.Name, "", "handshake", "", took)
+		if !rc.handshakeLogs.Allow() {
+			return // counted in the metrics
+		}
 		rc.logger.LogAttrs(r.Context(), slog.LevelInfo, "webhook handshake answered",
 			slog.String(logSource, src.Name), slog.Float64(logDurationMS, ms(took)))
 	case o.err == nil:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 )
@@ -13,8 +14,28 @@ import (
 // request.
 const msgraphToken = "validationToken"
 
-// maxValidationToken bounds the validation token echoed back.
-const maxValidationToken = 1024
+// maxValidationToken bounds the validation token echoed back. Graph's
+// tokens are about a hundred characters ("Validation: Testing client
+// application reachability for subscription Request-Id: <uuid>").
+const maxValidationToken = 512
+
+// echoable reports whether a validation token is fit to be echoed to
+// whoever sent it: printable ASCII without the characters that open markup
+// or quote an attribute, which Graph's tokens never carry. The answer is
+// text/plain with nosniff either way; this keeps a reflected page out of
+// reach of a browser that ignores both.
+func echoable(token string) bool {
+	if len(token) > maxValidationToken {
+		return false
+	}
+	for i := 0; i < len(token); i++ {
+		c := token[i]
+		if c < 0x20 || c > 0x7e || strings.IndexByte("<>&\"'`", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // msgraph checks Microsoft Graph change notifications: every notification
 // in the body's value list must carry a clientState equal to one of the
@@ -61,8 +82,8 @@ func (g *msgraph) Verify(req Request) (Result, error) {
 		if err != nil {
 			return failed(err)
 		}
-		if len(req.Body) > 0 || len(token) > maxValidationToken {
-			return failed(fmt.Errorf("read validation request: a body or an overlong token: %w", ErrMalformedSignature))
+		if len(req.Body) > 0 || !echoable(token) {
+			return failed(fmt.Errorf("read validation request: a body, or a token that is too long or not printable ASCII: %w", ErrMalformedSignature))
 		}
 		return Result{Slot: store.NoSlot}, nil
 	}
