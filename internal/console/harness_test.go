@@ -177,6 +177,31 @@ func (b *bundle) login(t testing.TB, token string) *client {
 	return c
 }
 
+// loginCookie sends the login form with token the way a browser would,
+// without following the redirect, and returns the session cookie it got.
+func (b *bundle) loginCookie(t testing.TB, token string) *http.Cookie {
+	t.Helper()
+	csrf := "csrf-" + token
+	req, err := http.NewRequest(http.MethodPost, b.srv.URL+"/login", strings.NewReader(url.Values{"csrf": {csrf}, "token": {token}}.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(&http.Cookie{Name: "hookrelay_login", Value: csrf})
+	resp, err := b.srv.Client().Transport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, c := range resp.Cookies() {
+		if c.Name == "hookrelay_session" && c.Value != "" {
+			return c
+		}
+	}
+	t.Fatalf("log in with %s: status %d and no session cookie", token, resp.StatusCode)
+	return nil
+}
+
 // submitLogin loads the login page and sends its form with token.
 func (c *client) submitLogin(token string) (int, string) {
 	c.t.Helper()

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"container/list"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -15,9 +16,15 @@ import (
 // session was opened with never leaves the server.
 const sessionCookie = "hookrelay_session"
 
-// maxSessions bounds the sessions kept at once; past it, opening one
-// first drops those that have expired, then the one closest to expiring.
-const maxSessions = 10000
+// maxSessions bounds the sessions kept at once, and maxSessionsPerToken
+// those of one token. A token at its own bound makes room by dropping its
+// own oldest session, so that one token's logins never end another
+// token's; past the overall bound, which takes many tokens to reach, the
+// oldest session of all goes.
+const (
+	maxSessions         = 10000
+	maxSessionsPerToken = 64
+)
 
 // session is one logged-in browser.
 type session struct {
@@ -25,53 +32,72 @@ type session struct {
 	csrf    string    // the token every POST of this session carries
 	expires time.Time // fixed at log in
 	flash   string    // a result to show once on the next page; guarded by sessions.mu
+
+	key       [sha256.Size]byte // its key in sessions.byID
+	all, mine *list.Element     // its places in sessions.order and in its token's list; guarded by sessions.mu
 }
 
 // admin reports whether the session may run mutating actions.
 func (s *session) admin() bool { return s.token.Role == config.RoleAdmin }
 
 // sessions holds the live sessions by the SHA-256 of their cookie value,
-// so that looking one up tells nothing by its timing.
+// so that looking one up tells nothing by its timing. Every session lives
+// for the same ttl from its log in, so the order of opening is the order
+// of expiry: the lists below keep it, and opening, dropping the expired
+// and evicting cost O(1) each, whatever the number of sessions.
 type sessions struct {
 	ttl time.Duration
 	now func() time.Time
 
-	mu   sync.Mutex
-	byID map[[sha256.Size]byte]*session // guarded by mu
+	mu      sync.Mutex
+	byID    map[[sha256.Size]byte]*session // guarded by mu
+	order   *list.List                     // of *session, oldest first; guarded by mu
+	byToken map[string]*list.List          // token name -> its sessions, oldest first; guarded by mu
 }
 
 func newSessions(ttl time.Duration, now func() time.Time) *sessions {
-	return &sessions{ttl: ttl, now: now, byID: map[[sha256.Size]byte]*session{}}
+	return &sessions{ttl: ttl, now: now, byID: map[[sha256.Size]byte]*session{}, order: list.New(), byToken: map[string]*list.List{}}
 }
 
 // open starts a session for tok and returns its cookie value.
 func (ss *sessions) open(tok *config.Token) (string, *session) {
 	id := randomToken()
-	s := &session{token: tok, csrf: randomToken(), expires: ss.now().Add(ss.ttl)}
+	s := &session{token: tok, csrf: randomToken(), expires: ss.now().Add(ss.ttl), key: sha256.Sum256([]byte(id))}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if len(ss.byID) >= maxSessions {
-		ss.dropExpiredLocked()
+	ss.dropExpiredLocked()
+	if mine := ss.byToken[tok.Name]; mine != nil && mine.Len() >= maxSessionsPerToken {
+		ss.removeLocked(mine.Front().Value.(*session))
 	}
 	if len(ss.byID) >= maxSessions {
-		var oldest [sha256.Size]byte
-		var at time.Time
-		for k, v := range ss.byID {
-			if at.IsZero() || v.expires.Before(at) {
-				oldest, at = k, v.expires
-			}
-		}
-		delete(ss.byID, oldest)
+		ss.removeLocked(ss.order.Front().Value.(*session))
 	}
-	ss.byID[sha256.Sum256([]byte(id))] = s
+	mine := ss.byToken[tok.Name]
+	if mine == nil {
+		mine = list.New()
+		ss.byToken[tok.Name] = mine
+	}
+	s.all, s.mine = ss.order.PushBack(s), mine.PushBack(s)
+	ss.byID[s.key] = s
 	return id, s
 }
 
+// dropExpiredLocked removes the sessions that have expired, oldest first.
 func (ss *sessions) dropExpiredLocked() {
 	now := ss.now()
-	for k, v := range ss.byID {
-		if !now.Before(v.expires) {
-			delete(ss.byID, k)
+	for e := ss.order.Front(); e != nil && !now.Before(e.Value.(*session).expires); e = ss.order.Front() {
+		ss.removeLocked(e.Value.(*session))
+	}
+}
+
+// removeLocked forgets s.
+func (ss *sessions) removeLocked(s *session) {
+	delete(ss.byID, s.key)
+	ss.order.Remove(s.all)
+	if mine := ss.byToken[s.token.Name]; mine != nil {
+		mine.Remove(s.mine)
+		if mine.Len() == 0 {
+			delete(ss.byToken, s.token.Name)
 		}
 	}
 }
@@ -86,7 +112,7 @@ func (ss *sessions) get(id string) (*session, bool) {
 		return nil, false
 	}
 	if !ss.now().Before(s.expires) {
-		delete(ss.byID, key)
+		ss.removeLocked(s)
 		return nil, false
 	}
 	return s, true
@@ -96,7 +122,9 @@ func (ss *sessions) get(id string) (*session, bool) {
 func (ss *sessions) end(id string) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	delete(ss.byID, sha256.Sum256([]byte(id)))
+	if s, ok := ss.byID[sha256.Sum256([]byte(id))]; ok {
+		ss.removeLocked(s)
+	}
 }
 
 // setFlash keeps msg to show once on the session's next page.

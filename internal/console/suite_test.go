@@ -75,6 +75,23 @@ var suite = []struct {
 		status, page = c.postRaw("/login", url.Values{"token": {adminToken}, "csrf": {"forged"}}, nil)
 		wantPage(t, "login without the form's CSRF token", status, page, http.StatusForbidden)
 	}},
+	{"one token's logins cannot evict another token's session", func(t *testing.T, b *bundle) {
+		admin := b.login(t, adminToken)
+		// A read token logs in as often as the whole session cap, each
+		// time from a fresh browser: only its own oldest sessions make room.
+		first := b.loginCookie(t, readToken)
+		for range 10000 {
+			b.loginCookie(t, readToken)
+		}
+		if status, page := admin.get("/events"); status != http.StatusOK || !strings.Contains(page, "Log out") {
+			t.Fatalf("the admin's session was evicted by another token's logins: %d", status)
+		}
+		reader := b.anonymous(t)
+		reader.http.Jar.SetCookies(mustURL(t, b.srv.URL), []*http.Cookie{first})
+		if status, page := reader.get("/events"); status != http.StatusOK || strings.Contains(page, "Log out") {
+			t.Errorf("the read token's first session outlived 10 000 newer ones of the same token: %d", status)
+		}
+	}},
 	{"session cookie", func(t *testing.T, b *bundle) {
 		c := b.anonymous(t)
 		_, page := c.get("/")
