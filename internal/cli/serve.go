@@ -11,7 +11,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/gcfloor"
 	"github.com/hookrelay/hookrelay/internal/relay"
-	"github.com/hookrelay/hookrelay/internal/tracing"
+	"github.com/hookrelay/hookrelay/internal/tracing/otlpexport"
 )
 
 func runServe(ctx context.Context, env Env, args []string) error {
@@ -48,7 +48,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	}
 	local := addLocalToken(cfg, logger)
 	defer local.remove()
-	stopTraces, err := tracing.Setup(ctx, env.Getenv, Version, logger)
+	stopTraces, err := otlpexport.Setup(ctx, env.Getenv, Version, logger)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)
 	}

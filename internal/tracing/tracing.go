@@ -47,8 +47,13 @@ var enabled atomic.Bool
 // Enabled reports whether traces are exported.
 func Enabled() bool { return enabled.Load() }
 
+// SetEnabled turns hookrelay's spans and traceparent headers on once an
+// exporter and its tracer provider are installed (otlpexport.Setup), and
+// off before the exporter stops.
+func SetEnabled(on bool) { enabled.Store(on) }
+
 // Tracer returns hookrelay's tracer, from the global provider: a no-op
-// until Setup installs one.
+// until an exporter installs one (otlpexport.Setup).
 func Tracer() trace.Tracer { return otel.Tracer(tracerName) }
 
 // EventTraceID returns the trace id of an event: its ULID's bytes, or, for
@@ -72,7 +77,7 @@ func IngestSpanID(eventID string) trace.SpanID {
 }
 
 // wantIDs carries the ids the next root span started with its context
-// must have; idGenerator reads it.
+// must have; IDGenerator reads it.
 type wantIDs struct{}
 
 type eventIDs struct {

@@ -1,22 +1,23 @@
-package tracing
+// Package otlpexport exports hookrelay's traces over OTLP/HTTP. It is the
+// only package that links the OpenTelemetry SDK and exporter: `serve`
+// imports it, and an application that embeds hookrelay without asking for
+// traces links neither.
+package otlpexport
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"strings"
-	"sync"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hookrelay/hookrelay/internal/tracing"
 )
 
 // Wanted tells from the environment whether traces are to be exported, and
@@ -76,62 +77,19 @@ func Setup(ctx context.Context, getenv func(string) string, version string, logg
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp),
 		sdktrace.WithResource(res),
-		sdktrace.WithIDGenerator(newIDGenerator()),
+		sdktrace.WithIDGenerator(tracing.NewIDGenerator()),
 	)
 	otel.SetTracerProvider(tp)
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
 		logger.Warn("trace export", "error", err)
 	}))
-	enabled.Store(true)
+	tracing.SetEnabled(true)
 	logger.Info("traces exported over OTLP/HTTP")
 	return func(ctx context.Context) error {
-		enabled.Store(false)
+		tracing.SetEnabled(false)
 		if err := tp.Shutdown(ctx); err != nil {
 			return fmt.Errorf("flush traces: %w", err)
 		}
 		return nil
 	}, nil
-}
-
-// idGenerator gives an event's ingest span the ids ForIngest asked for, and
-// every other span random ids.
-type idGenerator struct {
-	mu  sync.Mutex // guards rnd
-	rnd *rand.ChaCha8
-}
-
-func newIDGenerator() *idGenerator {
-	var seed [32]byte
-	_, _ = crand.Read(seed[:])
-	return &idGenerator{rnd: rand.NewChaCha8(seed)}
-}
-
-// NewIDs returns the ids of a root span.
-func (g *idGenerator) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
-	if ids, ok := ctx.Value(wantIDs{}).(eventIDs); ok {
-		return ids.trace, ids.span
-	}
-	var tid trace.TraceID
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for !tid.IsValid() {
-		_, _ = g.rnd.Read(tid[:])
-	}
-	return tid, g.spanID()
-}
-
-// NewSpanID returns the id of a child span.
-func (g *idGenerator) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.spanID()
-}
-
-// spanID returns a random valid span id; g.mu is held.
-func (g *idGenerator) spanID() trace.SpanID {
-	var sid trace.SpanID
-	for !sid.IsValid() {
-		binary.BigEndian.PutUint64(sid[:], g.rnd.Uint64())
-	}
-	return sid
 }
