@@ -8,10 +8,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// filterParams are the query parameters of the events and replay pages'
-// filters, the admin API's names and q for a provider event id.
-var filterParams = []string{"source", "type", "status", "destination", "since", "until", "q"}
-
 // filterForm is a filter as the pages' forms show it.
 type filterForm struct {
 	Source, Type, Status, Destination, Since, Until, Q string

@@ -82,16 +82,6 @@ func (t Target) signedHeaders(ev store.Event, d store.Delivery, now time.Time, s
 	return h
 }
 
-// BuildRequest returns the POST of delivery d of ev to the target's URL:
-// the raw body, byte for byte, with Headers signed at now.
-func (t Target) BuildRequest(ctx context.Context, ev store.Event, d store.Delivery, now time.Time) (*http.Request, error) {
-	h, err := t.Headers(ev, d, now)
-	if err != nil {
-		return nil, err
-	}
-	return t.request(ctx, ev, h)
-}
-
 // request returns the POST of ev's raw body to the target's URL with
 // headers h.
 func (t Target) request(ctx context.Context, ev store.Event, h http.Header) (*http.Request, error) {

@@ -160,9 +160,6 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 	return r, nil
 }
 
-// Store returns the relay's store.
-func (r *Relay) Store() store.DB { return r.store }
-
 func (r *Relay) hasPushDestinations() bool {
 	for _, d := range r.cfg.Destinations {
 		if !d.Pull {
