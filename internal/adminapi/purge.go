@@ -37,7 +37,9 @@ func (h *handler) purge(w http.ResponseWriter, r *http.Request) {
 // deliveries as purged; on a dry run it only counts them. It works in
 // batches of one transaction each, and writes one audit row, also for a dry
 // run or when it stops part way (the result so far is then returned with
-// the error). The value a path selector looks for is never logged nor
+// the error). Once events are purged, the bytes are cleared from the
+// database's files as far as the store can (store.Erasure.ClearErased),
+// and the result names the statement that clears the rest. The value a path selector looks for is never logged nor
 // recorded: the audit row keeps its SHA-256.
 func (s *Service) Purge(ctx context.Context, actor string, req PurgeRequest) (PurgeResult, error) {
 	sel, err := s.purgeSelector(req)
@@ -48,6 +50,13 @@ func (s *Service) Purge(ctx context.Context, actor string, req PurgeRequest) (Pu
 	p := &purgeRun{s: s, req: store.PurgeRequest{Actor: actor, Reason: strings.TrimSpace(req.Reason), Now: s.now()}, dryRun: req.DryRun}
 	p.res.DryRun = req.DryRun
 	runErr := p.run(ctx, sel)
+	if p.res.Purged > 0 {
+		followUp, err := s.store.ClearErased(context.WithoutCancel(ctx))
+		p.res.FollowUpSQL = followUp
+		if err != nil && runErr == nil {
+			runErr = fmt.Errorf("clear erased bytes: %w", err)
+		}
+	}
 	a := store.PurgeAudit{
 		Actor: actor, Selector: sel.auditSelector(), Reason: p.req.Reason,
 		Matched: p.res.Matched, Purged: p.res.Purged, DryRun: req.DryRun, Now: p.req.Now,

@@ -88,4 +88,16 @@ type Erasure interface {
 
 	// RecordPurge writes the audit row of a purge (kind AuditPurge).
 	RecordPurge(ctx context.Context, a PurgeAudit) error
+
+	// ClearErased makes the bytes that purges erased leave the database's
+	// files where the driver can do so without stopping ingest, and
+	// returns the statement an operator runs for the rest, or "" when
+	// nothing remains to be done. SQLite zeroes what a purge deletes as
+	// it deletes it (secure_delete); ClearErased copies the write-ahead
+	// log into the database and truncates it, since the log still holds
+	// the earlier versions of the pages. PostgreSQL leaves dead row
+	// versions, and the holes a VACUUM makes of them, in its table and
+	// index pages: only rewriting the tables removes them, which locks
+	// them while it runs, so the statement is returned, not run.
+	ClearErased(ctx context.Context) (followUp string, err error)
 }
