@@ -183,6 +183,10 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			_, err := s.ClearErased(ctx)
 			return err
 		},
+		"AuditKey": func(ctx context.Context) error {
+			_, err := s.AuditKey(ctx)
+			return err
+		},
 
 		// store.PayloadKeys: closed comes before a missing key.
 		"PayloadKeyCounts": func(ctx context.Context) error {
