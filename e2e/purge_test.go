@@ -93,7 +93,7 @@ func testPurgeByTheCLI(t *testing.T, driver testdb.Driver, sealed bool) {
 	contains(t, "replay of a purged event", r.stderr, "was purged", "cannot be replayed")
 	contains(t, "stats", wantRun(t, read, 0, "stats").stdout, "PURGED")
 	r = wantRun(t, read, 0, "audit", "--since", "-1h")
-	contains(t, "audit", r.stdout, "purge", "2 matched, 2 purged", "1 matched, 1 purged", "value_sha256", "erasure request 9")
+	contains(t, "audit", r.stdout, "purge", "2 matched, 2 purged", "1 matched, 1 purged", "value_hmac", "erasure request 9")
 	if strings.Contains(r.stdout, `"cus_123"`) {
 		t.Errorf("the audit log keeps the value looked for:\n%s", r.stdout)
 	}

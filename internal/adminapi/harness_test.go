@@ -95,6 +95,7 @@ func parseConfig(t testing.TB, extraDestinations string) *config.Config {
 // fill it.
 type testBundle struct {
 	driver string
+	url    string // the database's, as the config's database key takes it
 	store  store.DB
 	cfg    *config.Config
 	api    *httptest.Server
@@ -115,7 +116,8 @@ func setup(t *testing.T, driver testdb.Driver, cfg *config.Config) *testBundle {
 		cfg = parseConfig(t, "")
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	st, err := storeopen.Open(ctx, driver.URL(t), quiet)
+	url := driver.URL(t)
+	st, err := storeopen.Open(ctx, url, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +125,7 @@ func setup(t *testing.T, driver testdb.Driver, cfg *config.Config) *testBundle {
 	if err := st.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	b := &testBundle{driver: driver.Name, store: st, cfg: cfg, logs: &syncBuffer{}, woken: &wakeLog{}}
+	b := &testBundle{driver: driver.Name, url: url, store: st, cfg: cfg, logs: &syncBuffer{}, woken: &wakeLog{}}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("admin API logs:\n%s", b.logs.String())

@@ -2,6 +2,7 @@ package adminapi
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -37,19 +38,38 @@ func (h *handler) purge(w http.ResponseWriter, r *http.Request) {
 // deliveries as purged; on a dry run it only counts them. It works in
 // batches of one transaction each, and writes one audit row, also for a dry
 // run or when it stops part way (the result so far is then returned with
-// the error). The value a path selector looks for is never logged nor
-// recorded: the audit row keeps its SHA-256.
+// the error). Once events are purged, the bytes are cleared from the
+// database's files as far as the store can (store.Erasure.ClearErased),
+// and the result names the statement that clears the rest. The value a
+// path selector looks for is never logged nor recorded: the audit row
+// keeps its HMAC-SHA-256 under the database's audit key, which no API
+// returns.
 func (s *Service) Purge(ctx context.Context, actor string, req PurgeRequest) (PurgeResult, error) {
 	sel, err := s.purgeSelector(req)
 	if err != nil {
 		return PurgeResult{}, err
 	}
+	var key []byte
+	if sel.path != "" {
+		// Read before anything is purged: a purge that could not be
+		// audited is not started.
+		if key, err = s.store.AuditKey(ctx); err != nil {
+			return PurgeResult{}, fmt.Errorf("read audit key: %w", err)
+		}
+	}
 	audit(ctx, "selector", sel.kind(), "dry_run", req.DryRun)
 	p := &purgeRun{s: s, req: store.PurgeRequest{Actor: actor, Reason: strings.TrimSpace(req.Reason), Now: s.now()}, dryRun: req.DryRun}
 	p.res.DryRun = req.DryRun
 	runErr := p.run(ctx, sel)
+	if p.res.Purged > 0 {
+		followUp, err := s.store.ClearErased(context.WithoutCancel(ctx))
+		p.res.FollowUpSQL = followUp
+		if err != nil && runErr == nil {
+			runErr = fmt.Errorf("clear erased bytes: %w", err)
+		}
+	}
 	a := store.PurgeAudit{
-		Actor: actor, Selector: sel.auditSelector(), Reason: p.req.Reason,
+		Actor: actor, Selector: sel.auditSelector(key), Reason: p.req.Reason,
 		Matched: p.res.Matched, Purged: p.res.Purged, DryRun: req.DryRun, Now: p.req.Now,
 	}
 	// The audit row is written even when ctx ended part way.
@@ -80,15 +100,17 @@ func (sel purgeSelector) kind() string {
 	return "ids"
 }
 
-// auditSelector is sel as the audit row records it: the value hashed.
-func (sel purgeSelector) auditSelector() store.PurgeSelector {
+// auditSelector is sel as the audit row records it: the value hashed
+// under the database's audit key.
+func (sel purgeSelector) auditSelector(key []byte) store.PurgeSelector {
 	out := store.PurgeSelector{
 		IDs: sel.ids, Source: sel.source, ProviderEventID: sel.providerEventID,
 		Path: sel.path, Since: sel.since, Until: sel.until,
 	}
 	if sel.path != "" {
-		sum := sha256.Sum256([]byte(sel.value))
-		out.ValueSHA256 = hex.EncodeToString(sum[:])
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte(sel.value))
+		out.ValueHMAC = hex.EncodeToString(mac.Sum(nil))
 	}
 	return out
 }

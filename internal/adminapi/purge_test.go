@@ -1,6 +1,8 @@
 package adminapi_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"testing"
@@ -111,7 +113,7 @@ func TestPurgeSelectors(t *testing.T) {
 
 		var log adminapi.AuditLog
 		wantStatus(t, "audit", b.call(t, readToken, "GET", "/api/v1/audit?limit=100", nil, &log), 200)
-		purges := 0
+		purges, valueMAC := 0, ""
 		for _, en := range log.Entries {
 			if en.Kind != "purge" {
 				continue
@@ -120,9 +122,23 @@ func TestPurgeSelectors(t *testing.T) {
 			if en.Actor != "ops" || en.Detail["reason"] == nil {
 				t.Errorf("purge audit row %+v; want the actor and the reason", en)
 			}
-			if en.Detail["path"] != nil && (en.Detail["value_sha256"] == nil || en.Detail["value"] != nil) {
-				t.Errorf("path purge audit row %+v; want the value's hash, not the value", en.Detail)
+			if en.Detail["path"] == nil {
+				continue
 			}
+			// The value's keyed hash: the same for every purge of the
+			// value, and not its plain SHA-256, which a reader of the
+			// log could test guesses against.
+			mac, _ := en.Detail["value_hmac"].(string)
+			plain := sha256.Sum256([]byte("cus_123"))
+			switch {
+			case mac == "" || en.Detail["value"] != nil || en.Detail["value_sha256"] != nil:
+				t.Errorf("path purge audit row %+v; want the value's keyed hash alone", en.Detail)
+			case mac == hex.EncodeToString(plain[:]):
+				t.Errorf("path purge audit row keeps the value's plain SHA-256 %s", mac)
+			case valueMAC != "" && mac != valueMAC:
+				t.Errorf("two purges of one value record %s and %s: want one keyed hash", valueMAC, mac)
+			}
+			valueMAC = mac
 		}
 		if purges != 9 { // four purges with their dry runs, and one without
 			t.Errorf("audit log has %d purge rows, want 9", purges)

@@ -286,6 +286,11 @@ type PurgeResult struct {
 	// Scanned counts the bodies a path selector read.
 	Scanned int64 `json:"scanned"`
 	DryRun  bool  `json:"dry_run"`
+	// FollowUpSQL is the statement an operator runs on the database for
+	// the purged bytes to leave its files, when the purge could not
+	// remove them itself (PostgreSQL always; SQLite when readers kept
+	// its write-ahead log in use). Empty: they are gone already.
+	FollowUpSQL string `json:"follow_up_sql,omitempty"`
 }
 
 // Tombstone tells when an event's payload was purged, by whom and why.

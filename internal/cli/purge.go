@@ -81,6 +81,9 @@ func runPurgeCalls(ctx context.Context, env Env, c *apiClient, req adminapi.Purg
 		return c.explain(err)
 	}
 	fmt.Fprintf(out, "purged %d events (%d matched); %d deliveries ended as purged%s\n", res.Purged, res.Matched, res.DeliveriesEnded, alreadyPurged(res))
+	if res.FollowUpSQL != "" {
+		fmt.Fprintf(out, "the purged bytes stay in the database's files until you run, at a quiet time (it locks the tables while it runs):\n  %s\n", res.FollowUpSQL)
+	}
 	return printResult(env.Stdout, asJSON, data)
 }
 

@@ -41,14 +41,17 @@ type PurgeResult struct {
 // PurgeSelector is what a purge selected, as its audit row records it: the
 // ids, a source's provider event id, or the events whose JSON body has a
 // value at a path, in a window. The value itself is never recorded, only
-// its SHA-256, so that the audit log holds no payload byte.
+// a keyed hash of it, so that the audit log holds no payload byte and a
+// reader of it cannot test guesses of a low-entropy value (an e-mail
+// address) against it.
 type PurgeSelector struct {
 	IDs             []string
 	Source          string
 	ProviderEventID string
 	Path            string
-	// ValueSHA256 is the hex SHA-256 of the value looked for at Path.
-	ValueSHA256  string
+	// ValueHMAC is the hex HMAC-SHA-256 of the value looked for at Path,
+	// under the database's AuditKey.
+	ValueHMAC    string
 	Since, Until time.Time
 }
 
@@ -88,4 +91,25 @@ type Erasure interface {
 
 	// RecordPurge writes the audit row of a purge (kind AuditPurge).
 	RecordPurge(ctx context.Context, a PurgeAudit) error
+
+	// ClearErased makes the bytes that purges erased leave the database's
+	// files where the driver can do so without stopping ingest, and
+	// returns the statement an operator runs for the rest, or "" when
+	// nothing remains to be done. SQLite zeroes what a purge deletes as
+	// it deletes it (secure_delete); ClearErased copies the write-ahead
+	// log into the database and truncates it, since the log still holds
+	// the earlier versions of the pages. PostgreSQL leaves dead row
+	// versions, and the holes a VACUUM makes of them, in its table and
+	// index pages: only rewriting the tables removes them, which locks
+	// them while it runs, so the statement is returned, not run.
+	ClearErased(ctx context.Context) (followUp string, err error)
+
+	// AuditKey returns the database's key of the audit log's keyed
+	// hashes: 32 random bytes made the first time it is asked for, the
+	// same ever after, for every node on the database. No API returns
+	// it.
+	AuditKey(ctx context.Context) ([]byte, error)
 }
+
+// AuditKeySize is the length of AuditKey's key.
+const AuditKeySize = 32

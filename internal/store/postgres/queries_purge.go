@@ -41,3 +41,10 @@ WHERE id = ANY($1::text[]) AND purged_at IS NOT NULL`
 	recordPurge = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, purged)
 VALUES ($1, $2, $3, $4, 0, 0, $5, 'purge', $6)`
 )
+
+const (
+	// insertAuditKey makes the audit key ($1 its name, $2 its bytes)
+	// unless it exists; selectAuditKey reads the one that stands.
+	insertAuditKey = `INSERT INTO instance_keys (name, key) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`
+	selectAuditKey = `SELECT key FROM instance_keys WHERE name = $1`
+)

@@ -38,3 +38,10 @@ WHERE id IN (SELECT value FROM json_each(?)) AND purged_at IS NOT NULL`
 	recordPurge = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, purged)
 VALUES (?, ?, ?, ?, 0, 0, ?, 'purge', ?)`
 )
+
+const (
+	// insertAuditKey makes the audit key (its name, its bytes, the time)
+	// unless it exists; selectAuditKey reads the one that stands.
+	insertAuditKey = `INSERT INTO instance_keys (name, key, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`
+	selectAuditKey = `SELECT key FROM instance_keys WHERE name = ?`
+)

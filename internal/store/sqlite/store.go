@@ -165,7 +165,9 @@ const (
 )
 
 // writerParams are the writer's DSN parameters: WAL, enforced foreign keys,
-// and synchronous=NORMAL with no automatic checkpoints — Ingest makes its
+// secure_delete (what a statement deletes or overwrites is zeroed in its
+// page, so a purged payload leaves no readable bytes in free space; see
+// ClearErased), and synchronous=NORMAL with no automatic checkpoints — Ingest makes its
 // commits durable itself by fsyncing the WAL outside the write lock (see
 // walSyncer), and checkpoints run on their own connection (runCheckpoints),
 // so neither an fsync nor a checkpoint holds up the next write.
@@ -178,6 +180,7 @@ func writerParams() string {
 	q.Add("_pragma", "wal_autocheckpoint(0)")
 	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", journalSizeLimit))
 	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "secure_delete(1)")
 	return q.Encode()
 }
 

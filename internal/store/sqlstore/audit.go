@@ -83,7 +83,7 @@ type purgeJSON struct {
 	Source          string   `json:"source,omitempty"`
 	ProviderEventID string   `json:"provider_event_id,omitempty"`
 	Path            string   `json:"path,omitempty"`
-	ValueSHA256     string   `json:"value_sha256,omitempty"`
+	ValueHMAC       string   `json:"value_hmac,omitempty"`
 	Since           string   `json:"since,omitempty"`
 	Until           string   `json:"until,omitempty"`
 	Reason          string   `json:"reason"`
@@ -95,7 +95,7 @@ func AuditPurge(a store.PurgeAudit) string {
 	sel := a.Selector
 	b, _ := json.Marshal(purgeJSON{ // cannot fail for strings
 		IDs: sel.IDs, Source: sel.Source, ProviderEventID: sel.ProviderEventID,
-		Path: sel.Path, ValueSHA256: sel.ValueSHA256,
+		Path: sel.Path, ValueHMAC: sel.ValueHMAC,
 		Since: auditTime(sel.Since), Until: auditTime(sel.Until), Reason: a.Reason,
 	})
 	return string(b)

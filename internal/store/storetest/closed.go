@@ -179,6 +179,14 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 		"RecordPurge": func(ctx context.Context) error {
 			return s.RecordPurge(ctx, store.PurgeAudit{Actor: "ops", Reason: "erasure", Now: now})
 		},
+		"ClearErased": func(ctx context.Context) error {
+			_, err := s.ClearErased(ctx)
+			return err
+		},
+		"AuditKey": func(ctx context.Context) error {
+			_, err := s.AuditKey(ctx)
+			return err
+		},
 
 		// store.PayloadKeys: closed comes before a missing key.
 		"PayloadKeyCounts": func(ctx context.Context) error {

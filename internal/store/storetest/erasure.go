@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -174,12 +176,12 @@ func testPurgedNeverRearmed(t *testing.T, s store.DB) {
 	}
 }
 
-// A purge's audit row records who, the selector and reason (a value's hash,
+// A purge's audit row records who, the selector and reason (a value's keyed hash,
 // never the value), and the counts; a dry run's too.
 func testPurgeAudit(t *testing.T, s store.DB) {
 	ctx := context.Background()
 	now := time.Date(2026, time.March, 3, 9, 0, 0, 0, time.UTC)
-	sel := store.PurgeSelector{Source: "stripe", Path: "data.object.customer", ValueSHA256: "ab12", Since: now.Add(-time.Hour)}
+	sel := store.PurgeSelector{Source: "stripe", Path: "data.object.customer", ValueHMAC: "ab12", Since: now.Add(-time.Hour)}
 	for _, dry := range []bool{true, false} {
 		a := store.PurgeAudit{Actor: "ops", Selector: sel, Reason: "erasure request 42", Matched: 3, DryRun: dry, Now: now}
 		if !dry {
@@ -200,9 +202,37 @@ func testPurgeAudit(t *testing.T, s store.DB) {
 	if dry.Kind != store.AuditPurge || dry.Purged != 0 || !dry.DryRun {
 		t.Errorf("dry run audit row = %+v", dry)
 	}
-	for _, want := range []string{`"path":"data.object.customer"`, `"value_sha256":"ab12"`, `"reason":"erasure request 42"`, `"source":"stripe"`} {
+	for _, want := range []string{`"path":"data.object.customer"`, `"value_hmac":"ab12"`, `"reason":"erasure request 42"`, `"source":"stripe"`} {
 		if !strings.Contains(real.Detail, want) {
 			t.Errorf("audit detail %s lacks %s", real.Detail, want)
 		}
+	}
+}
+
+// The audit key is made once: every call, concurrent ones included, gets
+// the same 32 bytes.
+func testAuditKey(t *testing.T, s store.DB) {
+	ctx := context.Background()
+	keys := make([][]byte, 8)
+	errs := make([]error, len(keys))
+	var wg sync.WaitGroup
+	for i := range keys {
+		wg.Go(func() { keys[i], errs[i] = s.AuditKey(ctx) })
+	}
+	wg.Wait()
+	for i, k := range keys {
+		if errs[i] != nil {
+			t.Fatalf("AuditKey: %v", errs[i])
+		}
+		if len(k) != store.AuditKeySize || !bytes.Equal(k, keys[0]) {
+			t.Fatalf("AuditKey gave %x and %x: want one key of %d bytes", keys[0], k, store.AuditKeySize)
+		}
+	}
+	if bytes.Equal(keys[0], make([]byte, store.AuditKeySize)) {
+		t.Fatal("AuditKey is all zeros")
+	}
+	again, err := s.AuditKey(ctx)
+	if err != nil || !bytes.Equal(again, keys[0]) {
+		t.Fatalf("AuditKey later = %x, %v; want %x", again, err, keys[0])
 	}
 }

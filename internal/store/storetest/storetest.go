@@ -119,6 +119,7 @@ var tests = []conformanceTest{
 	{"PurgeOnce", testPurgeOnce},
 	{"PurgedNeverRearmed", testPurgedNeverRearmed},
 	{"PurgeAudit", testPurgeAudit},
+	{"AuditKey", testAuditKey},
 	{"PurgeRacesBackfill", testPurgeRacesBackfill},
 
 	{"WithinCommitsTogether", testWithinCommitsTogether},

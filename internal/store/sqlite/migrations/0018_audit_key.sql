@@ -1,0 +1,15 @@
+-- 0018: the key of the audit log's keyed hashes. A purge that searched for
+-- a value records HMAC-SHA-256 of it under this key, which no API returns,
+-- in place of its SHA-256: an e-mail address or a customer id has too
+-- little entropy for a plain hash to hide it from whoever reads the audit
+-- log. The key is made the first time it is asked for (a random 32 bytes).
+CREATE TABLE instance_keys (
+	name       TEXT PRIMARY KEY,
+	key        BLOB NOT NULL,
+	created_at INTEGER NOT NULL -- unix microseconds
+);
+
+-- The plain hashes recorded before go: they cannot be made keyed without
+-- the value, and they are what could be guessed.
+UPDATE replays SET filter = json_remove(filter, '$.value_sha256')
+WHERE kind = 'purge' AND filter LIKE '%"value_sha256"%';
