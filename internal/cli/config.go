@@ -16,11 +16,17 @@ func addConfigFlag(fs *flag.FlagSet) *string {
 }
 
 // loadConfig loads and validates the config, returning one error whose text
-// lists every problem, each on its own line with its key path.
-func loadConfig(env Env, path string) (*config.Config, error) {
-	cfg, err := config.Load(path, env.Getenv)
+// lists every problem, each on its own line with its key path. A command
+// that uses only some top-level keys names them as parts: a problem an
+// unset variable causes elsewhere is then printed as a warning on stderr,
+// not an error (see config.LoadParts); serve and check-config name none.
+func loadConfig(env Env, path string, parts ...string) (*config.Config, error) {
+	cfg, err := config.LoadParts(path, env.Getenv, parts...)
 	if err != nil {
 		return nil, fmt.Errorf("load config %s:\n%w", path, err)
+	}
+	for _, p := range cfg.Unused {
+		fmt.Fprintf(env.Stderr, "warning: %s; not needed here, but serve refuses to start without it\n", p)
 	}
 	return cfg, nil
 }

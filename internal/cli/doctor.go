@@ -71,7 +71,9 @@ func runDoctor(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	r := &report{}
-	cfg, err := config.Load(*path, env.Getenv)
+	// What the checks below use must load; an unset variable elsewhere
+	// is a problem to report, not a reason to check nothing.
+	cfg, err := config.LoadParts(*path, env.Getenv, "database", "listen", "admin_listen", "log")
 	if err != nil {
 		r.add("config", findingProblem, "%s does not load: fix each line below, then run doctor again", *path)
 		for _, line := range strings.Split(err.Error(), "\n") {
@@ -83,6 +85,9 @@ func runDoctor(ctx context.Context, env Env, args []string) error {
 	r.add("config", findingOK, "%s: %d sources, %d destinations, %d tokens", cfg.Path, len(cfg.Sources), len(cfg.Destinations), len(cfg.Tokens))
 	for _, w := range cfg.Warnings {
 		r.add("config", findingWarn, "%s", w)
+	}
+	for _, p := range cfg.Unused {
+		r.add("config", findingProblem, "%s: serve refuses to start until it is set", p)
 	}
 	checkDatabase(ctx, r, cfg)
 	checkListener(ctx, r, "listen", cfg.Listen, probePublic)

@@ -29,7 +29,7 @@ func runKeys(ctx context.Context, env Env, args []string) error {
 }
 
 func runKeysStatus(ctx context.Context, env Env, args []string) error {
-	cfg, err := configOnly(env, "keys status", args)
+	cfg, err := configOnly(env, "keys status", args, "database", "encryption")
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func runKeysRotate(ctx context.Context, env Env, args []string) error {
 	if *batch < 1 || *batch > 10000 {
 		return fmt.Errorf("%w: --batch %d: want 1 to 10000 rows", errUsage, *batch)
 	}
-	cfg, err := loadConfig(env, *path)
+	cfg, err := loadConfig(env, *path, "database", "encryption")
 	if err != nil {
 		return err
 	}

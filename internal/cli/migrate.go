@@ -9,7 +9,7 @@ import (
 )
 
 func runMigrate(ctx context.Context, env Env, args []string) error {
-	cfg, err := configOnly(env, "migrate", args)
+	cfg, err := configOnly(env, "migrate", args, "database", "log")
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func runSend(ctx context.Context, env Env, args []string) error {
 	if *source == "" || *file == "" {
 		return fmt.Errorf("%w: --source and --file are required", errUsage)
 	}
-	cfg, err := loadConfig(env, *path)
+	cfg, err := loadConfig(env, *path, "sources", "listen")
 	if err != nil {
 		return err
 	}

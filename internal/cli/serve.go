@@ -65,7 +65,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	r.SetConfigLoader(func() (*config.Config, error) {
 		next, err := loadConfig(env, *path)
 		if err != nil {
-			return nil, err
+			return nil, explainUnsetOnReload(err)
 		}
 		overrideListeners(next, *listen, *adminListen)
 		local.addTo(next)

@@ -25,6 +25,10 @@ type Config struct {
 	// operator must hear about: dropped tokens, sources without a secret,
 	// sources that verify nothing. Parse fills it; serve logs it.
 	Warnings []string `yaml:"-"`
+	// Unused lists the problems LoadParts passed by: keys outside the
+	// parts a command uses whose variables are unset. serve would refuse
+	// them; a command prints them as warnings.
+	Unused []Problem `yaml:"-"`
 
 	// Database is "sqlite:PATH" or a "postgres://…" / "postgresql://…" URL.
 	// A relative SQLite path is resolved against the config file's directory.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -19,6 +20,16 @@ import (
 // problems is returned as a *ValidationError, not wrapped, so that its text
 // is one problem a line; the caller names the file.
 func Load(path string, getenv func(string) string) (*Config, error) {
+	return LoadParts(path, getenv)
+}
+
+// LoadParts is Load for a command that uses only the parts of the
+// configuration under the top-level keys parts (none: all of it). A
+// problem that only an unset variable causes outside those parts does not
+// stop it: it is kept in the returned Config's Unused instead, so that
+// `migrate` runs without the destinations' secrets and `send` without the
+// admin tokens. Every other problem is an error as for Load.
+func LoadParts(path string, getenv func(string) string, parts ...string) (*Config, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("resolve config path: %w", err)
@@ -27,7 +38,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}
-	c, err := Parse(data, filepath.Dir(abs), getenv)
+	c, err := parseParts(data, filepath.Dir(abs), getenv, parts)
 	if err != nil {
 		return nil, err
 	}
@@ -39,6 +50,11 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 // database, file: secrets) resolve against baseDir. Tokens whose secret is
 // empty are dropped, with a warning, after validation.
 func Parse(data []byte, baseDir string, getenv func(string) string) (*Config, error) {
+	return parseParts(data, baseDir, getenv, nil)
+}
+
+// parseParts is Parse for a command that uses only parts (see LoadParts).
+func parseParts(data []byte, baseDir string, getenv func(string) string, parts []string) (*Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -69,6 +85,7 @@ func Parse(data []byte, baseDir string, getenv func(string) string) (*Config, er
 		}
 		problems = append(problems, withoutCovered(ve.Problems, d.problems)...)
 	}
+	problems, c.Unused = d.unusedUnset(problems, parts)
 	if len(problems) > 0 {
 		return nil, &ValidationError{Problems: problems}
 	}
@@ -188,16 +205,48 @@ func resolveSQLite(db, baseDir string) string {
 func withoutCovered(problems, decoding []Problem) []Problem {
 	var out []Problem
 	for _, p := range problems {
-		covered := false
-		for _, q := range decoding {
-			if p.Path == q.Path || strings.HasPrefix(p.Path, q.Path+".") || strings.HasPrefix(p.Path, q.Path+"[") {
-				covered = true
-				break
-			}
-		}
-		if !covered {
+		if !slices.ContainsFunc(decoding, func(q Problem) bool { return underAny(p.Path, []string{q.Path}) }) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// unusedUnset notes in each problem the unset variables its value came
+// from, and splits problems into those that stop a command using only
+// parts (all of them when parts is empty) and those it may pass by: a
+// problem at a key outside parts whose value came from variables of which
+// one or more is unset or empty.
+func (d *decoder) unusedUnset(problems []Problem, parts []string) (stop, unused []Problem) {
+	for _, p := range problems {
+		p.Unset = d.unsetVars(p.Path)
+		if len(parts) > 0 && len(p.Unset) > 0 && !underAny(p.Path, parts) {
+			unused = append(unused, p)
+			continue
+		}
+		stop = append(stop, p)
+	}
+	return stop, unused
+}
+
+// unsetVars returns the variables the value at path was expanded from
+// that are unset or empty.
+func (d *decoder) unsetVars(path string) []string {
+	var out []string
+	for _, v := range d.origins[path].vars {
+		if d.getenv(v) == "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// underAny reports whether path is one of the top-level keys or below one.
+func underAny(path string, keys []string) bool {
+	for _, k := range keys {
+		if path == k || strings.HasPrefix(path, k+".") || strings.HasPrefix(path, k+"[") {
+			return true
+		}
+	}
+	return false
 }

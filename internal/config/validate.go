@@ -15,6 +15,9 @@ import (
 type Problem struct {
 	Path    string
 	Message string
+	// Unset names the variables the value at Path was expanded from that
+	// are unset or empty: setting them may be the fix.
+	Unset []string
 }
 
 // String returns "path: message".
