@@ -48,12 +48,12 @@ func TestFilesPrivateUnderOpenUmask(t *testing.T) {
 	}
 	wantPrivate(t, migrated)
 
-	// serve, with no admin token configured: it writes the one-run token
-	// next to the config.
+	// serve, with no admin token configured: it writes the generated token
+	// beside the database.
 	db := filepath.Join(t.TempDir(), "hookrelay.db")
 	p := launchWrapped(t, "relay under umask 0000", umaskZero, "sqlite:"+db, stripeSource, stripeEnv)
 	postSigned(t, p, []byte(`{"id":"evt_mode","type":"invoice.paid","created":1}`))
-	token := filepath.Join(filepath.Dir(p.configPath), "hookrelay.admin-token")
+	token := filepath.Join(filepath.Dir(db), "hookrelay.admin-token")
 	wantPrivate(t, db, db+"-wal", db+"-shm", token)
 	if code := p.stop(t); code != 0 {
 		t.Fatalf("relay exited %d", code)

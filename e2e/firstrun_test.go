@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +13,7 @@ import (
 )
 
 // TestFirstRun follows the README's first run on the example config: the
-// relay makes a one-run admin token on its loopback admin listener, send
+// relay makes an admin token on its loopback admin listener, send
 // stores an event, listen --print-json takes it from the example's pull
 // destination, and events show lists the delivery done with its attempt.
 // --listen and --admin-listen move the listeners to free ports.
@@ -40,7 +42,7 @@ func TestFirstRun(t *testing.T) {
 	tokenPath := filepath.Join(dir, "hookrelay.admin-token")
 	st, err := os.Stat(tokenPath)
 	if err != nil {
-		t.Fatalf("no one-run admin token: %v", err)
+		t.Fatalf("no generated admin token: %v", err)
 	}
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("token file mode %v, want 0600", st.Mode().Perm())
@@ -71,7 +73,7 @@ func TestFirstRun(t *testing.T) {
 	r = wantRun(t, cli, 0, "events", "show", id)
 	contains(t, "events show", r.stdout, "dev", "done", "attempts 1")
 
-	// A reload keeps what this run added to the config: the one-run token
+	// A reload keeps what this run added to the config: the generated token
 	// still lets the CLI in, and the listener flags are not taken for
 	// changes that need a restart.
 	r = wantRun(t, cli, 0, "reload")
@@ -85,7 +87,47 @@ func TestFirstRun(t *testing.T) {
 	if err := relay.Stop(40 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(tokenPath); !os.IsNotExist(err) {
-		t.Errorf("the token file outlived the relay: %v", err)
+
+	// A restart keeps the generated token, so the CLI's still opens the
+	// API; a caller without it is told where it is, by the API and by the
+	// console's login page; the log says where the console is.
+	relay = relayproc.Launch(t, "relay again", relayproc.RelayOptions{
+		Binary: binary, ConfigPath: config, Args: []string{"--listen", addrs[0], "--admin-listen", addrs[1]},
+		Admin: addrs[1], Env: env, ReadyTimeout: 30 * time.Second,
+	})
+	if raw, _ := os.ReadFile(tokenPath); strings.TrimSpace(string(raw)) != token {
+		t.Errorf("the restarted relay made a new admin token: the CLI's is turned away")
 	}
+	contains(t, "events list after a restart", wantRun(t, cli, 0, "events", "list").stdout, "evt_1QExample000000000000001")
+	r = wantRun(t, []string{"HOOKRELAY_SERVER=http://" + addrs[1], "HOOKRELAY_TOKEN=hrl_wrong"}, 1, "events", "list")
+	contains(t, "events list with a wrong token", r.stderr, "refused the token", "hookrelay.admin-token")
+	code, answer := getBody(t, "http://"+addrs[1]+"/api/v1/stats")
+	if code != 401 || !strings.Contains(answer, tokenPath) {
+		t.Errorf("GET /api/v1/stats without a token: %d %s; want 401 naming %s", code, answer, tokenPath)
+	}
+	code, answer = getBody(t, "http://"+addrs[1]+"/")
+	if code != 200 || !strings.Contains(answer, tokenPath) {
+		t.Errorf("login page: %d; want it to name %s:\n%s", code, tokenPath, answer)
+	}
+	waitFor(t, "the relay logs the console's address", func() bool {
+		return strings.Contains(relay.Logs.String(), "http://"+addrs[1]+"/")
+	})
+	if err := relay.Stop(40 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// getBody makes a GET without credentials and returns its status and body.
+func getBody(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
 }

@@ -96,6 +96,15 @@ func (s *Service) Handler() http.Handler {
 	return h
 }
 
+// unauthorized is the message of a 401: what to send instead.
+func (h *handler) unauthorized() string {
+	msg := "missing or unknown bearer token: send Authorization: Bearer with a token from the config's tokens list"
+	if f := h.Config().AdminTokenFile; f != "" {
+		msg += "; the config has no admin token, so the relay generated one, kept in " + f
+	}
+	return msg
+}
+
 // ServeHTTP authenticates every request, so that an unknown route tells
 // nothing to a caller without a valid token, then routes it.
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -103,7 +112,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="hookrelay"`)
 		refuseUnread(w)
-		writeError(w, http.StatusUnauthorized, "missing or unknown bearer token")
+		writeError(w, http.StatusUnauthorized, h.unauthorized())
 		return
 	}
 	h.mux.ServeHTTP(w, r.WithContext(withToken(r.Context(), tok)))

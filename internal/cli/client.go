@@ -105,6 +105,10 @@ func (c *apiClient) explain(err error) error {
 	return err
 }
 
+// generatedTokenHint ends a 401's advice: where the token is when the
+// config has none.
+const generatedTokenHint = " (a config without an admin token: export " + tokenEnv + "=$(cat " + localTokenFile + "), the file the relay keeps beside its SQLite database, or its config on PostgreSQL)"
+
 // refusal turns a non-2xx answer into an error that says what to do next.
 func (c *apiClient) refusal(se *adminclient.StatusError) error {
 	status := se.Status
@@ -118,9 +122,9 @@ func (c *apiClient) refusal(se *adminclient.StatusError) error {
 	}
 	switch {
 	case status == http.StatusUnauthorized && !c.HasToken():
-		return fmt.Errorf("no token given: set --token or $%s to a token from the config's tokens list", tokenEnv)
+		return fmt.Errorf("no token given: set --token or $%s to a token from the config's tokens list%s", tokenEnv, generatedTokenHint)
 	case status == http.StatusUnauthorized:
-		return fmt.Errorf("the server refused the token: set --token or $%s to %s token from the config's tokens list", tokenEnv, article(c.need))
+		return fmt.Errorf("the server refused the token: set --token or $%s to %s token from the config's tokens list%s", tokenEnv, article(c.need), generatedTokenHint)
 	case status == http.StatusForbidden:
 		return fmt.Errorf("the token's role does not allow this: use %s token (--token or $%s)", article(c.need), tokenEnv)
 	case status == http.StatusServiceUnavailable:

@@ -47,7 +47,6 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		defer gcfloor.Start(gcfloor.DefaultFloor, logger).Stop()
 	}
 	local := addLocalToken(cfg, logger)
-	defer local.remove()
 	stopTraces, err := otlpexport.Setup(ctx, env.Getenv, Version, logger)
 	if err != nil {
 		return fmt.Errorf("start: %w", err)

@@ -29,6 +29,10 @@ type Config struct {
 	// parts a command uses whose variables are unset. serve would refuse
 	// them; a command prints them as warnings.
 	Unused []Problem `yaml:"-"`
+	// AdminTokenFile is the file holding the admin token serve generated
+	// because the config has none (see the README's first run), or "":
+	// what a refused caller is told to read.
+	AdminTokenFile string `yaml:"-"`
 
 	// Database is "sqlite:PATH" or a "postgres://…" / "postgresql://…" URL.
 	// A relative SQLite path is resolved against the config file's directory.

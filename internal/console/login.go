@@ -17,6 +17,8 @@ const loginCookie = "hookrelay_login"
 type loginView struct {
 	CSRF    string
 	Message string
+	// TokenFile is the file of the admin token the relay generated, or "".
+	TokenFile string
 }
 
 // home answers GET /: the overview in a session, the login page outside.
@@ -34,7 +36,7 @@ func (c *Console) loginPage(w http.ResponseWriter, r *http.Request, status int, 
 		Name: loginCookie, Value: csrf, Path: "/login", MaxAge: 3600,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
 	})
-	c.renderStatus(w, r, nil, status, "login", "Log in", "", loginView{CSRF: csrf, Message: msg})
+	c.renderStatus(w, r, nil, status, "login", "Log in", "", loginView{CSRF: csrf, Message: msg, TokenFile: c.cfg.AdminTokenFile})
 }
 
 // login answers POST /login: a read or admin token opens a session; a

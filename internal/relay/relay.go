@@ -204,13 +204,26 @@ func (r *Relay) Start(ctx context.Context) error {
 		return listenError("admin_listen", r.cfg.AdminListen, err)
 	}
 	go r.serve(r.admin, r.adminLn)
-	attrs := []any{"role", string(r.role), "admin", r.adminLn.Addr().String(),
+	attrs := []any{"role", string(r.role), "admin", r.adminLn.Addr().String(), "console", consoleURL(r.adminLn.Addr()),
 		"descriptor_limit", nofile, "admin_max_connections", adminCap}
 	if r.publicLn != nil {
 		attrs = append(attrs, "public", r.publicLn.Addr().String(), "public_max_connections", publicCap)
 	}
 	r.logger.Info("hookrelay serving", attrs...)
 	return nil
+}
+
+// consoleURL is where the console answers on the admin listener at addr:
+// an unspecified address (all interfaces) is reached on loopback.
+func consoleURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
 }
 
 func (r *Relay) serve(srv *http.Server, ln net.Listener) {
