@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -245,7 +246,20 @@ func TestPurgeLeavesNoPayloadOnDisk(t *testing.T) {
 			t.Fatalf("purge on SQLite left a follow-up %q: it clears its files itself", stmt)
 		}
 		if stmt != "" {
-			disk.exec(t, stmt)
+			// VACUUM FULL keeps a dead row version that a transaction
+			// older than the purge may still see, and the tests around
+			// this one hold transactions on the same server: run it
+			// again, as the docs say, until none of those is left.
+			deadline := time.Now().Add(time.Minute)
+			for {
+				disk.exec(t, stmt)
+				disk.flush(t)
+				disk.list(t)
+				if !disk.holdsAny(t, bodies) || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
 		}
 		// While the store runs, and again after a clean stop.
 		disk.flush(t)
@@ -258,6 +272,12 @@ func TestPurgeLeavesNoPayloadOnDisk(t *testing.T) {
 		disk.list(t)
 		disk.expectNone(t, bodies, "after the purge, "+strconv.Quote(stmt)+" and a stop")
 	})
+}
+
+// holdsAny reports whether some file holds some of the bodies.
+func (d *dbDisk) holdsAny(t *testing.T, bodies []erasedBody) bool {
+	t.Helper()
+	return slices.ContainsFunc(bodies, func(e erasedBody) bool { return len(d.find(t, e.needles)) > 0 })
 }
 
 // expectNone fails the test for each body some file still holds.
