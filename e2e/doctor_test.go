@@ -39,7 +39,7 @@ func TestDoctor(t *testing.T) {
 			r = wantRun(t, stripeEnv, 1, "doctor", "--config", cfg)
 			contains(t, "doctor before migrate", squeeze(r.stdout),
 				"database ok", "migrations PROBLEM", "0001_init.sql", "run `hookrelay migrate`",
-				"listen ok "+addrs[0]+" is free", "admin_listen ok "+addrs[1]+" is free", "1 problem(s) found")
+				"listen ok "+addrs[0]+" is free", "admin_listen ok "+addrs[1]+" is free", "1 problem found")
 
 			wantRun(t, stripeEnv, 0, "migrate", "--config", cfg)
 			r = wantRun(t, stripeEnv, 0, "doctor", "--config", cfg)

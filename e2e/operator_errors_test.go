@@ -110,7 +110,7 @@ func TestReplayRefusesWhatCannotMatch(t *testing.T) {
 				contains(t, fmt.Sprint(tc.args), r.stderr, tc.want)
 			}
 			r := wantRun(t, admin, 0, "replay", "--id", id, "--yes")
-			contains(t, "replay of an existing id", r.stdout, "re-armed 1 deliveries")
+			contains(t, "replay of an existing id", r.stdout, "re-armed 1 delivery")
 		})
 	}
 }

@@ -78,7 +78,7 @@ func testPurgeByTheCLI(t *testing.T, driver testdb.Driver, sealed bool) {
 	r = wantRun(t, admin, 0, append(sel, "--yes")...)
 	contains(t, "purge", r.stdout, "purged 2 events (2 matched); 4 deliveries ended as purged")
 	r = wantRun(t, admin, 0, "purge", "--id", byID, "--reason", "erasure request 10", "--yes")
-	contains(t, "purge by id", r.stdout, "purged 1 events (1 matched)")
+	contains(t, "purge by id", r.stdout, "purged 1 event (1 matched)")
 	r = wantRun(t, admin, 0, "purge", "--id", byID, "--reason", "again", "--dry-run")
 	contains(t, "purge of a purged event", r.stdout, "0 events match and would be purged; 1 already purged before")
 

@@ -55,8 +55,8 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 			return c.Backfill(ctx, dry)
 		},
 		preview: func(w io.Writer, dry adminapi.BackfillResult) (int64, string) {
-			fmt.Fprintf(w, "%d events of the window would get a delivery to %s\n", dry.Matched, *dest)
-			return dry.Matched, fmt.Sprintf("Create %d deliveries to %s?", dry.Matched, *dest)
+			fmt.Fprintf(w, "%s of the window would get a delivery to %s\n", counted(dry.Matched, eventNoun, eventsNoun), *dest)
+			return dry.Matched, fmt.Sprintf("Create %s to %s?", counted(dry.Matched, deliveryNoun, deliveriesNoun), *dest)
 		},
 		start: func(ctx context.Context, c *adminclient.Client) (adminapi.Job, error) {
 			return c.StartBackfillJob(ctx, req)

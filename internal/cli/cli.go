@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/hookrelay/hookrelay/internal/config"
 )
 
 // Exit codes.
@@ -89,6 +91,8 @@ func Main(ctx context.Context, env Env, args []string) int {
 			return ExitOK
 		case errors.Is(err, flag.ErrHelp):
 			return ExitOK
+		case errors.Is(err, errProblems):
+			return ExitFailure // the command printed them
 		case errors.Is(err, errUsage):
 			fmt.Fprintf(env.Stderr, "hookrelay %s: %s\n(run 'hookrelay help %s' for its flags and an example)\n",
 				c.name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "), c.name)
@@ -98,7 +102,11 @@ func Main(ctx context.Context, env Env, args []string) int {
 			return ExitFailure
 		}
 	}
-	fmt.Fprintf(env.Stderr, "hookrelay: unknown command %q\n\n", args[0])
+	names := make([]string, 0, len(commands()))
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(env.Stderr, "hookrelay: unknown command %q%s\n\n", args[0], config.DidYouMean(args[0], names))
 	usage(env.Stderr)
 	return ExitUsage
 }
@@ -119,12 +127,28 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return fmt.Errorf("%w: %w%s", errUsage, err, flagSuggestion(fs, err))
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 	return nil
+}
+
+// flagSuggestion is the did-you-mean of a flag the flag set does not
+// define, or "".
+func flagSuggestion(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimLeft(name, "-")
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+	if s := config.DidYouMean(name, known); s != "" {
+		return strings.Replace(s, `"`, `"--`, 1)
+	}
+	return ""
 }
 
 // newLogger builds the process logger: JSON (or text) lines on w.

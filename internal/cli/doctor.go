@@ -82,7 +82,7 @@ func runDoctor(ctx context.Context, env Env, args []string) error {
 		_ = r.print(env.Stdout)
 		return errProblems
 	}
-	r.add("config", findingOK, "%s: %d sources, %d destinations, %d tokens", cfg.Path, len(cfg.Sources), len(cfg.Destinations), len(cfg.Tokens))
+	r.add("config", findingOK, "%s: %s, %s, %s", cfg.Path, counted(len(cfg.Sources), "source", "sources"), counted(len(cfg.Destinations), "destination", "destinations"), counted(len(cfg.Tokens), "token", "tokens"))
 	for _, w := range cfg.Warnings {
 		r.add("config", findingWarn, "%s", w)
 	}
@@ -96,7 +96,7 @@ func runDoctor(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	if n := r.problems(); n > 0 {
-		fmt.Fprintf(env.Stdout, "%d problem(s) found\n", n)
+		fmt.Fprintf(env.Stdout, "%s found\n", counted(n, "problem", "problems"))
 		return errProblems
 	}
 	fmt.Fprintln(env.Stdout, "no problems found")
@@ -128,7 +128,7 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) {
 		defer st.Close()
 	}
 	if err != nil {
-		r.add("database", findingProblem, "%s does not answer: %v", where, err)
+		r.add("database", findingProblem, "%s does not answer: %v", where, innermost(err))
 		return
 	}
 	r.add("database", findingOK, "%s answers", where)
@@ -144,4 +144,16 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) {
 	}
 	r.add("migrations", findingOK, "all applied")
 	checkClock(ctx, r, cfg, st, time.Now())
+}
+
+// innermost is the error at the end of err's chain: what went wrong,
+// without the layers that each said which database they were opening.
+func innermost(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/hookrelay/hookrelay/internal/config"
 )
 
 // help is what `hookrelay help NAME` and `hookrelay NAME -h` say of one
@@ -127,7 +129,7 @@ func runVerb(ctx context.Context, env Env, name string, args []string, verbs []v
 			return v.run(ctx, env, args[1:])
 		}
 	}
-	return fmt.Errorf("%w: unknown verb %q (want %s)", errUsage, args[0], orList(names))
+	return fmt.Errorf("%w: unknown verb %q%s (want %s)", errUsage, args[0], config.DidYouMean(args[0], names), orList(names))
 }
 
 // orList writes "a, b or c".

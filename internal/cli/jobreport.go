@@ -20,7 +20,7 @@ func reportReplay(w io.Writer, j adminapi.Job) (adminapi.ReplayResult, error) {
 		res = *j.Replay
 	}
 	if j.State == adminapi.JobDone {
-		fmt.Fprintf(w, "re-armed %d deliveries (%d matched, %d in flight left alone)\n", res.Rearmed, res.Matched, res.InFlight)
+		fmt.Fprintf(w, "re-armed %s (%d matched, %d in flight left alone)\n", counted(res.Rearmed, deliveryNoun, deliveriesNoun), res.Matched, res.InFlight)
 		return res, nil
 	}
 	what := "nothing was re-armed: it stopped before its first batch"
@@ -40,7 +40,7 @@ func reportBackfill(w io.Writer, j adminapi.Job, dest string) (adminapi.Backfill
 		res = *j.Backfill
 	}
 	if j.State == adminapi.JobDone {
-		fmt.Fprintf(w, "created %d deliveries to %s\n", res.Created, dest)
+		fmt.Fprintf(w, "created %s to %s\n", counted(res.Created, deliveryNoun, deliveriesNoun), dest)
 		return res, nil
 	}
 	what := "nothing was created: it stopped before its first page"

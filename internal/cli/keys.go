@@ -97,7 +97,7 @@ func runKeysRotate(ctx context.Context, env Env, args []string) error {
 			})
 	}
 	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("stopped: %d events and %d attempts re-sealed so far; run `hookrelay keys rotate` again to resume", events, attempts)
+		return fmt.Errorf("stopped: %s and %s re-sealed so far; run `hookrelay keys rotate` again to resume", counted(events, eventNoun, eventsNoun), counted(attempts, "attempt", "attempts"))
 	}
 	if err != nil {
 		return err
@@ -111,7 +111,7 @@ func runKeysRotate(ctx context.Context, env Env, args []string) error {
 		printKeyCounts(env.Stdout, after, keys)
 		return fmt.Errorf("%d rows are still not under %s: a relay still seals with an older key; put %s first in encryption.keys of every relay, restart them, and run this again", left, current, current)
 	}
-	fmt.Fprintf(env.Stdout, "done: every payload is under key %s (%d events, %d attempts re-sealed)\n", current, events, attempts)
+	fmt.Fprintf(env.Stdout, "done: every payload is under key %s (%s, %s re-sealed)\n", current, counted(events, eventNoun, eventsNoun), counted(attempts, "attempt", "attempts"))
 	if old := slices.DeleteFunc(keys.IDs(), func(id string) bool { return id == current }); len(old) > 0 {
 		fmt.Fprintf(env.Stdout, "no row is under %s any more: %s may be removed from encryption.keys\n", strings.Join(old, ", "), pluralIt(len(old)))
 	}

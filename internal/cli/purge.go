@@ -68,11 +68,11 @@ func runPurgeCalls(ctx context.Context, env Env, c *apiClient, req adminapi.Purg
 	if err != nil {
 		return usageIfRefused(c.explain(err)) // refused before anything was done
 	}
-	fmt.Fprintf(out, "%d events match%s and would be purged%s\n", dry.Matched, scanned(dry), alreadyPurged(dry))
+	fmt.Fprintf(out, "%s %s%s and would be purged%s\n", counted(dry.Matched, eventNoun, eventsNoun), verbAgreeing(dry.Matched, "matches", "match"), scanned(dry), alreadyPurged(dry))
 	if dryRun || dry.Matched == 0 {
 		return printResult(env.Stdout, asJSON, data)
 	}
-	if err := confirm(env, yes, fmt.Sprintf("Purge %d events? This cannot be undone.", dry.Matched), "purge"); err != nil {
+	if err := confirm(env, yes, fmt.Sprintf("Purge %s? This cannot be undone.", counted(dry.Matched, eventNoun, eventsNoun)), "purge"); err != nil {
 		return err
 	}
 	req.DryRun = false
@@ -80,7 +80,7 @@ func runPurgeCalls(ctx context.Context, env Env, c *apiClient, req adminapi.Purg
 	if err != nil {
 		return c.explain(err)
 	}
-	fmt.Fprintf(out, "purged %d events (%d matched); %d deliveries ended as purged%s\n", res.Purged, res.Matched, res.DeliveriesEnded, alreadyPurged(res))
+	fmt.Fprintf(out, "purged %s (%d matched); %s ended as purged%s\n", counted(res.Purged, eventNoun, eventsNoun), res.Matched, counted(res.DeliveriesEnded, deliveryNoun, deliveriesNoun), alreadyPurged(res))
 	if res.FollowUpSQL != "" {
 		fmt.Fprintf(out, "the purged bytes stay in the database's files until you run, at a quiet time (it locks the tables while it runs):\n  %s\n", res.FollowUpSQL)
 	}
@@ -118,7 +118,7 @@ func scanned(r adminapi.PurgeResult) string {
 	if r.Scanned == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (of %d events searched)", r.Scanned)
+	return fmt.Sprintf(" (of %s searched)", counted(r.Scanned, eventNoun, eventsNoun))
 }
 
 // alreadyPurged mentions the events named that were purged before.

@@ -31,7 +31,7 @@ func runReload(ctx context.Context, env Env, args []string) error {
 	if *asJSON {
 		return printJSON(env.Stdout, data)
 	}
-	fmt.Fprintf(env.Stdout, "config reloaded: %d sources, %d destinations, %d tokens\n", sum.Sources, sum.Destinations, sum.Tokens)
+	fmt.Fprintf(env.Stdout, "config reloaded: %s, %s, %s\n", counted(sum.Sources, "source", "sources"), counted(sum.Destinations, "destination", "destinations"), counted(sum.Tokens, "token", "tokens"))
 	if len(sum.RestartRequired) > 0 {
 		fmt.Fprintf(env.Stdout, "changed but applied only at restart: %s\n", strings.Join(sum.RestartRequired, ", "))
 	}

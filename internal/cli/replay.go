@@ -70,8 +70,8 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		},
 		preview: func(w io.Writer, dry adminapi.ReplayResult) (int64, string) {
 			would := dry.Matched - dry.InFlight
-			fmt.Fprintf(w, "%d deliveries match: %d would be re-armed, %d in flight left alone\n", dry.Matched, would, dry.InFlight)
-			return would, fmt.Sprintf("Re-arm %d deliveries?", would)
+			fmt.Fprintf(w, "%s %s: %d would be re-armed, %d in flight left alone\n", counted(dry.Matched, deliveryNoun, deliveriesNoun), verbAgreeing(dry.Matched, "matches", "match"), would, dry.InFlight)
+			return would, fmt.Sprintf("Re-arm %s?", counted(would, deliveryNoun, deliveriesNoun))
 		},
 		start: func(ctx context.Context, c *adminclient.Client) (adminapi.Job, error) {
 			return c.StartReplayJob(ctx, adminapi.JobReplayRequest{ReplayRequest: req, MaxBatch: *maxBatch})

@@ -10,15 +10,21 @@ import (
 // and the list of those that exist: `no source "strpe" in the config (did
 // you mean "stripe"?; it has stripe, github)`.
 func UnknownName(kind, name string, known []string) string {
-	fields := make(map[string]int, len(known))
-	for i, k := range known {
-		fields[k] = i
-	}
-	msg := fmt.Sprintf("no %s %q in the config%s", kind, name, suggest(name, fields))
+	msg := fmt.Sprintf("no %s %q in the config%s", kind, name, DidYouMean(name, known))
 	if len(known) == 0 {
 		return msg + "; it has none"
 	}
 	return msg + "; it has " + strings.Join(known, ", ")
+}
+
+// DidYouMean returns ` (did you mean "x"?)` when one of known is a
+// likely typo of name (at most two edits away), or "".
+func DidYouMean(name string, known []string) string {
+	fields := make(map[string]int, len(known))
+	for i, k := range known {
+		fields[k] = i
+	}
+	return suggest(name, fields)
 }
 
 // SourceNames lists the configured sources' names in config order.

@@ -49,7 +49,7 @@ func (v *validator) sources() {
 		case s.Verify == "":
 			v.add(p+".verify", "required (want one of %s)", strings.Join(schemes, ", "))
 		case !slices.Contains(schemes, s.Verify):
-			v.add(p+".verify", "unknown scheme %q (want one of %s)", s.Verify, strings.Join(schemes, ", "))
+			v.add(p+".verify", "unknown scheme %q%s (want one of %s)", s.Verify, DidYouMean(s.Verify, schemes), strings.Join(schemes, ", "))
 		}
 		v.durationPositive(p+".tolerance", s.Tolerance)
 		if s.MaxBody <= 0 || s.MaxBody > MaxMaxBody {
