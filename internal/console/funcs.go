@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // funcs are the templates' helpers.
@@ -15,6 +17,8 @@ var funcs = template.FuncMap{
 	"ts":      formatTime,
 	"tsp":     formatTimePtr,
 	"seconds": formatSeconds,
+	"waited":  formatWaited,
+	"live":    liveStatus,
 	"num":     formatCount,
 	"bytes":   formatBytes,
 	"status":  statusLabel,
@@ -38,6 +42,25 @@ func formatTimePtr(t *time.Time) string {
 		return "—"
 	}
 	return formatTime(*t)
+}
+
+// formatWaited is how long the oldest of a backlog has waited, or an
+// em dash when nothing waits: an empty backlog has no oldest.
+func formatWaited(s float64) string {
+	if s <= 0 || math.IsNaN(s) {
+		return "—"
+	}
+	return formatSeconds(s)
+}
+
+// liveStatus reports whether a delivery in status can still be attempted,
+// so that a next attempt time means something.
+func liveStatus(status string) bool {
+	switch store.DeliveryStatus(status) {
+	case store.StatusPending, store.StatusProcessing, store.StatusFailed:
+		return true
+	}
+	return false
 }
 
 // formatSeconds writes a duration in seconds the way an operator reads

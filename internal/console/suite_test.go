@@ -319,6 +319,36 @@ var suite = []struct {
 			t.Errorf("rounds and attempts out of order")
 		}
 	}},
+	{"facts that do not apply are not shown", func(t *testing.T, b *bundle) {
+		c := b.login(t, readToken)
+		// Nothing waits: no oldest pending age, not "0s".
+		for _, path := range []string{"/", "/destinations"} {
+			status, page := c.get(path)
+			wantPage(t, path+" with nothing pending", status, page, http.StatusOK, "Oldest pending")
+			if regexp.MustCompile(`Oldest pending.*?\b0s\b`).MatchString(strings.ReplaceAll(page, "\n", " ")) {
+				t.Errorf("%s shows an oldest pending age of 0s with nothing pending", path)
+			}
+		}
+		// A pending delivery has a next attempt; a done one has none.
+		id := b.ingest(t, seed{source: "stripe", id: "evt_facts", typ: "invoice.paid", destinations: []string{"billing"}})
+		if _, page := c.get("/events/" + id); !strings.Contains(page, "Next attempt") || strings.Contains(page, "Finished") {
+			t.Errorf("a pending delivery's facts: want a next attempt and no finish time")
+		}
+		ctx, now := context.Background(), time.Now()
+		claims, err := b.store.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: 1, Lease: time.Minute, Now: now})
+		if err != nil || len(claims) != 1 {
+			t.Fatalf("claim: %d claims, %v", len(claims), err)
+		}
+		if err := b.store.CompleteDelivery(ctx, store.Completion{
+			DeliveryID: claims[0].Delivery.ID, LeaseToken: claims[0].LeaseToken, Status: store.StatusDone, Now: now,
+			Attempt: store.Attempt{AttemptedAt: now, Duration: time.Millisecond, StatusCode: http.StatusOK},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, page := c.get("/events/" + id); strings.Contains(page, "Next attempt") || !strings.Contains(page, "Finished") {
+			t.Errorf("a done delivery's facts: want a finish time and no next attempt")
+		}
+	}},
 	{"replay a set: the dry-run count is what is re-armed", func(t *testing.T, b *bundle) {
 		for _, p := range []string{"evt_s1", "evt_s2", "evt_s3"} {
 			b.ingest(t, seed{source: "stripe", id: p, typ: "invoice.paid"})
