@@ -13,6 +13,7 @@ var discordCase = schemeCase{
 	publicKey:    discordKey,
 	timestamped:  true,
 	required:     []string{"X-Signature-Ed25519", "X-Signature-Timestamp"},
+	missingErr:   ErrMismatch, // Discord wants 401 for a request it did not sign
 	malform:      func(h http.Header) { h.Set("X-Signature-Ed25519", "zz"+h.Get("X-Signature-Ed25519")[2:]) },
 	malformedErr: ErrMismatch,
 }
