@@ -23,17 +23,6 @@ func TestDiscordVerify(t *testing.T) {
 	runVerifyCases(t, discordCase)
 }
 
-// TestDiscordFixtures verifies requests that Discord's own library,
-// discord-interactions, accepted or refused.
-func TestDiscordFixtures(t *testing.T) {
-	t.Parallel()
-	runVectorsWith(t, func(v vector, o *Options, _ *Request) { o.PublicKeys = []string{v.PublicKey} },
-		Options{Scheme: "discord"}, map[string]error{
-			"discord-ping-forged":    ErrMismatch,
-			"discord-command-forged": ErrMismatch,
-		}, nil, "discord")
-}
-
 func TestDiscordPing(t *testing.T) {
 	t.Parallel()
 	s, err := New(discordCase.with("a"))
