@@ -65,25 +65,34 @@ func loadProviderFixtures(t *testing.T) []providerFixture {
 	return fs
 }
 
-// source returns the source a user configures for the fixture's provider,
-// named after the fixture.
-func (f providerFixture) source() config.Source {
-	s := config.DefaultSource(f.Scheme)
-	s.Name = f.Name
+// sourceYAML returns the source a user writes for the fixture's provider,
+// named after the fixture, as a line of the config file's sources list:
+// no tolerance, so the preset's default applies.
+func (f providerFixture) sourceYAML(t *testing.T) string {
+	t.Helper()
+	s := map[string]any{"name": f.Name, "verify": f.Scheme}
 	switch {
 	case f.PublicKey != "":
-		s.PublicKeys = []string{f.PublicKey}
+		s["public_keys"] = []string{f.PublicKey}
 	case f.Secret != "":
-		s.Secrets = []string{f.Secret}
+		s["secrets"] = []string{f.Secret}
 	}
-	s.PublicURL, _, _ = strings.Cut(f.URL, "?")
+	if u, _, _ := strings.Cut(f.URL, "?"); u != "" {
+		s["public_url"] = u
+	}
 	if f.Scheme == "meta" {
-		s.VerifyToken = "meta-fixture-verify-token"
+		s["verify_token"] = "meta-fixture-verify-token"
 	}
 	if f.Scheme == "hmac" {
-		s.HMAC = f.HMAC
+		s["hmac"] = map[string]string{"header": f.HMAC.Header, "algorithm": f.HMAC.Algorithm, "encoding": f.HMAC.Encoding,
+			"prefix": f.HMAC.Prefix, "timestamp_header": f.HMAC.TimestampHeader}
 	}
-	return s
+	// JSON is YAML: one flow mapping per source.
+	line, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "  - " + string(line) + "\n"
 }
 
 // post sends the fixture to the public ingest listener as its provider
@@ -118,32 +127,50 @@ var handshakes = map[string]string{"discord-sdk-ping": `{"type":1}`}
 // with what the verify endpoint says instead.
 var unverifiable = map[string]string{"gitlab": "never stores", "none": "verifies nothing"}
 
+// presetTolerance is the default tolerance, in seconds, of the presets
+// whose provider's SDK allows other than 5 minutes.
+var presetTolerance = map[string]float64{"linear": 60, "paddle": 5}
+
 // TestProviderFixturesEndToEnd ingests every provider preset's fixture
 // through the public receiver, on both drivers: each genuine one is
 // answered 2xx and stored, then re-verified through the admin API's verify
 // endpoint, which must report a match in slot 0 within the preset's
 // default tolerance; each the provider's SDK refused is 401 and not
-// stored.
+// stored; a genuine one with a signed time, received a second past the
+// preset's default tolerance, is 400.
 func TestProviderFixturesEndToEnd(t *testing.T) {
 	fixtures := loadProviderFixtures(t)
 	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
-		cfg := parseConfig(t, "")
+		var sources strings.Builder
 		for _, f := range fixtures {
-			cfg.Sources = append(cfg.Sources, f.source())
+			sources.WriteString(f.sourceYAML(t))
 		}
-		if err := cfg.Validate(); err != nil {
+		doc := strings.Replace(baseConfig, "sources:\n", "sources:\n"+sources.String(), 1)
+		cfg, err := config.Parse([]byte(doc), t.TempDir(), func(k string) string { return testEnv[k] })
+		if err != nil {
 			t.Fatalf("config of the fixtures' sources: %v", err)
 		}
 		b := setup(t, driver, cfg)
 		schemes := map[string]bool{}
 		for _, f := range fixtures {
 			t.Run(f.Name, func(t *testing.T) {
+				tolerance, ok := presetTolerance[f.Scheme]
+				if !ok {
+					tolerance = 300
+				}
 				at := time.Time{}
+				defer b.receiveAt(time.Time{})
 				if f.Now != 0 {
+					// Received a second past the preset's default
+					// tolerance, a signed time is stale: 400.
 					at = time.Unix(f.Now, 0)
+					b.receiveAt(at.Add(time.Duration(tolerance+1) * time.Second))
+					if status, text := f.post(t, b.ingest.URL); f.ExpectedValid &&
+						(status != http.StatusBadRequest || text != `{"error":"timestamp_out_of_tolerance"}`) {
+						t.Errorf("received %vs after its signed time: %d %s; want 400 timestamp_out_of_tolerance", tolerance+1, status, text)
+					}
 				}
 				b.receiveAt(at)
-				defer b.receiveAt(time.Time{})
 				status, text := f.post(t, b.ingest.URL)
 				var list adminapi.EventList
 				wantStatus(t, "list "+f.Name, b.call(t, readToken, "GET", "/api/v1/events?source="+url.QueryEscape(f.Name), nil, &list), 200)
@@ -181,8 +208,8 @@ func TestProviderFixturesEndToEnd(t *testing.T) {
 				if !v.Valid || v.Slot == nil || *v.Slot != 0 || v.Scheme != f.Scheme || !v.WithinTolerance {
 					t.Errorf("verify = %+v; want a match in slot 0 within the tolerance", v)
 				}
-				if want := config.DefaultSource(f.Scheme).Tolerance.Std().Seconds(); v.ToleranceSeconds != want {
-					t.Errorf("verify reports tolerance %vs; want the preset's default %vs", v.ToleranceSeconds, want)
+				if v.ToleranceSeconds != tolerance {
+					t.Errorf("verify reports tolerance %vs; want the preset's default %vs", v.ToleranceSeconds, tolerance)
 				}
 			})
 		}
