@@ -47,7 +47,8 @@ type Source struct {
 	// Secrets are the active signing secrets; during a rotation, several.
 	Secrets []string
 	// Tolerance is how far a signed timestamp may be from now; zero means
-	// 5 minutes.
+	// the provider's own default (one minute for Linear, five seconds for
+	// Paddle, five minutes for the others).
 	Tolerance time.Duration
 	// MaxBody is the largest body taken, in bytes; zero means 1 MiB.
 	MaxBody int64
@@ -98,8 +99,8 @@ func internalConfig(c Config, handlers []Destination) (*config.Config, error) {
 		cfg.Database = c.Database
 	}
 	for _, s := range c.Sources {
-		src := config.DefaultSource()
-		src.Name, src.Verify, src.Secrets = s.Name, s.Verify, s.Secrets
+		src := config.DefaultSource(s.Verify)
+		src.Name, src.Secrets = s.Name, s.Secrets
 		if s.Tolerance > 0 {
 			src.Tolerance = config.Duration(s.Tolerance)
 		}

@@ -13,6 +13,8 @@ package config
 import (
 	"slices"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/signature"
 )
 
 // Config is hookrelay's whole configuration. Its yaml tags are the key names
@@ -88,7 +90,9 @@ type Source struct {
 	// Secrets are the active secrets, numbered by their place from slot 0.
 	// An empty entry (an unset variable) keeps its slot but never matches.
 	Secrets []string `yaml:"secrets"`
-	// Tolerance is how far a signed timestamp may be from now.
+	// Tolerance is how far a signed timestamp may be from now; when the
+	// file leaves it out, the default of the scheme's provider
+	// (signature.DefaultToleranceOf).
 	Tolerance Duration `yaml:"tolerance"`
 	// MaxBody is the largest body accepted; larger ones are answered 413.
 	MaxBody ByteSize `yaml:"max_body"`
@@ -308,9 +312,12 @@ func Default() *Config {
 	}
 }
 
-// DefaultSource returns a Source holding every default.
-func DefaultSource() Source {
-	return Source{Tolerance: Duration(5 * time.Minute), MaxBody: DefaultMaxBody}
+// DefaultSource returns a Source verified by the scheme verify holding
+// every default; its tolerance is the scheme's provider's own
+// (signature.DefaultToleranceOf: Linear one minute, Paddle five seconds,
+// five minutes for the others).
+func DefaultSource(verify string) Source {
+	return Source{Verify: verify, Tolerance: Duration(signature.DefaultToleranceOf(verify)), MaxBody: DefaultMaxBody}
 }
 
 // DefaultDestination returns a Destination holding every default.

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -121,6 +122,10 @@ func (d *decoder) scalar(n *yaml.Node, path string) (string, bool) {
 	return s, true
 }
 
+// toleranceUnset marks a source's tolerance that its entry has not set
+// while the entry is decoded.
+const toleranceUnset = Duration(math.MinInt64)
+
 // sequence stores a list into the slice v, each struct element starting from
 // its defaults.
 func (d *decoder) sequence(n *yaml.Node, v reflect.Value, path string) {
@@ -133,11 +138,18 @@ func (d *decoder) sequence(n *yaml.Node, v reflect.Value, path string) {
 		e := s.Index(i)
 		switch p := e.Addr().Interface().(type) {
 		case *Source:
-			*p = DefaultSource()
+			// The default tolerance depends on the scheme, known only
+			// once the entry is read: until then it is unset, a value
+			// no file can write.
+			*p = DefaultSource("")
+			p.Tolerance = toleranceUnset
 		case *Destination:
 			*p = DefaultDestination()
 		}
 		d.decode(item, e, fmt.Sprintf("%s[%d]", path, i))
+		if p, ok := e.Addr().Interface().(*Source); ok && p.Tolerance == toleranceUnset {
+			p.Tolerance = DefaultSource(p.Verify).Tolerance
+		}
 	}
 	v.Set(s)
 }

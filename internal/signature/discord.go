@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 )
 
@@ -27,6 +28,11 @@ var discordInteractionTypes = map[string]string{
 // signature of X-Signature-Timestamp followed by the body, made with the
 // application's key; public_keys holds its hex public key. A PING is
 // answered {"type":1}.
+//
+// A request without either header is ErrMismatch (401), not
+// ErrMissingSignature: Discord checks an interactions endpoint by sending
+// requests it did not sign and wants 401 for each, as its own library,
+// discord-interactions, answers a request whose headers are absent.
 type discord struct {
 	common
 	keys slotted[ed25519.PublicKey]
@@ -46,9 +52,9 @@ func (d *discord) Verify(req Request) (Result, error) {
 	if !d.keys.active() {
 		return failed(ErrNoSecret)
 	}
-	sigHex, err := required(req.Header, discordSignature)
-	if err != nil {
-		return failed(err)
+	sigHex := req.Header.Get(discordSignature)
+	if sigHex == "" || req.Header.Get(discordTimestamp) == "" {
+		return failed(fmt.Errorf("read %s and %s: absent: %w", discordSignature, discordTimestamp, ErrMismatch))
 	}
 	raw, ts, err := signedTime(req.Header, discordTimestamp)
 	if err != nil {

@@ -21,8 +21,7 @@ const linearTimestampField = "webhookTimestamp"
 
 // linear verifies "Linear-Signature: <hex>", the HMAC-SHA256 of the body
 // keyed with the webhook's signing secret, and the body's webhookTimestamp
-// against the tolerance (Linear's SDK allows one minute; set tolerance: 1m
-// to match it).
+// against the tolerance (by default one minute, as Linear's SDK allows).
 type linear struct {
 	common
 	noHandshake

@@ -43,10 +43,6 @@ var (
 	ErrMissingIdentity = errors.New("signature: missing event identity")
 )
 
-// DefaultTolerance is how far a signed timestamp may be from now when
-// Options.Tolerance is zero.
-const DefaultTolerance = 5 * time.Minute
-
 // Request is an inbound webhook as it arrived.
 type Request struct {
 	Header http.Header
@@ -154,7 +150,7 @@ type Options struct {
 	// inactive but keeps its number.
 	Secrets []string
 	// Tolerance bounds the skew of a signed timestamp; 0 means
-	// DefaultTolerance.
+	// DefaultToleranceOf(Scheme), the provider's own default.
 	Tolerance time.Duration
 	// AllowSHA1 accepts GitHub's legacy X-Hub-Signature header when
 	// X-Hub-Signature-256 is absent.
@@ -244,7 +240,7 @@ func newCommon(o Options) (common, error) {
 		return common{}, fmt.Errorf("tolerance %s is negative", tol)
 	}
 	if tol == 0 {
-		tol = DefaultTolerance
+		tol = DefaultToleranceOf(o.Scheme)
 	}
 	f, err := newFields(o)
 	if err != nil {

@@ -23,15 +23,6 @@ func TestSquareVerify(t *testing.T) {
 	runVerifyCases(t, squareCase)
 }
 
-// TestSquareFixtures verifies requests that Square's own library accepted
-// or refused; the URL is part of what is signed.
-func TestSquareFixtures(t *testing.T) {
-	t.Parallel()
-	runVectorsWith(t, func(v vector, o *Options, _ *Request) {
-		o.Secrets, o.PublicURL = []string{v.Secret}, v.URL
-	}, Options{Scheme: "square"}, map[string]error{"square-other-url": ErrMismatch}, nil, "square")
-}
-
 func TestSquareIdentify(t *testing.T) {
 	t.Parallel()
 	o := Options{Scheme: "square", PublicURL: "https://x"}

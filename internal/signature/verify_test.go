@@ -29,8 +29,10 @@ type schemeCase struct {
 	// bodyUnsigned is set for a scheme whose secret does not cover the
 	// body (GitLab's token), so a changed body still verifies.
 	bodyUnsigned bool
-	// required lists headers whose absence is ErrMissingSignature.
-	required []string
+	// required lists headers whose absence is missingErr
+	// (ErrMissingSignature when nil).
+	required   []string
+	missingErr error
 	// malform breaks the signed request's signature header; malformedErr
 	// is what Verify then says (ErrMismatch for schemes whose header has no
 	// structure to break).
@@ -148,8 +150,12 @@ func runVerifyCases(t *testing.T, sc schemeCase) {
 				return r
 			}},
 	}
+	missing := sc.missingErr
+	if missing == nil {
+		missing = ErrMissingSignature
+	}
 	for _, name := range sc.required {
-		cases = append(cases, tc{name: "missing " + name, verifyBy: []string{"a"}, wantErr: ErrMissingSignature,
+		cases = append(cases, tc{name: "missing " + name, verifyBy: []string{"a"}, wantErr: missing,
 			req: func(t *testing.T) Request {
 				r := sc.signed(t, []string{"a"}, 0, spacedBody, testNow)
 				r.Header.Del(name)
