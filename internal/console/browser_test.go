@@ -351,6 +351,37 @@ func (b *browser) docShot(name string) {
 	}
 }
 
+// outOfSight sizes the viewport to a phone of the given width and returns
+// the elements of sels (each must match some) that are not wholly inside
+// it, or not shown at all; it then resets the viewport.
+func (b *browser) outOfSight(width int64, sels ...string) []string {
+	b.t.Helper()
+	b.run("size the viewport", chromedp.EmulateViewport(width, 844, chromedp.EmulateMobile, chromedp.EmulateScale(1)))
+	defer b.run("reset the viewport", chromedp.EmulateViewport(1280, 900))
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	list, err := json.Marshal(sels)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	hidden, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => {
+		const out = [];
+		for (const sel of `+string(list)+`) {
+			const els = Array.from(document.querySelectorAll(sel));
+			if (els.length === 0) out.push(sel + ": none");
+			for (const el of els) {
+				const r = el.getBoundingClientRect();
+				if (r.width === 0 || r.left < 0 || r.right > window.innerWidth + 0.5) out.push(sel + " " + el.textContent.trim());
+			}
+		}
+		return out;
+	})()`))
+	if err != nil {
+		b.t.Fatalf("measure the page: %v", err)
+	}
+	return hidden
+}
+
 // mutatingButtons returns the texts of the page's buttons that start with
 // a mutating verb.
 func (b *browser) mutatingButtons() []string {
@@ -416,6 +447,11 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 	b.shoot("login")
 	b.login(adminToken)
 	b.shoot("overview")
+	// On a phone every section's link and every destination's dead count
+	// are in sight, none scrolled out of the page.
+	if hidden := b.outOfSight(390, `nav[aria-label="Main"] a`, `td[data-label="Dead"]`); len(hidden) > 0 {
+		t.Errorf("at 390 px out of sight: %v", hidden)
+	}
 
 	// Live mode shows a new event without a reload.
 	b.open("/events?live=1", "#events")
