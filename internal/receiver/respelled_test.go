@@ -67,7 +67,7 @@ func respellCases() []respellCase {
 			sig: "X-Hub-Signature", prefix: "sha1=", hex: true,
 			body: `{"type":"notification_event","id":"notif_1","topic":"user.created","created_at":1700000000}`},
 		{name: "square", opts: signature.Options{Scheme: "square", Secrets: secrets, PublicURL: providerURL + "square"},
-			sig: "X-Square-Hmacsha256-Signature",
+			sig:  "X-Square-Hmacsha256-Signature",
 			body: `{"merchant_id":"M","type":"payment.updated","event_id":"sq-1","created_at":"2023-11-14T22:13:20Z","data":{}}`},
 	}
 }
