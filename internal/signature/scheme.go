@@ -88,6 +88,10 @@ type Result struct {
 	// encoding carry one signature. A replayed signature is known by
 	// BodySignature with SignedContent, else with the body.
 	SignedContent []byte
+	// SignedQuery is the request's raw query when the matched signature
+	// covers it (Twilio signs the full URL), so that the event is stored
+	// with it and can be verified again; empty otherwise.
+	SignedQuery string
 }
 
 // Identity is who a verified request says it is.

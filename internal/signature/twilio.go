@@ -121,6 +121,7 @@ func (tw *twilio) Verify(req Request) (Result, error) {
 		if covered {
 			res.SignedContent = signed
 		}
+		res.SignedQuery = req.RawQuery
 		return res, err
 	}
 	return untimed(0, false)
