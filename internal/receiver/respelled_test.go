@@ -20,6 +20,7 @@ type respellCase struct {
 	sig    string // the signature header
 	prefix string // what precedes the encoded signature in it
 	hex    bool   // the signature is hex, which decodes in either letter case
+	b64    bool   // the signature is padded standard base64
 	id     string // the delivery id header; empty when the id is read from the body
 	typ    string // the event type header, or empty
 	body   string
@@ -43,7 +44,7 @@ func respellCases() []respellCase {
 			sig: "X-Hub-Signature-256", prefix: "sha256=", hex: true, id: "X-GitHub-Delivery", typ: "X-GitHub-Event",
 			body: `{"ref":"refs/heads/main","after":"77ab"}`},
 		{name: "shopify", opts: signature.Options{Scheme: "shopify", Secrets: secrets},
-			sig: "X-Shopify-Hmac-Sha256", id: "X-Shopify-Webhook-Id", typ: "X-Shopify-Topic",
+			sig: "X-Shopify-Hmac-Sha256", b64: true, id: "X-Shopify-Webhook-Id", typ: "X-Shopify-Topic",
 			body: `{"id":820982911946154508,"email":"jon@example.com"}`},
 		{name: "meta", opts: signature.Options{Scheme: "meta", Secrets: secrets, IDHeader: "X-Meta-Delivery"},
 			sig: "X-Hub-Signature-256", prefix: "sha256=", hex: true, id: "X-Meta-Delivery",
@@ -57,17 +58,17 @@ func respellCases() []respellCase {
 			body: `{"order":1}`},
 		{name: "hmac-base64", opts: signature.Options{Scheme: "hmac", Secrets: secrets, IDHeader: "X-Delivery", TypeHeader: "X-Event",
 			HMAC: signature.HMACOptions{Header: "X-Signature", Algorithm: "sha512", Encoding: "base64"}},
-			sig: "X-Signature", id: "X-Delivery", typ: "X-Event",
+			sig: "X-Signature", b64: true, id: "X-Delivery", typ: "X-Event",
 			body: `{"order":2}`},
 		{name: "twilio-form", opts: signature.Options{Scheme: "twilio", Secrets: secrets, PublicURL: providerURL + "twilio-form"},
-			sig: "X-Twilio-Signature", id: "I-Twilio-Idempotency-Token", body: twilioForm},
+			sig: "X-Twilio-Signature", b64: true, id: "I-Twilio-Idempotency-Token", body: twilioForm},
 		{name: "twilio-json", opts: signature.Options{Scheme: "twilio", Secrets: secrets, PublicURL: providerURL + "twilio-json"},
-			sig: "X-Twilio-Signature", id: "I-Twilio-Idempotency-Token", body: `{"sid":"SM2","status":"delivered"}`},
+			sig: "X-Twilio-Signature", b64: true, id: "I-Twilio-Idempotency-Token", body: `{"sid":"SM2","status":"delivered"}`},
 		{name: "intercom", opts: signature.Options{Scheme: "intercom", Secrets: secrets},
 			sig: "X-Hub-Signature", prefix: "sha1=", hex: true,
 			body: `{"type":"notification_event","id":"notif_1","topic":"user.created","created_at":1700000000}`},
 		{name: "square", opts: signature.Options{Scheme: "square", Secrets: secrets, PublicURL: providerURL + "square"},
-			sig:  "X-Square-Hmacsha256-Signature",
+			sig: "X-Square-Hmacsha256-Signature", b64: true,
 			body: `{"merchant_id":"M","type":"payment.updated","event_id":"sq-1","created_at":"2023-11-14T22:13:20Z","data":{}}`},
 	}
 }
@@ -128,12 +129,32 @@ func respellings(c respellCase) []respelling {
 	return out
 }
 
+// refusedSpellings returns the spellings of c's captured request that
+// its scheme does not accept: a base64 signature without its padding or
+// in the URL-safe alphabet. Each is refused as a mismatch, so no
+// encoding outside the one the scheme reads offers another way in.
+func refusedSpellings(c respellCase, h http.Header) []respelling {
+	if !c.b64 {
+		return nil
+	}
+	out := []respelling{{"base64 without padding", func(c respellCase, h http.Header, _ *string) {
+		h.Set(c.sig, strings.TrimRight(h.Get(c.sig), "="))
+	}}}
+	if v := h.Get(c.sig); strings.ContainsAny(v, "+/") {
+		out = append(out, respelling{"base64url alphabet", func(c respellCase, h http.Header, _ *string) {
+			h.Set(c.sig, strings.NewReplacer("+", "-", "/", "_").Replace(h.Get(c.sig)))
+		}})
+	}
+	return out
+}
+
 // TestReplayedSignatureRespelled captures a genuine request of every
 // scheme that signs the body alone and posts it again in each spelling
 // its scheme accepts as the same signature, under a new delivery id and a
 // made-up event type: each re-post is refused with 409, like the re-post
 // in the same spelling. Where the id is read from the body, a re-post is
-// the same event: a duplicate. Either way the source stores one event.
+// the same event: a duplicate. A spelling the scheme does not accept is a
+// mismatch (401). Either way the source stores one event.
 func TestReplayedSignatureRespelled(t *testing.T) {
 	t.Parallel()
 	for _, driver := range testdb.Drivers() {
@@ -174,6 +195,16 @@ func TestReplayedSignatureRespelled(t *testing.T) {
 						t.Errorf("%s, %s, new delivery id: %d %s; want 409", c.name, rs.name, resp.StatusCode, text)
 					case c.id == "" && (resp.StatusCode != 200 || text != `{"status":"duplicate"}`):
 						t.Errorf("%s, %s: %d %s; want 200 duplicate", c.name, rs.name, resp.StatusCode, text)
+					}
+				}
+				for i, rs := range refusedSpellings(c, captured.Header) {
+					r := signature.SignedRequest{Header: captured.Header.Clone(), Body: captured.Body, RawQuery: captured.RawQuery}
+					rs.apply(c, r.Header, nil)
+					if c.id != "" {
+						r.Header.Set(c.id, "refused-"+strings.Repeat("x", i+1))
+					}
+					if resp, text := pc.send(t, base, r); resp.StatusCode != http.StatusUnauthorized {
+						t.Errorf("%s, %s: %d %s; want 401", c.name, rs.name, resp.StatusCode, text)
 					}
 				}
 				if n, err := st.CountEvents(context.Background(), c.name); err != nil || n != 1 {
