@@ -19,7 +19,8 @@ func (h *handler) verifyEvent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// Verify re-checks an event's stored bytes and headers against its
+// Verify re-checks an event's stored bytes and headers, and the query
+// it arrived with where its scheme signs one (Twilio), against its
 // source's secrets as configured now. The check runs at the event's
 // receive time, so the skew is the one the event had when it arrived; the
 // tolerance is reported, not applied, and an old event still verifies. A
@@ -51,7 +52,7 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	if err != nil {
 		return Verification{}, fmt.Errorf("build scheme of source %q: %w", ev.Source, err)
 	}
-	res, err := scheme.Verify(signature.Request{Header: ev.Headers, Body: ev.Body, Now: ev.ReceivedAt})
+	res, err := scheme.Verify(signature.Request{Header: ev.Headers, Body: ev.Body, RawQuery: ev.RawQuery, Now: ev.ReceivedAt})
 	out.WithinTolerance = true
 	if res.HasTimestamp {
 		skew := roundMS(res.Skew.Seconds())

@@ -19,9 +19,10 @@ func runVerify(ctx context.Context, env Env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the API's JSON answer")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: hookrelay verify ID [--json]\n\n"+
-			"Re-checks an event's stored bytes and headers against its source's secrets as configured now,\n"+
-			"and prints which secret slot matched and the timestamp skew at receipt. The tolerance is\n"+
-			"reported, not applied: an old event still verifies. Exits 1 when it does not verify.\n\n")
+			"Re-checks an event's stored bytes and headers (and, for Twilio, the query it arrived with)\n"+
+			"against its source's secrets as configured now, and prints which secret slot matched and\n"+
+			"the timestamp skew at receipt. The tolerance is reported, not applied: an old event still\n"+
+			"verifies. Exits 1 when it does not verify.\n\n")
 		fs.PrintDefaults()
 	}
 	id, c, err := eventReader(env, fs, api, args)

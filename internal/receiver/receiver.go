@@ -238,13 +238,18 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 		Body:            body,
 		ContentType:     r.Header.Get("Content-Type"),
 		Headers:         storableHeaders(r.Header),
+		RawQuery:        o.verified.SignedQuery,
 		SignatureSlot:   o.verified.Slot,
 		OccurredAt:      id.OccurredAt,
 		ReceivedAt:      start.UTC(),
 	}
 	item := store.IngestItem{Event: o.event, Deliveries: rc.router.Route(src.Name, id.Type, body)}
-	if sig := o.verified.BodySignature; sig != "" {
-		item.SignatureDigest = signatureDigest(sig, body)
+	if mac := o.verified.BodySignature; len(mac) > 0 {
+		signed := body
+		if o.verified.SignedContent != nil {
+			signed = o.verified.SignedContent
+		}
+		item.SignatureDigest = signatureDigest(mac, signed)
 		leave, err := rc.replays.enter(r.Context(), src.Name, id.ID, item.SignatureDigest, start)
 		if err != nil {
 			o.err = err

@@ -45,16 +45,18 @@ func newReplayGuard(index SignatureIndex) *replayGuard {
 	return &replayGuard{index: index, inflight: make(map[string]string)}
 }
 
-// signatureDigest returns the SHA-256 of a signature and the body it
-// signs, with the signature's length first so that no two pairs share one
-// input.
-func signatureDigest(sig string, body []byte) []byte {
+// signatureDigest returns the SHA-256 of a decoded signature and the
+// content it signs, with the signature's length first so that no two
+// pairs share one input. Decoded, a signature has one spelling: its
+// letter case, padding or place among others in a header cannot make a
+// re-post look new.
+func signatureDigest(mac, signed []byte) []byte {
 	h := sha256.New()
 	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(sig)))
+	binary.BigEndian.PutUint64(n[:], uint64(len(mac)))
 	h.Write(n[:])
-	h.Write([]byte(sig))
-	h.Write(body)
+	h.Write(mac)
+	h.Write(signed)
 	return h.Sum(nil)
 }
 

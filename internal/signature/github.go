@@ -53,8 +53,15 @@ func (g *github) Verify(req Request) (Result, error) {
 	if err != nil {
 		return failed(err)
 	}
-	slot, ok := keys.match(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
-	return bodySigned(slot, ok, sig)
+	c := &content{body: req.Body}
+	slot, mac, ok := keys.matchMAC(bodyOnly, c, hexEncoding, []string{sig})
+	if ok && name == githubSHA1Header {
+		// The legacy signature of a body is known by its SHA-256 one, so
+		// that a captured request that carried both is one signature
+		// whichever header a re-post keeps.
+		mac = g.sha256Keys.mac(slot, bodyOnly, c)
+	}
+	return bodySigned(slot, mac, ok)
 }
 
 // Identify reads X-GitHub-Delivery and X-GitHub-Event; both are required.

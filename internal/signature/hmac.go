@@ -85,10 +85,10 @@ func (g *generic) Verify(req Request) (Result, error) {
 			return failed(err)
 		}
 	}
-	slot, ok := g.keys.match(g.tmpl, &c, g.enc, []string{sig})
+	slot, mac, ok := g.keys.matchMAC(g.tmpl, &c, g.enc, []string{sig})
 	res, err := verdict(slot, ok, ts, hasTS, req.now(), g.tolerance)
 	if err == nil && !hasTS && !g.usesID {
-		res.BodySignature = sig
+		res.BodySignature = mac
 	}
 	return res, err
 }

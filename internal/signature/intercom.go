@@ -34,8 +34,8 @@ func (i *intercom) Verify(req Request) (Result, error) {
 	if err != nil {
 		return failed(err)
 	}
-	slot, ok := i.keys.match(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
-	return bodySigned(slot, ok, sig)
+	slot, mac, ok := i.keys.matchMAC(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
+	return bodySigned(slot, mac, ok)
 }
 
 // Identify reads the notification's id, its topic as the type and

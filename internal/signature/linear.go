@@ -47,7 +47,7 @@ func (l *linear) Verify(req Request) (Result, error) {
 		return failed(err)
 	}
 	ts := bodyUnixMilli(req.Body, linearTimestampField)
-	slot, ok := l.keys.match(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
+	slot, mac, ok := l.keys.matchMAC(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
 	if ok && ts.IsZero() {
 		// The signature is genuine but the body does not say when it was
 		// sent, so its freshness cannot be judged.
@@ -57,7 +57,7 @@ func (l *linear) Verify(req Request) (Result, error) {
 	if err == nil {
 		// The timestamp is in the body: within the tolerance, the same
 		// body verifies under any Linear-Delivery.
-		res.BodySignature = sig
+		res.BodySignature = mac
 	}
 	return res, err
 }

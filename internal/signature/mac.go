@@ -99,6 +99,18 @@ func (r keyring) active() bool {
 // once and compares in constant time; a signature that does not decode
 // matches nothing.
 func (r keyring) match(t template, c *content, enc encoding, sigs []string) (int, bool) {
+	slot, _, ok := r.find(t, c, enc, sigs, false)
+	return slot, ok
+}
+
+// matchMAC is match that also returns the matched HMAC: the decoded bytes
+// of the signature, whatever the spelling its encoding accepted.
+func (r keyring) matchMAC(t template, c *content, enc encoding, sigs []string) (int, []byte, bool) {
+	return r.find(t, c, enc, sigs, true)
+}
+
+// find is match; with keep, a match also returns a copy of the HMAC.
+func (r keyring) find(t template, c *content, enc encoding, sigs []string, keep bool) (int, []byte, bool) {
 	var buf sigBuf
 	for slot, k := range r {
 		if k == nil {
@@ -112,12 +124,27 @@ func (r keyring) match(t template, c *content, enc encoding, sigs []string) (int
 				break
 			}
 		}
+		var mac []byte
+		if found && keep {
+			mac = bytes.Clone(st.digest())
+		}
 		st.release()
 		if found {
-			return slot, true
+			return slot, mac, true
 		}
 	}
-	return 0, false
+	return 0, nil, false
+}
+
+// mac returns the HMAC of the content with the secret in slot, or nil when
+// the slot holds none.
+func (r keyring) mac(slot int, t template, c *content) []byte {
+	if slot < 0 || slot >= len(r) || r[slot] == nil {
+		return nil
+	}
+	st := r[slot].compute(t, c)
+	defer st.release()
+	return bytes.Clone(st.digest())
 }
 
 // sign returns the HMAC of the content with the secret in slot, encoded

@@ -48,8 +48,8 @@ func (m *meta) Verify(req Request) (Result, error) {
 	if err != nil {
 		return failed(err)
 	}
-	slot, ok := m.keys.match(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
-	return bodySigned(slot, ok, sig)
+	slot, mac, ok := m.keys.matchMAC(bodyOnly, &content{body: req.Body}, hexEncoding, []string{sig})
+	return bodySigned(slot, mac, ok)
 }
 
 // verifySubscription checks Meta's subscription GET: hub.mode=subscribe,

@@ -71,11 +71,23 @@ type Result struct {
 	HasTimestamp bool
 	// Skew is Now - Timestamp: positive when the request is older than now.
 	Skew time.Duration
-	// BodySignature is the matched signature as it arrived, set only when
-	// it covers the body alone (no timestamp, id or other per-delivery
-	// value), so that a captured request still verifies when posted again
-	// under a new delivery id. Empty for every other scheme and failure.
-	BodySignature string
+	// BodySignature is the matched signature decoded (the MAC's bytes,
+	// whatever letter case, padding or place in its header it arrived in),
+	// set only when it covers the body alone (no timestamp, id or other
+	// per-delivery value), so that a captured request still verifies when
+	// posted again under a new delivery id. Nil for every other scheme and
+	// failure.
+	BodySignature []byte
+	// SignedContent, when set with BodySignature, is what the signature
+	// covers in place of the raw body: Twilio signs its URL and the form's
+	// parameters sorted, so bodies that differ in parameter order or
+	// encoding carry one signature. A replayed signature is known by
+	// BodySignature with SignedContent, else with the body.
+	SignedContent []byte
+	// SignedQuery is the request's raw query when the matched signature
+	// covers it (Twilio signs the full URL), so that the event is stored
+	// with it and can be verified again; empty otherwise.
+	SignedQuery string
 }
 
 // Identity is who a verified request says it is.

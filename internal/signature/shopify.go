@@ -43,8 +43,8 @@ func (s *shopify) Verify(req Request) (Result, error) {
 	if err != nil {
 		return failed(err)
 	}
-	slot, ok := s.keys.match(bodyOnly, &content{body: req.Body}, base64Encoding, []string{sig})
-	return bodySigned(slot, ok, sig)
+	slot, mac, ok := s.keys.matchMAC(bodyOnly, &content{body: req.Body}, base64Encoding, []string{sig})
+	return bodySigned(slot, mac, ok)
 }
 
 // Identify uses X-Shopify-Webhook-Id, which is unique per webhook and the

@@ -42,8 +42,8 @@ func (s *square) Verify(req Request) (Result, error) {
 	if err != nil {
 		return failed(err)
 	}
-	slot, ok := s.keys.match(s.signed, &content{body: req.Body}, base64Encoding, []string{sig})
-	return bodySigned(slot, ok, sig)
+	slot, mac, ok := s.keys.matchMAC(s.signed, &content{body: req.Body}, base64Encoding, []string{sig})
+	return bodySigned(slot, mac, ok)
 }
 
 // Identify reads event_id, type and created_at (RFC 3339) from the body;

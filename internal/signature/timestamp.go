@@ -53,12 +53,13 @@ func verdict(slot int, matched bool, ts time.Time, hasTS bool, now time.Time, to
 // signature could be compared.
 func failed(err error) (Result, error) { return Result{Slot: store.NoSlot}, err }
 
-// bodySigned is untimed for a scheme whose signature sig covers the body
-// alone: a match carries sig as Result.BodySignature.
-func bodySigned(slot int, matched bool, sig string) (Result, error) {
+// bodySigned is untimed for a scheme whose signature covers the body
+// alone: a match carries mac, the decoded signature, as
+// Result.BodySignature.
+func bodySigned(slot int, mac []byte, matched bool) (Result, error) {
 	res, err := untimed(slot, matched)
 	if err == nil {
-		res.BodySignature = sig
+		res.BodySignature = mac
 	}
 	return res, err
 }

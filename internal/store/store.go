@@ -54,6 +54,12 @@ type Event struct {
 	// Headers are the request headers minus sensitive ones (Authorization,
 	// Cookie, ...). Keys are canonical MIME header keys.
 	Headers map[string][]string
+	// RawQuery is the query of the URL the request arrived on, without
+	// the '?', byte for byte, kept only when the source's scheme signs it
+	// (Twilio) so that the event can be verified again; empty otherwise.
+	// Like the body, it is sealed at rest and erased by a purge. Only
+	// GetEvent and EventByProviderID read it back.
+	RawQuery string
 	// SignatureSlot is the index, in the source's secrets list, of the secret
 	// that verified the event, or NoSlot.
 	SignatureSlot int

@@ -114,6 +114,7 @@ func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]an
 	var (
 		ids, sources, providerIDs, origins = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		types, contentTypes, headers       = make([]string, n), make([]string, n), make([]string, n)
+		queries                            = make([]string, n)
 		bodies, digests                    = make([][]byte, n), make([][]byte, n)
 		keyIDs                             = make([]*string, n)
 		slots                              = make([]int32, n)
@@ -128,7 +129,7 @@ func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]an
 		}
 		ids[j], sources[j], providerIDs[j], origins[j] = e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin)
 		types[j], contentTypes[j], headers[j] = e.Type, e.ContentType, sealed.Headers
-		bodies[j], keyIDs[j] = sealed.Body, sealed.KeyID
+		bodies[j], keyIDs[j], queries[j] = sealed.Body, sealed.KeyID, sealed.Query
 		digests[j] = items[i].SignatureDigest // nil is NULL
 		slots[j] = int32(e.SignatureSlot)
 		occurred[j] = pgtype.Timestamptz{Time: e.OccurredAt, Valid: !e.OccurredAt.IsZero()}
@@ -142,6 +143,6 @@ func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]an
 	return []any{
 		ids, sources, providerIDs, origins, types, bodies, contentTypes,
 		headers, slots, occurred, received,
-		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys), keyIDs, digests,
+		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys), keyIDs, digests, queries,
 	}, nil
 }

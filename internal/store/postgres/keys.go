@@ -40,18 +40,19 @@ func (s *Store) PayloadKeyCounts(ctx context.Context) (store.KeyCounts, error) {
 // after that are plain or under another key.
 func (s *Store) ResealEvents(ctx context.Context, after string, limit int) (int, string, error) {
 	var (
-		id, h        string
-		body         []byte
-		keyID        *string
-		ids, headers []string
-		bodies       [][]byte
+		id, h, q              string
+		body                  []byte
+		keyID                 *string
+		ids, headers, queries []string
+		bodies                [][]byte
 	)
-	n, err := s.resealBatch(ctx, after, limit, selectEventsToReseal, []any{&id, &body, &h, &keyID}, func() error {
-		sealed, err := s.payloads.ResealEvent(id, body, h, keyID)
+	n, err := s.resealBatch(ctx, after, limit, selectEventsToReseal, []any{&id, &body, &h, &q, &keyID}, func() error {
+		sealed, err := s.payloads.ResealEvent(id, body, h, q, keyID)
 		ids, bodies, headers = append(ids, id), append(bodies, sealed.Body), append(headers, sealed.Headers)
+		queries = append(queries, sealed.Query)
 		return err
 	}, func(tx pgx.Tx, current string) error {
-		_, err := tx.Exec(ctx, updateEventSeals, ids, bodies, headers, current)
+		_, err := tx.Exec(ctx, updateEventSeals, ids, bodies, headers, current, queries)
 		return err
 	})
 	if err != nil || n == 0 {

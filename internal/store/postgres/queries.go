@@ -31,18 +31,18 @@ const (
 	ingestBatch = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
-		$8::text[], $9::integer[], $10::timestamptz[], $11::timestamptz[], $15::text[], $16::bytea[]
+		$8::text[], $9::integer[], $10::timestamptz[], $11::timestamptz[], $15::text[], $16::bytea[], $17::text[]
 	) WITH ORDINALITY AS i(
 		id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, n
+		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query, n
 	)
 ), ins AS (
 	INSERT INTO events (
 		id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, key_id, signature_digest
+		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query
 	)
 	SELECT id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, key_id, signature_digest
+		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query
 	FROM input ORDER BY n
 	ON CONFLICT (source, provider_event_id) DO NOTHING
 	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
@@ -80,12 +80,12 @@ SELECT id FROM ins`
 
 	selectEvent = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at, key_id
+	headers, signature_slot, occurred_at, received_at, key_id, raw_query
 FROM events WHERE id = $1`
 
 	selectEventByProviderID = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at, key_id
+	headers, signature_slot, occurred_at, received_at, key_id, raw_query
 FROM events WHERE source = $1 AND provider_event_id = $2`
 
 	// signatureReused looks up events_signature_digest: one index range

@@ -10,12 +10,12 @@ const (
 	// a key other than $2, in id order along the primary key, locked
 	// until the transaction ends. NO KEY UPDATE lets deliveries that
 	// reference them be created meanwhile.
-	selectEventsToReseal = `SELECT id, body, headers, key_id FROM events
+	selectEventsToReseal = `SELECT id, body, headers, raw_query, key_id FROM events
 WHERE id > $1 AND key_id IS DISTINCT FROM $2 ORDER BY id LIMIT $3
 FOR NO KEY UPDATE`
 
-	updateEventSeals = `UPDATE events e SET body = u.body, headers = u.headers, key_id = $4
-FROM unnest($1::text[], $2::bytea[], $3::text[]) AS u(id, body, headers)
+	updateEventSeals = `UPDATE events e SET body = u.body, headers = u.headers, raw_query = u.raw_query, key_id = $4
+FROM unnest($1::text[], $2::bytea[], $3::text[], $5::text[]) AS u(id, body, headers, raw_query)
 WHERE e.id = u.id`
 
 	selectAttemptsToReseal = `SELECT id, delivery_id, response_snippet, key_id FROM attempts

@@ -6,11 +6,11 @@ const (
 	// purgeEvents empties the payload of the events that are not purged
 	// yet and writes their tombstone ($2 time, $3 actor, $4 reason); it
 	// returns their ids. key_id goes with the sealed bytes: the empty
-	// body and headers are stored plain. Two purges of one event at once:
+	// body, headers and query are stored plain. Two purges of one event at once:
 	// the second waits for the first's row lock, checks purged_at again on
 	// the row the first committed, and passes it by.
 	purgeEvents = `UPDATE events SET
-	body = '\x'::bytea, headers = '{}', key_id = NULL, purged_at = $2, purged_by = $3, purge_reason = $4
+	body = '\x'::bytea, headers = '{}', raw_query = '', key_id = NULL, purged_at = $2, purged_by = $3, purge_reason = $4
 WHERE id = ANY($1::text[]) AND purged_at IS NULL
 RETURNING id`
 

@@ -28,7 +28,8 @@ func (s *Store) EventByProviderID(ctx context.Context, source, providerEventID s
 	return e, nil
 }
 
-// queryEvent reads the one event a query of selectEvent's columns selects.
+// queryEvent reads the one event a query of selectEvent's columns
+// selects, its raw query included.
 func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (store.Event, error) {
 	release, err := s.enter()
 	if err != nil {
@@ -36,7 +37,7 @@ func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (stor
 	}
 	defer release()
 	var r eventRow
-	if err := s.reader.QueryRowContext(ctx, query, args...).Scan(r.dest()...); err != nil {
+	if err := s.reader.QueryRowContext(ctx, query, args...).Scan(append(r.dest(), &r.query)...); err != nil {
 		return store.Event{}, mapErr(ctx, err)
 	}
 	return r.event(s.payloads)
@@ -46,9 +47,12 @@ func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (stor
 type eventRow struct {
 	e               store.Event
 	origin, headers string
-	keyID           *string
-	occurred        sql.NullInt64
-	received        int64
+	// query is the stored raw_query, which selectEvent lists last and the
+	// claim does not read; empty when not read.
+	query    string
+	keyID    *string
+	occurred sql.NullInt64
+	received int64
 }
 
 // dest returns the scan destinations of selectEvent's columns.
@@ -64,6 +68,10 @@ func (r *eventRow) dest() []any {
 func (r *eventRow) event(p sqlstore.Payloads) (store.Event, error) {
 	e := r.e
 	if err := p.OpenEvent(&e, r.headers, r.keyID); err != nil {
+		return store.Event{}, err
+	}
+	var err error
+	if e.RawQuery, err = p.OpenQuery(e.ID, r.query, r.keyID); err != nil {
 		return store.Event{}, err
 	}
 	e.IDOrigin = store.IDOrigin(r.origin)

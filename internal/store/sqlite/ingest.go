@@ -75,7 +75,7 @@ func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, items []store.I
 	for i, it := range items {
 		at[it.Event.ID] = i
 	}
-	args := make([]any, 0, maxRowsPerStatement*13)
+	args := make([]any, 0, maxRowsPerStatement*14)
 	for start := 0; start < len(items); {
 		n := chunkRows(len(items) - start)
 		args = args[:0]
@@ -86,7 +86,8 @@ func (s *Store) insertEventRows(ctx context.Context, tx *sql.Tx, items []store.I
 				digest = items[i].SignatureDigest
 			}
 			args = append(args, e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin), e.Type, sealed[i].Body,
-				e.ContentType, sealed[i].Headers, e.SignatureSlot, nullMicros(e.OccurredAt), micros(e.ReceivedAt), sealed[i].KeyID, digest)
+				e.ContentType, sealed[i].Headers, e.SignatureSlot, nullMicros(e.OccurredAt), micros(e.ReceivedAt), sealed[i].KeyID, digest,
+				sealed[i].Query)
 		}
 		stmt := s.multiRowStmt(ctx, tx, &s.insertEvents, n)
 		if err := markInserted(ctx, stmt, args, at, inserted); err != nil {

@@ -54,15 +54,15 @@ func (s *Store) countKeys(ctx context.Context, query string, counts map[string]i
 func (s *Store) ResealEvents(ctx context.Context, after string, limit int) (int, string, error) {
 	n, last, err := resealBatch(ctx, s, after, limit, selectEventsToReseal, updateEventSeal, func(rows *sql.Rows) (string, []any, error) {
 		var (
-			id, headers string
-			body        []byte
-			keyID       *string
+			id, headers, query string
+			body               []byte
+			keyID              *string
 		)
-		if err := rows.Scan(&id, &body, &headers, &keyID); err != nil {
+		if err := rows.Scan(&id, &body, &headers, &query, &keyID); err != nil {
 			return "", nil, err
 		}
-		sealed, err := s.payloads.ResealEvent(id, body, headers, keyID)
-		return id, []any{sealed.Body, sealed.Headers, sealed.KeyID, id}, err
+		sealed, err := s.payloads.ResealEvent(id, body, headers, query, keyID)
+		return id, []any{sealed.Body, sealed.Headers, sealed.Query, sealed.KeyID, id}, err
 	})
 	if err != nil {
 		return 0, after, fmt.Errorf("reseal events after %q: %w", after, err)

@@ -21,9 +21,9 @@ const (
 	// earlier row of the same statement, is skipped and returns nothing.
 	insertEventsHead = `INSERT INTO events (
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at, key_id, signature_digest
+	headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query
 ) VALUES `
-	insertEventsRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertEventsRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insertEventsTail = `
 ON CONFLICT (source, provider_event_id) DO NOTHING
 RETURNING id`
@@ -40,12 +40,12 @@ ON CONFLICT (event_id, destination) DO NOTHING`
 
 	selectEvent = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at, key_id
+	headers, signature_slot, occurred_at, received_at, key_id, raw_query
 FROM events WHERE id = ?`
 
 	selectEventByProviderID = `SELECT
 	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at, key_id
+	headers, signature_slot, occurred_at, received_at, key_id, raw_query
 FROM events WHERE source = ? AND provider_event_id = ?`
 
 	// signatureReused looks up events_signature_digest: one index range

@@ -8,10 +8,10 @@ const (
 
 	// selectEventsToReseal is a batch of events after ?1, plain or under
 	// a key other than ?2, in id order along the primary key.
-	selectEventsToReseal = `SELECT id, body, headers, key_id FROM events
+	selectEventsToReseal = `SELECT id, body, headers, raw_query, key_id FROM events
 WHERE id > ?1 AND key_id IS NOT ?2 ORDER BY id LIMIT ?3`
 
-	updateEventSeal = `UPDATE events SET body = ?, headers = ?, key_id = ? WHERE id = ?`
+	updateEventSeal = `UPDATE events SET body = ?, headers = ?, raw_query = ?, key_id = ? WHERE id = ?`
 
 	selectAttemptsToReseal = `SELECT id, delivery_id, response_snippet, key_id FROM attempts
 WHERE id > ?1 AND key_id IS NOT ?2 ORDER BY id LIMIT ?3`

@@ -7,9 +7,9 @@ const (
 	// purgeEvents empties the payload of the events that are not purged
 	// yet and writes their tombstone (?2 time, ?3 actor, ?4 reason); it
 	// returns their ids. key_id goes with the sealed bytes: the empty
-	// body and headers are stored plain.
+	// body, headers and query are stored plain.
 	purgeEvents = `UPDATE events SET
-	body = x'', headers = '{}', key_id = NULL, purged_at = ?2, purged_by = ?3, purge_reason = ?4
+	body = x'', headers = '{}', raw_query = '', key_id = NULL, purged_at = ?2, purged_by = ?3, purge_reason = ?4
 WHERE id IN (SELECT value FROM json_each(?1)) AND purged_at IS NULL
 RETURNING id`
 

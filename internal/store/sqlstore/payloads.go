@@ -9,14 +9,15 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// Payloads seals the payload columns both drivers write (an event's body
-// and headers, an attempt's response snippet) and opens them when read.
+// Payloads seals the payload columns both drivers write (an event's body,
+// headers and raw query, an attempt's response snippet) and opens them when read.
 // Every write and read of those columns goes through it; nothing else
 // touches their bytes. With no keys it stores them plain and its key id is
 // NULL.
 //
-// A sealed body or snippet is stored as the sealed bytes; sealed headers,
-// in a text column, as their base64. The associated data names the column
+// A sealed body or snippet is stored as the sealed bytes; sealed headers
+// and query, in text columns, as their base64; an empty query is stored
+// empty. The associated data names the column
 // and the row (event id, or delivery id for a snippet), so a value moved
 // to another row does not open.
 type Payloads struct {
@@ -28,7 +29,10 @@ type Payloads struct {
 type SealedEvent struct {
 	Body    []byte
 	Headers string
-	// KeyID is the id of the key that sealed Body and Headers, or nil.
+	// Query is the event's raw query, sealed unless empty.
+	Query string
+	// KeyID is the id of the key that sealed Body, Headers and Query, or
+	// nil.
 	KeyID *string
 }
 
@@ -38,13 +42,22 @@ func (p Payloads) SealEvent(e store.Event) (SealedEvent, error) {
 	if err != nil {
 		return SealedEvent{}, err
 	}
-	return p.sealColumns(e.ID, NonNil(e.Body), headers)
+	return p.sealColumns(e.ID, NonNil(e.Body), headers, e.RawQuery)
 }
 
-// sealColumns seals the body and the headers' JSON of event id.
-func (p Payloads) sealColumns(id string, body []byte, headers string) (SealedEvent, error) {
+// sealColumns seals the body, the headers' JSON and the raw query of event
+// id.
+func (p Payloads) sealColumns(id string, body []byte, headers, query string) (SealedEvent, error) {
 	if p.Keys == nil {
-		return SealedEvent{Body: body, Headers: headers}, nil
+		return SealedEvent{Body: body, Headers: headers, Query: query}, nil
+	}
+	var sealedQuery string
+	if query != "" {
+		q, _, err := p.Keys.Seal(eventAD("raw_query", id), []byte(query))
+		if err != nil {
+			return SealedEvent{}, fmt.Errorf("seal event %s: %w", id, err)
+		}
+		sealedQuery = base64.StdEncoding.EncodeToString(q)
 	}
 	sealedBody, keyID, err := p.Keys.Seal(eventAD("body", id), body)
 	if err != nil {
@@ -54,7 +67,7 @@ func (p Payloads) sealColumns(id string, body []byte, headers string) (SealedEve
 	if err != nil {
 		return SealedEvent{}, fmt.Errorf("seal event %s: %w", id, err)
 	}
-	return SealedEvent{Body: sealedBody, Headers: base64.StdEncoding.EncodeToString(h), KeyID: &keyID}, nil
+	return SealedEvent{Body: sealedBody, Headers: base64.StdEncoding.EncodeToString(h), Query: sealedQuery, KeyID: &keyID}, nil
 }
 
 // OpenEvent sets e's Body and Headers from the stored columns: e.Body as
@@ -76,7 +89,7 @@ func (p Payloads) OpenEvent(e *store.Event, headers string, keyID *string) error
 
 // ResealEvent opens the stored payload columns of event id and returns
 // them sealed under the current key, the headers' JSON byte for byte.
-func (p Payloads) ResealEvent(id string, body []byte, headers string, keyID *string) (SealedEvent, error) {
+func (p Payloads) ResealEvent(id string, body []byte, headers, query string, keyID *string) (SealedEvent, error) {
 	body, err := p.OpenBody(id, body, keyID)
 	if err != nil {
 		return SealedEvent{}, err
@@ -84,7 +97,27 @@ func (p Payloads) ResealEvent(id string, body []byte, headers string, keyID *str
 	if headers, err = p.openHeaders(id, headers, keyID); err != nil {
 		return SealedEvent{}, err
 	}
-	return p.sealColumns(id, body, headers)
+	if query, err = p.OpenQuery(id, query, keyID); err != nil {
+		return SealedEvent{}, err
+	}
+	return p.sealColumns(id, body, headers, query)
+}
+
+// OpenQuery returns the raw query of event id from its stored column and
+// key id.
+func (p Payloads) OpenQuery(id, stored string, keyID *string) (string, error) {
+	if keyID == nil || stored == "" {
+		return stored, nil
+	}
+	sealed, err := base64.StdEncoding.DecodeString(stored)
+	if err != nil {
+		return "", fmt.Errorf("open event %s: raw query is not base64: %w", id, err)
+	}
+	q, err := p.Keys.Open(*keyID, eventAD("raw_query", id), sealed)
+	if err != nil {
+		return "", fmt.Errorf("open event %s: %w", id, err)
+	}
+	return string(q), nil
 }
 
 // OpenBody returns the body of event id from its stored column and key id.

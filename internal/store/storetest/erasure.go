@@ -43,7 +43,9 @@ func testPurgeErasesPayload(t *testing.T, s store.DB) {
 	now := time.Date(2026, time.March, 3, 9, 0, 0, 0, time.UTC)
 	e := dueEvent("evt_subject", now.Add(-time.Minute))
 	e.Headers = map[string][]string{"User-Agent": {"Stripe/1.0"}, "X-Customer": {"cus_123"}}
+	e.RawQuery = "To=%2B15551234567&customer=cus_123"
 	other := dueEvent("evt_bystander", now) // due after the subject
+	other.RawQuery = "bodySHA256=5d1c"
 	it := item(e, "audit", "billing", "crm")
 	it.Deliveries[1].OrderingKey = "cus_123"
 	ingest(t, s, it, item(other, "billing"))
@@ -62,8 +64,8 @@ func testPurgeErasesPayload(t *testing.T, s store.DB) {
 	}
 
 	got := getEvent(t, s, e.ID)
-	if len(got.Body) != 0 || len(got.Headers) != 0 {
-		t.Errorf("purged event has body %q and headers %v, want none", got.Body, got.Headers)
+	if len(got.Body) != 0 || len(got.Headers) != 0 || got.RawQuery != "" {
+		t.Errorf("purged event has body %q, headers %v and query %q, want none", got.Body, got.Headers, got.RawQuery)
 	}
 	if got.Source != e.Source || got.ProviderEventID != e.ProviderEventID || got.Type != e.Type {
 		t.Errorf("purged event = %+v; its ids, source and type are kept", got)
@@ -108,7 +110,9 @@ func testPurgeErasesPayload(t *testing.T, s store.DB) {
 		t.Errorf("crm counts = %v; want 1 purged, 0 pending", counts)
 	}
 
-	checkEvent(t, getEvent(t, s, other.ID), other)
+	bystander := getEvent(t, s, other.ID)
+	checkEvent(t, bystander, other)
+	checkRawQuery(t, "GetEvent", bystander, other.RawQuery)
 	if d := deliveryTo(t, s, other.ID, "billing"); d.Status != store.StatusPending {
 		t.Errorf("a bystander's delivery is %s, want pending", d.Status)
 	}

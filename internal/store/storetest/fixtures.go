@@ -136,6 +136,16 @@ func checkTime(t *testing.T, field string, got, want time.Time) {
 }
 
 // checkEvent fails unless got is want as stored.
+// checkRawQuery fails unless the event read by what returns the raw
+// query want, byte for byte. checkEvent leaves it out: only GetEvent and
+// EventByProviderID read it.
+func checkRawQuery(t *testing.T, what string, got store.Event, want string) {
+	t.Helper()
+	if got.RawQuery != want {
+		t.Errorf("%s: raw query of %s = %q, want %q", what, got.ID, got.RawQuery, want)
+	}
+}
+
 func checkEvent(t *testing.T, got, want store.Event) {
 	t.Helper()
 	if got.ID != want.ID || got.Source != want.Source || got.ProviderEventID != want.ProviderEventID ||

@@ -21,6 +21,9 @@ func testIngestRoundTrip(t *testing.T, s store.DB) {
 		"X-Forwarded-For":  {"203.0.113.7", "10.0.0.1"},
 		"X-Note":           {"héllo ☃", ""},
 	}
+	// As received: repeated names, escapes in either case, a bare name,
+	// an empty pair, a ';' and non-UTF-8 escapes are kept byte for byte.
+	full.RawQuery = "bodySHA256=5d1c&To=%2b1555&To=%2B1555&flag&&a=b;c=%ff%FE"
 	full.OccurredAt = time.Date(2026, time.March, 3, 10, 29, 59, 999999999, paris)
 	full.ReceivedAt = baseTime.In(paris)
 
@@ -64,7 +67,14 @@ func testIngestRoundTrip(t *testing.T, s store.DB) {
 	checkInserted(t, ingest(t, s, items...), true, true, true, true, true, true)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			checkEvent(t, getEvent(t, s, c.e.ID), c.want)
+			got := getEvent(t, s, c.e.ID)
+			checkEvent(t, got, c.want)
+			checkRawQuery(t, "GetEvent", got, c.want.RawQuery)
+			byProvider, err := s.EventByProviderID(context.Background(), c.e.Source, c.e.ProviderEventID)
+			if err != nil {
+				t.Fatalf("EventByProviderID: %v", err)
+			}
+			checkRawQuery(t, "EventByProviderID", byProvider, c.want.RawQuery)
 		})
 	}
 }

@@ -68,16 +68,18 @@ func RunSealed(t *testing.T, reopen ReopenFunc) {
 	}
 }
 
-// markedEvent returns an event whose body and one header hold Marker.
+// markedEvent returns an event whose body, one header and raw query hold
+// Marker.
 func markedEvent(providerID string, received time.Time) store.Event {
 	e := dueEvent(providerID, received)
 	e.Body = []byte(`{"id":"` + providerID + `","card":"` + Marker + `","bin":"` + "\x00\xff" + `"}`)
 	e.Headers = map[string][]string{"X-Customer": {Marker}, "User-Agent": {"Stripe/1.0"}}
+	e.RawQuery = "card=" + Marker + "&to=%2B15551234567"
 	return e
 }
 
-// IngestMarked stores, through s, an event whose body and a header hold
-// Marker, delivers it once with a response snippet that holds Marker,
+// IngestMarked stores, through s, an event whose body, a header and raw
+// query hold Marker, delivers it once with a response snippet that holds Marker,
 // and returns the event.
 func IngestMarked(t *testing.T, s store.DB) store.Event {
 	t.Helper()
@@ -117,7 +119,7 @@ func writeSealed(t *testing.T, s store.DB, providerID string) sealedRow {
 }
 
 // checkReads fails unless every read of s returns the rows exactly:
-// GetEvent, EventByProviderID, EventBodies, the listing's body size,
+// GetEvent and EventByProviderID (the raw query too), EventBodies, the listing's body size,
 // DeliveryAttempts, and a claim.
 func checkReads(t *testing.T, s store.DB, rows ...sealedRow) {
 	t.Helper()
@@ -125,12 +127,15 @@ func checkReads(t *testing.T, s store.DB, rows ...sealedRow) {
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.e.ID
-		checkEvent(t, getEvent(t, s, r.e.ID), r.e)
+		got := getEvent(t, s, r.e.ID)
+		checkEvent(t, got, r.e)
+		checkRawQuery(t, "GetEvent", got, r.e.RawQuery)
 		byProvider, err := s.EventByProviderID(ctx, r.e.Source, r.e.ProviderEventID)
 		if err != nil {
 			t.Fatalf("EventByProviderID: %v", err)
 		}
 		checkEvent(t, byProvider, r.e)
+		checkRawQuery(t, "EventByProviderID", byProvider, r.e.RawQuery)
 		as := attempts(t, s, r.deliveryID)
 		if len(as) != 1 || as[0].ResponseSnippet != r.snippet {
 			t.Errorf("attempts of %s = %+v, want one with snippet %q", r.e.ID, as, r.snippet)
