@@ -37,7 +37,7 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	opts := src.SchemeOptions()
 	tolerance := opts.Tolerance
 	if tolerance <= 0 {
-		tolerance = signature.DefaultTolerance
+		tolerance = signature.DefaultToleranceOf(opts.Scheme)
 	}
 	out := Verification{Scheme: opts.Scheme, ToleranceSeconds: tolerance.Seconds()}
 	switch opts.Scheme {
