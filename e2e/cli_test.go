@@ -57,7 +57,7 @@ func TestBadConfigNamesEveryKey(t *testing.T) {
 			t.Errorf("%s: exit %d, want 1", cmd, r.code)
 		}
 		contains(t, cmd+" stderr", r.stderr,
-			`sources[0].verify: unknown scheme "strpe" (want one of stripe, github,`,
+			`sources[0].verify: unknown scheme "strpe" (did you mean "stripe"?) (want one of stripe, github,`,
 			`sources[1].tolerance:`)
 	}
 }

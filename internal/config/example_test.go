@@ -141,7 +141,7 @@ func TestLoadReportsProblemsOneALine(t *testing.T) {
 	}
 	_, err := Load(path, env(nil))
 	want := `listen: invalid address "nowhere" (want host:port, e.g. :8080)` + "\n" +
-		`sources[0].verify: unknown scheme "strpe" (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)`
+		`sources[0].verify: unknown scheme "strpe" (did you mean "stripe"?) (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Load = %v, want\n%s", err, want)
 	}

@@ -57,7 +57,7 @@ func TestValidate(t *testing.T) {
 		{"source name charset", func(c *Config) { c.Sources[2].Name = "Partner.io" }, []string{`sources[2].name: "Partner.io" may hold only a-z, 0-9, _ and -`}},
 		{"source name too long", func(c *Config) { c.Sources[2].Name = strings.Repeat("a", 65) }, []string{`sources[2].name: "` + strings.Repeat("a", 65) + `" is longer than 64 characters`}},
 		{"source name duplicate", func(c *Config) { c.Sources[2].Name = "stripe" }, []string{`sources[2].name: "stripe" is already used by sources[0]`}},
-		{"verify unknown", func(c *Config) { c.Sources[1].Verify = "strpe" }, []string{`sources[1].verify: unknown scheme "strpe" (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)`, "sources[1].allow_sha1: only applies to verify: github"}},
+		{"verify unknown", func(c *Config) { c.Sources[1].Verify = "strpe" }, []string{`sources[1].verify: unknown scheme "strpe" (did you mean "stripe"?) (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)`, "sources[1].allow_sha1: only applies to verify: github"}},
 		{"verify missing", func(c *Config) { c.Sources[0].Verify = "" }, []string{"sources[0].verify: required (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)"}},
 		{"every scheme", func(c *Config) {
 			for _, s := range []string{"shopify", "standard", "slack", "gitlab", "none"} {
@@ -280,7 +280,7 @@ log: {level: loud}
 		`destinations[0].colour: unknown key`,
 		`database: unknown scheme "mysql" (want sqlite:PATH or postgres://…)`,
 		`admin_listen: same address as listen ":8080" (the admin API must never share the public listener)`,
-		`sources[0].verify: unknown scheme "strpe" (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)`,
+		`sources[0].verify: unknown scheme "strpe" (did you mean "stripe"?) (want one of stripe, github, shopify, standard, slack, gitlab, hmac, none, twilio, paddle, zoom, meta, discord, sendgrid, mailgun, square, linear, intercom, msgraph)`,
 		`sources[1].name: "Stripe" may hold only a-z, 0-9, _ and -`,
 		`sources[1].tolerance: 0s is not more than 0`,
 		`destinations[0].url: set either url or pull: true, not both`,
