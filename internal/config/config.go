@@ -45,15 +45,24 @@ type Config struct {
 	AdminListen string `yaml:"admin_listen"`
 	// MetricsToken, when set, is the bearer token GET /metrics requires;
 	// empty leaves /metrics open on the admin listener.
-	MetricsToken string        `yaml:"metrics_token,omitempty"`
-	Tokens       []Token       `yaml:"tokens"`
-	Sources      []Source      `yaml:"sources"`
+	MetricsToken string `yaml:"metrics_token,omitempty"`
+	// Tokens are the bearer tokens of the admin API and console; a token
+	// whose secret is empty is left out with a warning.
+	Tokens []Token `yaml:"tokens"`
+	// Sources are the providers that post to /webhooks/{name}.
+	Sources []Source `yaml:"sources"`
+	// Destinations receive the events of their sources.
 	Destinations []Destination `yaml:"destinations"`
-	Retention    Retention     `yaml:"retention"`
-	Alerts       Alerts        `yaml:"alerts,omitempty"`
-	Ingest       Ingest        `yaml:"ingest"`
-	Admin        Admin         `yaml:"admin"`
-	Log          Log           `yaml:"log"`
+	// Retention says how long finished events are kept.
+	Retention Retention `yaml:"retention"`
+	// Alerts says where dead letters and signature failures are reported.
+	Alerts Alerts `yaml:"alerts,omitempty"`
+	// Ingest tunes the public listener, against floods and slow clients.
+	Ingest Ingest `yaml:"ingest"`
+	// Admin tunes the admin listener.
+	Admin Admin `yaml:"admin"`
+	// Log configures hookrelay's own logs.
+	Log Log `yaml:"log"`
 	// Encryption, when it lists keys, seals the payloads hookrelay stores.
 	Encryption Encryption `yaml:"encryption,omitempty"`
 
@@ -71,11 +80,13 @@ const (
 
 // Token is a bearer token of the admin API.
 type Token struct {
+	// Name is who the token is in logs and the audit log.
 	Name string `yaml:"name"`
-	// Role is RoleRead, RoleAdmin or RoleConsumer.
+	// Role is read (look), admin (act: replay, backfill, purge, pause) or
+	// consumer (claim from its pull destinations).
 	Role string `yaml:"role"`
-	// Secret is the bearer value. An empty secret never authenticates; Parse
-	// drops such tokens with a warning.
+	// Secret is the bearer value. An empty secret never authenticates:
+	// such a token is left out, with a warning.
 	Secret string `yaml:"secret"`
 	// Destinations lists the pull destinations a consumer token may claim
 	// from; it is empty for every other role.
@@ -84,15 +95,16 @@ type Token struct {
 
 // Source is a provider that posts to /webhooks/{name}.
 type Source struct {
+	// Name is the {source} of the ingest URL: a-z, 0-9, _ and -.
 	Name string `yaml:"name"`
-	// Verify is the signature scheme, one of signature.Names().
+	// Verify is the signature scheme: a provider's preset or hmac, or none
+	// (local use only).
 	Verify string `yaml:"verify"`
 	// Secrets are the active secrets, numbered by their place from slot 0.
 	// An empty entry (an unset variable) keeps its slot but never matches.
 	Secrets []string `yaml:"secrets"`
 	// Tolerance is how far a signed timestamp may be from now; when the
-	// file leaves it out, the default of the scheme's provider
-	// (signature.DefaultToleranceOf).
+	// file leaves it out, the default of the scheme's provider.
 	Tolerance Duration `yaml:"tolerance"`
 	// MaxBody is the largest body accepted; larger ones are answered 413.
 	MaxBody ByteSize `yaml:"max_body"`
@@ -109,13 +121,17 @@ type Source struct {
 	PublicKeys []string `yaml:"public_keys,omitempty"`
 	// VerifyToken is what Meta's subscription check must carry.
 	VerifyToken string `yaml:"verify_token,omitempty"`
-	// IDHeader and IDField name where the provider's event id is read:
-	// a request header, or a dotted path into the JSON body.
+	// IDHeader names the request header the provider's event id is read
+	// from (hmac and none sources).
 	IDHeader string `yaml:"id_header,omitempty"`
-	IDField  string `yaml:"id_field,omitempty"`
-	// TypeHeader and TypeField name where the event type is read.
+	// IDField is the dotted path into the JSON body the provider's event
+	// id is read from, when no header carries it.
+	IDField string `yaml:"id_field,omitempty"`
+	// TypeHeader names the request header the event type is read from.
 	TypeHeader string `yaml:"type_header,omitempty"`
-	TypeField  string `yaml:"type_field,omitempty"`
+	// TypeField is the dotted path into the JSON body the event type is
+	// read from, when no header carries it.
+	TypeField string `yaml:"type_field,omitempty"`
 }
 
 // HMAC holds the options of the generic "hmac" scheme.
@@ -138,8 +154,10 @@ type HMAC struct {
 
 // Destination receives events: pushed to URL, or claimed from a pull queue.
 type Destination struct {
+	// Name names the destination in the API, the CLI and metrics.
 	Name string `yaml:"name"`
-	// URL is the absolute http(s) URL events are POSTed to; empty when Pull.
+	// URL is the absolute http(s) URL events are POSTed to; none for a
+	// pull destination.
 	URL string `yaml:"url,omitempty"`
 	// Pull makes the destination a queue claimed over the admin API.
 	Pull bool `yaml:"pull,omitempty"`
@@ -161,7 +179,7 @@ type Destination struct {
 	Backoff []Duration `yaml:"backoff"`
 	// Concurrency is the most deliveries in flight at once.
 	Concurrency int `yaml:"concurrency"`
-	// Rate caps deliveries per unit of time; the zero Rate is no limit.
+	// Rate caps deliveries per unit of time; none sets no limit.
 	Rate Rate `yaml:"rate,omitempty"`
 	// OrderingKey is a dotted path into the JSON body; deliveries with the
 	// same key go one at a time, oldest first.
@@ -203,6 +221,8 @@ type Alerts struct {
 // signatures, stale timestamps) above which a source raises an alert: more
 // than Rate over one Window. The zero Rate raises none.
 type SignatureFailures struct {
+	// Rate is the rate of rejections above which a source raises an
+	// alert; none raises none.
 	Rate Rate `yaml:"rate,omitempty"`
 	// Window is how long rejections are counted; a source raises at most
 	// one alert per window.
@@ -221,11 +241,16 @@ func (f SignatureFailures) Threshold() float64 {
 type Ingest struct {
 	// MaxConcurrency caps requests being handled at once; beyond it the
 	// receiver answers 503 with Retry-After.
-	MaxConcurrency    int      `yaml:"max_concurrency"`
+	MaxConcurrency int `yaml:"max_concurrency"`
+	// ReadHeaderTimeout bounds reading a request's headers.
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
-	ReadTimeout       Duration `yaml:"read_timeout"`
-	WriteTimeout      Duration `yaml:"write_timeout"`
-	IdleTimeout       Duration `yaml:"idle_timeout"`
+	// ReadTimeout bounds reading a whole request, body included.
+	ReadTimeout Duration `yaml:"read_timeout"`
+	// WriteTimeout bounds handling a request and writing its answer.
+	WriteTimeout Duration `yaml:"write_timeout"`
+	// IdleTimeout is how long a kept-alive connection may wait for its
+	// next request.
+	IdleTimeout Duration `yaml:"idle_timeout"`
 	// MinUploadRate is the slowest, in bytes a second, that a request body
 	// may arrive on average once its first 10 s have passed; a slower one
 	// is cut off with 408. 0 sets no floor (read_timeout still applies).
@@ -240,7 +265,9 @@ type Ingest struct {
 	RejectionsPerSecond int `yaml:"rejections_per_second"`
 	// MaxConnections caps the connections open at once; further ones wait
 	// in the kernel's queue. 0 derives it from the process's descriptor
-	// limit, keeping descriptors for the database and deliveries.
+	// limit: 7/8 of what is left once a quarter of the limit (at least
+	// 128) plus one per destination concurrency slot is kept for the
+	// database, deliveries and logs.
 	MaxConnections int `yaml:"max_connections"`
 }
 
@@ -248,11 +275,15 @@ type Ingest struct {
 // open without finishing a request.
 type Admin struct {
 	// MaxConnections caps the connections open at once; 0 derives it from
-	// the process's descriptor limit.
-	MaxConnections    int      `yaml:"max_connections"`
+	// the process's descriptor limit: 1/8 of what the public listener's
+	// share leaves, at least 16.
+	MaxConnections int `yaml:"max_connections"`
+	// ReadHeaderTimeout bounds reading a request's headers.
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
 	// ReadTimeout bounds reading a whole request, body included.
 	ReadTimeout Duration `yaml:"read_timeout"`
+	// IdleTimeout is how long a kept-alive connection may wait for its
+	// next request.
 	IdleTimeout Duration `yaml:"idle_timeout"`
 }
 
