@@ -73,6 +73,15 @@ func TestFirstRun(t *testing.T) {
 	r = wantRun(t, cli, 0, "events", "show", id)
 	contains(t, "events show", r.stdout, "dev", "done", "attempts 1")
 
+	// The README's replay: once more to dev, marked as a replay.
+	r = wantRun(t, cli, 0, "replay", "--id", id, "--yes")
+	contains(t, "replay", r.stdout, "re-armed 1 delivery")
+	listen = startBg(t, cli, "listen", "--destination", "dev", "--print-json", "--wait", "2s")
+	listen.waitOutput(t, `"Hookrelay-Replay":"1"`, 20*time.Second)
+	if code := listen.stop(t); code != 0 {
+		t.Errorf("listen exited %d after Ctrl-C", code)
+	}
+
 	// A reload keeps what this run added to the config: the generated token
 	// still lets the CLI in, and the listener flags are not taken for
 	// changes that need a restart.
