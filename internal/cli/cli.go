@@ -41,6 +41,7 @@ func commands() []command {
 		{"serve", runServe},
 		{"migrate", runMigrate},
 		{"keys", runKeys},
+		{"backup", runBackup},
 		{"check-config", runCheckConfig},
 		{"doctor", runDoctor},
 		{"send", runSend},

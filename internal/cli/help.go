@@ -27,6 +27,7 @@ var helps = map[string]help{
 	"keys":                {"which encryption key each stored payload is under, and re-sealing them under the newest", "hookrelay keys rotate --config hookrelay.yaml"},
 	"keys status":         {"how many events and attempts are under each key id, plain included", "hookrelay keys status --config hookrelay.yaml"},
 	"keys rotate":         {"re-seal every payload that is plain or under an older key with the first key, in small batches", "hookrelay keys rotate --config hookrelay.yaml --batch 200"},
+	"backup":              {"copy a SQLite database, live, into a new file (PostgreSQL: pg_dump)", "hookrelay backup --config hookrelay.yaml --to /backups/hookrelay-2026-12-04.db"},
 	"check-config":        {"validate the config and print it with secrets masked", "hookrelay check-config --config hookrelay.yaml"},
 	"doctor":              {"check config, database, migrations, clock and listeners, and say what to fix", "hookrelay doctor --config hookrelay.yaml"},
 	"reload":              {"make the relay re-read its config without a restart (admin API)", "hookrelay reload"},
