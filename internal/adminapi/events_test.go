@@ -65,6 +65,12 @@ func TestListEvents(t *testing.T) {
 			{"since=" + url.QueryEscape(day.Add(time.Hour).Format(time.RFC3339)), []string{push, sub}},
 			{"until=" + url.QueryEscape(day.Add(time.Hour).Format(time.RFC3339)), []string{paid}},
 			{"limit=1", []string{push}},
+			// Times as an operator writes them, as the CLI and the
+			// console pass them on.
+			{"since=-2d", []string{push, sub, paid}},
+			{"since=-1h", nil},
+			{"until=now", []string{push, sub, paid}},
+			{"since=" + day.Format(time.DateOnly) + "&until=-2h", []string{push, sub, paid}},
 		} {
 			var page adminapi.EventList
 			wantStatus(t, tc.query, b.call(t, readToken, "GET", "/api/v1/events?"+tc.query, nil, &page), 200)
@@ -86,7 +92,7 @@ func TestListEvents(t *testing.T) {
 			t.Errorf("occurred_at of an event without one = %v, want null", v)
 		}
 
-		for _, bad := range []string{"limit=0", "limit=x", "since=yesterday", "status=lost", "sorce=stripe",
+		for _, bad := range []string{"limit=0", "limit=x", "since=yesterday", "since=-0s", "until=-2x", "status=lost", "sorce=stripe",
 			"type=" + url.QueryEscape("[ab]*")} {
 			var e adminapi.Error
 			if got := b.call(t, readToken, "GET", "/api/v1/events?"+bad, nil, &e); got != 400 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/when"
 )
 
 // maxRequestBody bounds a JSON request body.
@@ -44,15 +45,16 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 // could have been received, is refused rather than read as no bound.
 var earliestTime = time.Unix(0, 0).UTC()
 
-// parseTime reads an RFC 3339 time; empty is the zero time (no bound). A
-// time before earliestTime is refused.
+// parseTime reads a time as an operator writes it (when.Parse: RFC 3339,
+// a date, "now" or "-2h"); empty is the zero time (no bound). A time
+// before earliestTime is refused.
 func parseTime(name, v string) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
 	}
-	t, err := time.Parse(time.RFC3339Nano, v)
+	t, err := when.Parse(v, time.Now())
 	if err != nil {
-		return time.Time{}, badRequest("%s: want an RFC 3339 time such as 2026-03-03T09:00:00Z, got %q", name, v)
+		return time.Time{}, badRequest("%s: want %s, got %q", name, when.Help, v)
 	}
 	if t.Before(earliestTime) {
 		return time.Time{}, badRequest("%s: %q is before %s; leave it out for no bound", name, v, earliestTime.Format(time.RFC3339))

@@ -4,11 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/when"
 )
 
 // parseArgs parses flags placed before, between or after positional
@@ -42,7 +41,7 @@ func (l *stringList) Set(v string) error {
 }
 
 // timeHelp describes the times the API commands accept.
-const timeHelp = "now, a date (2026-12-01, midnight UTC), an RFC 3339 time (2026-03-03T09:00:00Z) or -DURATION for that long ago (-90m, -2h, -3d, -2w)"
+const timeHelp = when.Help
 
 // parseWhen reads a time flag (see parseWhenTime) and returns it as RFC 3339
 // in UTC, or "" for an empty value.
@@ -54,45 +53,14 @@ func parseWhen(name, v string, now time.Time) (string, error) {
 	return t.UTC().Format(time.RFC3339Nano), nil
 }
 
-// parseWhenTime reads a time flag: "now", a date, RFC 3339, or "-" and a
-// duration (weeks too) meaning that long before now. An empty value is the
+// parseWhenTime reads a time flag with when.Parse. An empty value is the
 // zero time.
 func parseWhenTime(name, v string, now time.Time) (time.Time, error) {
-	bad := fmt.Errorf("%w: --%s %q: want %s", errUsage, name, v, timeHelp)
-	switch {
-	case v == "":
-		return time.Time{}, nil
-	case v == "now":
-		return now.UTC(), nil
-	case strings.HasPrefix(v, "-"):
-		d, err := parseAgo(v[1:])
-		if err != nil || d <= 0 {
-			return time.Time{}, bad
-		}
-		return now.Add(-d).UTC(), nil
-	}
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
+	t, err := when.Parse(v, now)
 	if err != nil {
-		return time.Time{}, bad
+		return time.Time{}, fmt.Errorf("%w: --%s %q: want %s", errUsage, name, v, timeHelp)
 	}
-	return t.UTC(), nil
-}
-
-// parseAgo reads a duration as the config writes them, with weeks ("2w")
-// added.
-func parseAgo(s string) (time.Duration, error) {
-	if w, ok := strings.CutSuffix(s, "w"); ok {
-		n, err := strconv.Atoi(w)
-		if err != nil || n <= 0 {
-			return 0, fmt.Errorf("bad number of weeks %q", s)
-		}
-		return time.Duration(n) * 7 * 24 * time.Hour, nil
-	}
-	d, err := config.ParseDuration(s)
-	return d.Std(), err
+	return t, nil
 }
 
 // checkWindow refuses a window that cannot hold anything: since at or

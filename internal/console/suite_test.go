@@ -319,6 +319,18 @@ var suite = []struct {
 			t.Errorf("rounds and attempts out of order")
 		}
 	}},
+	{"relative times filter as in the CLI", func(t *testing.T, b *bundle) {
+		b.ingest(t, seed{source: "stripe", id: "evt_recent", typ: "invoice.paid"})
+		b.ingest(t, seed{source: "stripe", id: "evt_old", typ: "invoice.paid", at: time.Now().Add(-3 * time.Hour)})
+		c := b.login(t, readToken)
+		status, page := c.get("/events?since=-1h")
+		wantPage(t, "events since -1h", status, page, http.StatusOK, "evt_recent", `value="-1h"`)
+		if strings.Contains(page, "evt_old") {
+			t.Errorf("since=-1h lists an event of three hours ago")
+		}
+		status, page = c.get("/events?until=-2h")
+		wantPage(t, "events until -2h", status, page, http.StatusOK, "evt_old")
+	}},
 	{"facts that do not apply are not shown", func(t *testing.T, b *bundle) {
 		c := b.login(t, readToken)
 		// Nothing waits: no oldest pending age, not "0s".
