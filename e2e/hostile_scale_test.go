@@ -134,7 +134,7 @@ const largeHistory = 300_000
 // webhooks waited seconds.)
 func checkScrapers(t *testing.T, p *relayProc, driver string) {
 	const scrapers, scrapeFor = 8, 10 * time.Second
-	want := fmt.Sprintf(`hookrelay_deliveries{destination=%q,status="done"}`, bulkDestination)
+	want := fmt.Sprintf(`hookrelay_deliveries{destination=%q,kind="pull",status="done"}`, bulkDestination)
 
 	stopAlone, alone := inBackground(func(stop <-chan struct{}) probeResult { return probeIngest(t, p, "alone", stop) })
 	time.Sleep(3 * time.Second)

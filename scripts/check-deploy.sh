@@ -28,6 +28,7 @@ fi
 if [ -f deploy/prometheus-rules.yaml ]; then
   if command -v promtool >/dev/null; then
     promtool check rules deploy/prometheus-rules.yaml
+    promtool test rules deploy/prometheus-rules.test.yaml
   else
     echo "check-deploy: promtool not installed: rules not checked"
   fi

@@ -94,8 +94,8 @@ func TestBacklogMetrics(t *testing.T) {
 			deadline := time.Now().Add(10 * time.Second)
 			for {
 				m := scrape(t, r)
-				if strings.Contains(m, `hookrelay_deliveries{destination="down",status="failed"} 1`) {
-					if !strings.Contains(m, `hookrelay_delivery_oldest_pending_age_seconds{destination="down"}`) {
+				if strings.Contains(m, `hookrelay_deliveries{destination="down",kind="push",status="failed"} 1`) {
+					if !strings.Contains(m, `hookrelay_delivery_oldest_pending_age_seconds{destination="down",kind="push"}`) {
 						t.Error("no oldest pending age series")
 					}
 					return

@@ -230,11 +230,11 @@ func (r *Relay) registerBacklog(cfg *config.Config) {
 	if len(cfg.Destinations) == 0 {
 		return
 	}
-	names := make([]string, 0, len(cfg.Destinations))
+	dests := make([]backlogDestination, 0, len(cfg.Destinations))
 	for _, d := range cfg.Destinations {
-		names = append(names, d.Name)
+		dests = append(dests, backlogDestination{name: d.Name, kind: d.Kind()})
 	}
-	c := newBacklogCollector(r.store, names, r.logger)
+	c := newBacklogCollector(r.store, dests, r.logger)
 	if err := r.registry.Register(c); err != nil {
 		r.logger.Error("register backlog metrics", "error", fmt.Errorf("register: %w", err))
 		return
