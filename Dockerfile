@@ -40,5 +40,8 @@ USER 65532:65532
 # 8080: the public ingest listener. 8081: the admin API and /metrics; never
 # publish it beyond the hosts that operate the relay.
 EXPOSE 8080 8081
+# No shell or curl here: the binary asks the admin listener's /readyz.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["/usr/local/bin/hookrelay", "health", "--url", "http://127.0.0.1:8081/readyz"]
 ENTRYPOINT ["/usr/local/bin/hookrelay"]
 CMD ["serve", "--config", "/etc/hookrelay/hookrelay.yaml"]

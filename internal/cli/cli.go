@@ -58,6 +58,7 @@ func commands() []command {
 		{"rejections", runRejections},
 		{"audit", runAudit},
 		{"listen", runListen},
+		{"health", runHealth},
 		{"version", runVersion},
 	}
 }

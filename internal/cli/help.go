@@ -54,6 +54,7 @@ var helps = map[string]help{
 	"jobs list":           {"each job with its state, how far it went, its rate and who started it", "hookrelay jobs list --json"},
 	"jobs cancel":         {"stop a job between two batches, keeping what it did", "hookrelay jobs cancel job_3f2a9c0d1e4b5a6f"},
 	"listen":              {"forward a pull destination's events to a local URL (admin API)", "hookrelay listen --destination dev --forward-to http://localhost:3000/webhooks"},
+	"health":              {"exit 0 when the relay's admin listener answers ready, 1 otherwise: a health check without curl", "hookrelay health --url http://127.0.0.1:8081/readyz"},
 	"version":             {"print the version and the commit it was built from", "hookrelay version"},
 }
 
