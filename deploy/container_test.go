@@ -176,18 +176,18 @@ func without(m map[string]string, key string) map[string]string {
 	return c
 }
 
-// dockerRunEnv returns the variables the README's `docker run` example
+// dockerRunEnv returns the variables the deployment guide's `docker run` example
 // sets with -e.
 func dockerRunEnv(t *testing.T) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/deployment.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(b)
 	start := strings.Index(readme, "docker run ")
 	if start < 0 {
-		t.Fatal("README has no docker run example")
+		t.Fatal("docs/deployment.md has no docker run example")
 	}
 	cmd := readme[start : start+strings.Index(readme[start:], "\n```")]
 	env := map[string]string{}
@@ -198,13 +198,13 @@ func dockerRunEnv(t *testing.T) map[string]string {
 }
 
 // TestDockerRunStartsAsDocumented loads the image's config with exactly the
-// variables the README's `docker run` example sets: SQLite on the volume,
+// variables the deployment guide's `docker run` example sets: SQLite on the volume,
 // delivering to the destination.
 func TestDockerRunStartsAsDocumented(t *testing.T) {
 	env := dockerRunEnv(t)
 	cfg, err := config.Load("container.yaml", func(k string) string { return env[k] })
 	if err != nil {
-		t.Fatalf("container.yaml with the README's docker run environment %v:\n%v", env, err)
+		t.Fatalf("container.yaml with the deployment guide's docker run environment %v:\n%v", env, err)
 	}
 	if driver, dsn := cfg.DatabaseDriver(); driver != "sqlite" || dsn != "/var/lib/hookrelay/hookrelay.db" {
 		t.Errorf("default database = %s %s, want SQLite on the volume", driver, dsn)

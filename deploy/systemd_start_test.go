@@ -25,7 +25,7 @@ import (
 const dynamicUID = 61184
 
 // TestUnitStartsAsSystemdWould installs the relay in a fresh root
-// directory with the README's steps, sets up what systemd sets up for the
+// directory with the deployment guide's steps, sets up what systemd sets up for the
 // unit (its StateDirectory owned by the service's user, its credentials
 // copied from the root-only files into a directory only that user reads,
 // CREDENTIALS_DIRECTORY), and runs the unit's ExecStart chrooted there as a
@@ -45,7 +45,7 @@ func TestUnitStartsAsSystemdWould(t *testing.T) {
 	}
 	at := func(p string) string { return filepath.Join(root, p) }
 
-	// The README's install steps, into root.
+	// The deployment guide's install steps, into root.
 	bin := strings.Fields(u.one(t, "ExecStart"))[0]
 	mkdirs(t, root, path.Dir(bin))
 	build := exec.Command("go", "build", "-trimpath", "-o", at(bin), "../cmd/hookrelay")
@@ -53,7 +53,7 @@ func TestUnitStartsAsSystemdWould(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	steps := readmeInstall(t)
+	steps := guideInstall(t)
 	for _, dest := range slices.Sorted(maps.Keys(steps)) { // a directory before its files
 		s := steps[dest]
 		mkdirs(t, root, path.Dir(dest))

@@ -88,7 +88,7 @@ func (u unit) stateDir(t *testing.T) string {
 	return path.Join("/var/lib", u.one(t, "StateDirectory"))
 }
 
-// installStep is one `install` command of the README's systemd steps.
+// installStep is one `install` command of the deployment guide's systemd steps.
 type installStep struct {
 	src  string // the file copied; "/dev/stdin" for a secret piped in; "" for a directory
 	dest string
@@ -98,26 +98,26 @@ type installStep struct {
 // installArgs matches `install [-D] [-d] -m MODE [SRC] DEST`.
 var installArgs = regexp.MustCompile(`install((?: -[D])?)((?: -d)?) -m (0[0-7]{3}) (\S+)(?: (\S+))?`)
 
-// readmeInstall returns the install steps of the README's systemd section,
+// guideInstall returns the install steps of the deployment guide's systemd section,
 // by destination.
-func readmeInstall(t *testing.T) map[string]installStep {
+func guideInstall(t *testing.T) map[string]installStep {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/deployment.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	start := strings.Index(readme, "\n### systemd\n")
+	guide := string(b)
+	start := strings.Index(guide, "\n## systemd\n")
 	if start < 0 {
-		t.Fatal("README has no systemd section")
+		t.Fatal("docs/deployment.md has no systemd section")
 	}
-	section := readme[start+1:]
-	if end := strings.Index(section, "\n### "); end >= 0 {
+	section := guide[start+1:]
+	if end := strings.Index(section, "\n## "); end >= 0 {
 		section = section[:end]
 	}
 	_, block, ok := strings.Cut(section, "```sh\n")
 	if !ok {
-		t.Fatal("README's systemd section has no sh block of install steps")
+		t.Fatal("the deployment guide's systemd section has no sh block of install steps")
 	}
 	block, _, _ = strings.Cut(block, "```")
 	steps := map[string]installStep{}
@@ -132,14 +132,14 @@ func readmeInstall(t *testing.T) map[string]installStep {
 		case m[2] != "": // install -d DIR
 			s.dest = m[4]
 		case m[5] == "":
-			t.Fatalf("README: %q installs no destination", line)
+			t.Fatalf("docs/deployment.md: %q installs no destination", line)
 		default:
 			s.src, s.dest = m[4], m[5]
 		}
 		steps[s.dest] = s
 	}
 	if len(steps) == 0 {
-		t.Fatal("README's systemd section has no install steps")
+		t.Fatal("the deployment guide's systemd section has no install steps")
 	}
 	return steps
 }
@@ -176,12 +176,12 @@ func sampleSecrets(t *testing.T) (names []string, fallback string) {
 }
 
 // TestUnitReadsTheInstalledConfig checks that the config the unit starts
-// with is the one the README installs, from deploy/hookrelay.yaml, in the
+// with is the one the deployment guide installs, from deploy/hookrelay.yaml, in the
 // unit's ConfigurationDirectory, and that the service's user, which owns
 // nothing there, may read it.
 func TestUnitReadsTheInstalledConfig(t *testing.T) {
 	u := readUnit(t)
-	steps := readmeInstall(t)
+	steps := guideInstall(t)
 	cfgPath := u.configPath(t)
 	if dir := path.Join("/etc", u.one(t, "ConfigurationDirectory")); path.Dir(cfgPath) != dir {
 		t.Errorf("the unit reads %s, outside its ConfigurationDirectory %s", cfgPath, dir)
@@ -189,16 +189,16 @@ func TestUnitReadsTheInstalledConfig(t *testing.T) {
 	s, ok := steps[cfgPath]
 	switch {
 	case !ok:
-		t.Fatalf("the README installs no config at %s, which the unit reads", cfgPath)
+		t.Fatalf("the deployment guide installs no config at %s, which the unit reads", cfgPath)
 	case s.src != "deploy/hookrelay.yaml":
-		t.Errorf("the README installs %s from %s, want deploy/hookrelay.yaml", cfgPath, s.src)
+		t.Errorf("the deployment guide installs %s from %s, want deploy/hookrelay.yaml", cfgPath, s.src)
 	case s.mode&0o004 == 0:
-		t.Errorf("the README installs %s mode %04o: the service's user (DynamicUser, not root) cannot read it", cfgPath, s.mode)
+		t.Errorf("the deployment guide installs %s mode %04o: the service's user (DynamicUser, not root) cannot read it", cfgPath, s.mode)
 	case s.mode&0o022 != 0:
-		t.Errorf("the README installs %s mode %04o: writable by others than root", cfgPath, s.mode)
+		t.Errorf("the deployment guide installs %s mode %04o: writable by others than root", cfgPath, s.mode)
 	}
 	if bin := strings.Fields(u.one(t, "ExecStart"))[0]; steps[bin].src != "hookrelay" || steps[bin].mode != 0o755 {
-		t.Errorf("the README does not install the binary at %s, mode 0755, that the unit runs", bin)
+		t.Errorf("the deployment guide does not install the binary at %s, mode 0755, that the unit runs", bin)
 	}
 	if u.one(t, "DynamicUser") != "yes" {
 		t.Error("the unit does not run as a DynamicUser")
@@ -206,18 +206,18 @@ func TestUnitReadsTheInstalledConfig(t *testing.T) {
 }
 
 // TestUnitLoadsTheConfigsSecrets checks that every secret the sample
-// config reads is a credential the unit loads, from a file the README
+// config reads is a credential the unit loads, from a file the deployment guide
 // installs readable by root only, and that the config loads with them.
 func TestUnitLoadsTheConfigsSecrets(t *testing.T) {
 	u := readUnit(t)
-	steps := readmeInstall(t)
+	steps := guideInstall(t)
 	names, fallback := sampleSecrets(t)
 	creds := u.credentials(t)
 	if ids := slices.Sorted(maps.Keys(creds)); !slices.Equal(ids, names) {
 		t.Errorf("the unit loads credentials %q, the sample config reads %q", ids, names)
 	}
 	if d, ok := steps[fallback]; !ok || d.src != "" || d.mode != 0o700 {
-		t.Errorf("the README does not make %s a directory mode 0700 (got %+v)", fallback, d)
+		t.Errorf("the deployment guide does not make %s a directory mode 0700 (got %+v)", fallback, d)
 	}
 	for _, name := range names {
 		p := path.Join(fallback, name)
@@ -225,7 +225,7 @@ func TestUnitLoadsTheConfigsSecrets(t *testing.T) {
 			t.Errorf("LoadCredential=%s:%s, want %s: the file the config reads outside systemd", name, creds[name], p)
 		}
 		if s, ok := steps[p]; !ok || s.mode != 0o600 {
-			t.Errorf("the README does not install %s mode 0600 (got %+v)", p, s)
+			t.Errorf("the deployment guide does not install %s mode 0600 (got %+v)", p, s)
 		}
 	}
 
