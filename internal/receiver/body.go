@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,8 +21,10 @@ import (
 // it has sent freeBody bytes, so a few slow clients cannot starve the
 // others, while a large body that arrives takes its memory in one step, so
 // that requests never each hold part of the budget waiting for more (which
-// would deadlock them). The memory bodies take is at most the budget plus
-// freeBody per request handled at once.
+// would deadlock them). The memory bodies take is at most the budget plus,
+// per request whose body is arriving, the bytes it has sent up to freeBody
+// (the buffer grows with them); the unread bodies of one peer address are
+// bounded by peerTable.
 type bodyBudget struct {
 	sem  *semaphore.Weighted
 	max  int64
@@ -67,9 +70,12 @@ func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int6
 	}
 	src := http.MaxBytesReader(w, r.Body, limit)
 	if r.ContentLength >= 0 {
-		first := make([]byte, min(r.ContentLength, freeBody))
-		if _, err := io.ReadFull(src, first); err != nil {
+		first, err := readUpTo(src, min(r.ContentLength, freeBody))
+		if err != nil {
 			return nil, 0, bodyError(err)
+		}
+		if int64(len(first)) < min(r.ContentLength, freeBody) {
+			return nil, 0, bodyError(io.ErrUnexpectedEOF)
 		}
 		if int64(len(first)) == r.ContentLength {
 			return first, 0, nil
@@ -84,7 +90,7 @@ func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int6
 		}
 		return buf, held, nil
 	}
-	buf, err := io.ReadAll(io.LimitReader(src, freeBody))
+	buf, err := readUpTo(src, freeBody)
 	if err != nil {
 		return nil, 0, bodyError(err)
 	}
@@ -106,4 +112,15 @@ func bodyError(err error) error {
 		return fmt.Errorf("read body: %w", errBodyTooLarge)
 	}
 	return fmt.Errorf("read body: %w: %w", errBodyRead, err)
+}
+
+// readUpTo reads from src until it has n bytes or src ends, into a buffer
+// that grows with what arrives: a body that trickles holds memory for the
+// bytes it has sent, not for the length it declared.
+func readUpTo(src io.Reader, n int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(src, n)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
