@@ -230,4 +230,3 @@ func raiseNoFile(t *testing.T, n uint64) {
 		t.Fatal(err)
 	}
 }
-
