@@ -12,12 +12,14 @@ import (
 )
 
 // errShed reports a body cut off because its peer had as many bodies
-// arriving as it may, and it was the slowest of them.
-var errShed = fmt.Errorf("shed as its peer's slowest body: %w", errUploadTooSlow)
+// arriving as it may, and it was the slowest of them: it is answered 503
+// with Retry-After, like the other refusals for load.
+var errShed = fmt.Errorf("shed as its peer's slowest body: %w", errOverloaded)
 
 // peerTable bounds the bodies each peer address may be sending at once.
 // A request whose peer is at the bound sheds that peer's slowest body (the
-// fewest bytes a second since its request began) instead of being refused:
+// fewest bytes a second since its request began; answered 503 with
+// Retry-After) instead of being refused:
 // a genuine webhook's body arrives in a moment, so a flood of slow uploads
 // from one address loses its own oldest trickles, not the genuine requests
 // that share the address (a proxy's, or a provider's egress).

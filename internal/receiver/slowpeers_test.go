@@ -63,7 +63,7 @@ func TestTricklingBodiesHoldNoSlot(t *testing.T) {
 
 // TestPeerSlowestBodyIsShed: when one peer address is sending as many
 // bodies as it may, its next request sheds the slowest of them, answered
-// 408, instead of being refused.
+// 503 with Retry-After, instead of being refused.
 func TestPeerSlowestBodyIsShed(t *testing.T) {
 	t.Parallel()
 	for _, driver := range testdb.Drivers() {
@@ -80,8 +80,8 @@ func TestPeerSlowestBodyIsShed(t *testing.T) {
 			}
 			select {
 			case line := <-oldest:
-				if !strings.Contains(line, "408") {
-					t.Errorf("the slowest trickle was answered %q, want 408", line)
+				if !strings.Contains(line, "503") {
+					t.Errorf("the slowest trickle was answered %q, want 503", line)
 				}
 			case <-time.After(10 * time.Second):
 				t.Errorf("the slowest trickle was not shed")
