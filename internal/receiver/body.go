@@ -63,8 +63,12 @@ func (b *bodyBudget) give(n int64) {
 // budget. A declared length over the limit is refused before a byte is
 // read; an undeclared one is cut off as soon as it passes the limit. The
 // caller gives back held bytes once the body is no longer needed, error
-// or not.
-func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, held int64, err error) {
+// or not. funded, when set, is called once the first freeBody bytes have
+// arrived and the rest is to be read within the budget.
+func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int64, funded func()) (body []byte, held int64, err error) {
+	if funded == nil {
+		funded = func() {}
+	}
 	if r.ContentLength > limit {
 		return nil, 0, fmt.Errorf("declared %d bytes, limit %d: %w", r.ContentLength, limit, errBodyTooLarge)
 	}
@@ -80,6 +84,7 @@ func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int6
 		if int64(len(first)) == r.ContentLength {
 			return first, 0, nil
 		}
+		funded()
 		if held, err = b.take(r.Context(), r.ContentLength); err != nil {
 			return nil, 0, err
 		}
@@ -97,6 +102,7 @@ func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int6
 	if len(buf) < freeBody {
 		return buf, 0, nil
 	}
+	funded()
 	if held, err = b.take(r.Context(), limit); err != nil {
 		return nil, 0, err
 	}

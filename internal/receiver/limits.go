@@ -28,8 +28,9 @@ type LimitOptions struct {
 	// BudgetWait is how long a request may wait for body memory before it
 	// is answered 503. Default 5s.
 	BudgetWait time.Duration
-	// MaxUnreadPerPeer caps the bodies one peer address may be sending at
-	// once; a request beyond it sheds that peer's slowest one. Default
+	// MaxUnreadPerPeer caps the bodies one peer address may have arriving
+	// at once before they take from the budget (their first 16 KiB); a
+	// request beyond it sheds that peer's slowest one. Default
 	// DefaultMaxUnreadPerPeer.
 	MaxUnreadPerPeer int
 }

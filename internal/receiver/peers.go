@@ -16,7 +16,8 @@ import (
 // with Retry-After, like the other refusals for load.
 var errShed = fmt.Errorf("shed as its peer's slowest body: %w", errOverloaded)
 
-// peerTable bounds the bodies each peer address may be sending at once.
+// peerTable bounds the bodies each peer address may have arriving at once
+// before they take from the body budget (their first freeBody bytes).
 // A request whose peer is at the bound sheds that peer's slowest body (the
 // fewest bytes a second since its request began; answered 503 with
 // Retry-After) instead of being refused:
@@ -48,7 +49,8 @@ func peerOf(r *http.Request) string {
 
 // enter records that peer is sending body b, shedding the peer's slowest
 // body first when it is at the bound. The returned leave must be called
-// once b has been read, error or not; b is never shed after it.
+// once, when b no longer counts (its first bytes have arrived, or it has
+// been read, error or not); b is never shed after it.
 func (t *peerTable) enter(peer string, b *pacedBody, now time.Time) (leave func()) {
 	t.mu.Lock()
 	bodies := t.unread[peer]

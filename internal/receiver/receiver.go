@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -267,11 +268,13 @@ func newEventID(receivedAt time.Time) string {
 }
 
 // readBody reads r's body within the source's limit, the body budget, the
-// minimum upload rate and its peer's bound on unread bodies.
+// minimum upload rate and its peer's bound on unread bodies. The bound
+// counts a body until its first freeBody bytes have arrived: from then on
+// the memory it takes is the budget's, which bounds it.
 func (rc *Receiver) readBody(w http.ResponseWriter, r *http.Request, src *Source, start time.Time) (body []byte, held int64, err error) {
 	paced, done := rc.pace(w, r, start)
-	leave := rc.limits.peers.enter(peerOf(r), paced, rc.now())
-	body, held, err = rc.limits.budget.readBody(w, r, src.MaxBody)
+	leave := sync.OnceFunc(rc.limits.peers.enter(peerOf(r), paced, rc.now()))
+	body, held, err = rc.limits.budget.readBody(w, r, src.MaxBody, leave)
 	leave()
 	done(err)
 	return body, held, err
