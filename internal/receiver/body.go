@@ -1,12 +1,12 @@
 package receiver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -64,10 +64,11 @@ func (b *bodyBudget) give(n int64) {
 // read; an undeclared one is cut off as soon as it passes the limit. The
 // caller gives back held bytes once the body is no longer needed, error
 // or not. funded, when set, is called once the first freeBody bytes have
-// arrived and the rest is to be read within the budget.
-func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int64, funded func()) (body []byte, held int64, err error) {
+// arrived and the rest is to be read within the budget; an error from it
+// ends the read.
+func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int64, funded func() error) (body []byte, held int64, err error) {
 	if funded == nil {
-		funded = func() {}
+		funded = func() error { return nil }
 	}
 	if r.ContentLength > limit {
 		return nil, 0, fmt.Errorf("declared %d bytes, limit %d: %w", r.ContentLength, limit, errBodyTooLarge)
@@ -84,7 +85,9 @@ func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int6
 		if int64(len(first)) == r.ContentLength {
 			return first, 0, nil
 		}
-		funded()
+		if err := funded(); err != nil {
+			return nil, 0, err
+		}
 		if held, err = b.take(r.Context(), r.ContentLength); err != nil {
 			return nil, 0, err
 		}
@@ -102,7 +105,9 @@ func (b *bodyBudget) readBody(w http.ResponseWriter, r *http.Request, limit int6
 	if len(buf) < freeBody {
 		return buf, 0, nil
 	}
-	funded()
+	if err := funded(); err != nil {
+		return nil, 0, err
+	}
 	if held, err = b.take(r.Context(), limit); err != nil {
 		return nil, 0, err
 	}
@@ -121,12 +126,22 @@ func bodyError(err error) error {
 }
 
 // readUpTo reads from src until it has n bytes or src ends, into a buffer
-// that grows with what arrives: a body that trickles holds memory for the
-// bytes it has sent, not for the length it declared.
+// that grows with what arrives, up to n: a body that trickles holds memory
+// for the bytes it has sent, not for the length it declared.
 func readUpTo(src io.Reader, n int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(src, n)); err != nil {
-		return nil, err
+	buf := make([]byte, 0, min(n, 1<<10))
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, int(min(n, 2*int64(cap(buf))))-len(buf))
+		}
+		m, err := src.Read(buf[len(buf):min(int64(cap(buf)), n)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return buf.Bytes(), nil
+	return buf, nil
 }

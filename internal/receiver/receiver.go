@@ -185,20 +185,13 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // ingest runs the steps that must happen in order: read within limits,
-// take a concurrency slot, verify, identify, store, the event under
-// eventID. The slot is taken only once the body has been read, so that a
-// client that sends slowly holds no slot while it does.
+// verify, identify, store, the event under eventID.
 func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, start time.Time, eventID string) outcome {
-	body, held, err := rc.readBody(w, r, src, start)
+	body, held, release, err := rc.readBody(w, r, src, start)
 	defer rc.limits.budget.give(held)
+	defer release()
 	if err != nil {
 		return outcome{err: err, bodySize: max(r.ContentLength, 0)}
-	}
-	select {
-	case rc.limits.slots <- struct{}{}:
-		defer func() { <-rc.limits.slots }()
-	default:
-		return outcome{err: errOverloaded, bodySize: int64(len(body))}
 	}
 	req := signature.Request{Header: r.Header, Body: body, Now: start, Method: r.Method, RawQuery: r.URL.RawQuery}
 	o := outcome{bodySize: int64(len(body))}
@@ -268,14 +261,33 @@ func newEventID(receivedAt time.Time) string {
 }
 
 // readBody reads r's body within the source's limit, the body budget, the
-// minimum upload rate and its peer's bound on unread bodies. The bound
-// counts a body until its first freeBody bytes have arrived: from then on
-// the memory it takes is the budget's, which bounds it.
-func (rc *Receiver) readBody(w http.ResponseWriter, r *http.Request, src *Source, start time.Time) (body []byte, held int64, err error) {
+// minimum upload rate and its peer's bound on unread bodies, and takes a
+// concurrency slot, which release gives back. The slot is taken only once
+// the body has been read, or has shown that it flows by sending its first
+// freeBody bytes (then before it waits for the budget, so that large
+// bodies beyond the cap are refused at once rather than queued): a client
+// that sends slowly holds no slot while it does. The peer's bound counts a
+// body until then; from then on the memory it takes is the budget's.
+func (rc *Receiver) readBody(w http.ResponseWriter, r *http.Request, src *Source, start time.Time) (body []byte, held int64, release func(), err error) {
 	paced, done := rc.pace(w, r, start)
 	leave := sync.OnceFunc(rc.limits.peers.enter(peerOf(r), paced, rc.now()))
-	body, held, err = rc.limits.budget.readBody(w, r, src.MaxBody, leave)
+	free := func() {}
+	taken := false
+	slot := func() error {
+		leave()
+		select {
+		case rc.limits.slots <- struct{}{}:
+			taken, free = true, sync.OnceFunc(func() { <-rc.limits.slots })
+			return nil
+		default:
+			return errOverloaded
+		}
+	}
+	body, held, err = rc.limits.budget.readBody(w, r, src.MaxBody, slot)
 	leave()
 	done(err)
-	return body, held, err
+	if err == nil && !taken {
+		err = slot() // a body within freeBody: it has been read
+	}
+	return body, held, free, err
 }
