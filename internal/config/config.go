@@ -207,8 +207,9 @@ func (f SignatureFailures) Threshold() float64 {
 
 // Ingest tunes the public listener.
 type Ingest struct {
-	// MaxConcurrency caps requests being handled at once; beyond it the
-	// receiver answers 503 with Retry-After.
+	// MaxConcurrency caps requests being verified and stored at once;
+	// beyond it the receiver answers 503 with Retry-After. A request takes
+	// its place once its body has been read or its first 16 KiB arrived.
 	MaxConcurrency    int      `yaml:"max_concurrency"`
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`
 	ReadTimeout       Duration `yaml:"read_timeout"`
