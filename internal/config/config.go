@@ -239,8 +239,13 @@ func (f SignatureFailures) Threshold() float64 {
 
 // Ingest tunes the public listener.
 type Ingest struct {
-	// MaxConcurrency caps requests being handled at once; beyond it the
-	// receiver answers 503 with Retry-After.
+	// MaxConcurrency caps requests being verified and stored at once;
+	// beyond it the receiver answers 503 with Retry-After. A request takes
+	// its place only once its body has been read or its first 16 KiB have
+	// arrived, so a slow upload holds none. One address may have at most
+	// 256 bodies arriving at once (before their first 16 KiB); beyond that
+	// its slowest is cut off with 503 and Retry-After. These limits and
+	// the byte budget are shared by the receivers a reload replaces.
 	MaxConcurrency int `yaml:"max_concurrency"`
 	// ReadHeaderTimeout bounds reading a request's headers.
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout"`

@@ -22,7 +22,7 @@ func TestSlowBodyHoldsWhatArrived(t *testing.T) {
 	req.ContentLength = 1 << 20 // declared, sent slowly
 	done := make(chan error, 1)
 	go func() {
-		_, held, err := b.readBody(httptest.NewRecorder(), req, 1<<20)
+		_, held, err := b.readBody(httptest.NewRecorder(), req, 1<<20, nil)
 		b.give(held)
 		done <- err
 	}()
@@ -67,7 +67,7 @@ func TestBodyReadsExactly(t *testing.T) {
 	} {
 		req := httptest.NewRequest(http.MethodPost, "/webhooks/x", io.NopCloser(&slowReader{b: body}))
 		req.ContentLength = tc.declared
-		got, held, err := b.readBody(httptest.NewRecorder(), req, tc.limit)
+		got, held, err := b.readBody(httptest.NewRecorder(), req, tc.limit, nil)
 		b.give(held)
 		want := body
 		if tc.declared >= 0 && tc.declared < int64(len(body)) {

@@ -40,6 +40,10 @@ func answerFor(err error) answer {
 		return answer{status: http.StatusRequestEntityTooLarge, reason: "body_too_large"}
 	case errors.Is(err, errUploadTooSlow):
 		return answer{status: http.StatusRequestTimeout, reason: "upload_too_slow"}
+	case errors.Is(err, errShed):
+		// Before errBodyRead, which a shed body's read error also wraps:
+		// the body was cut for the load, and the provider should retry.
+		return answer{status: http.StatusServiceUnavailable, reason: "overloaded", retry: true}
 	case errors.Is(err, errBodyRead):
 		return answer{status: http.StatusBadRequest, reason: "body_unreadable"}
 	case errors.Is(err, signature.ErrMissingSignature):

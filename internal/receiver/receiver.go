@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -48,8 +49,13 @@ type Options struct {
 	Watch   *RejectionWatch
 	Metrics *Metrics
 	Logger  *slog.Logger
-	// MaxConcurrency caps requests handled at once; beyond it the answer is
-	// 503 with Retry-After. Default 512.
+	// Limits, when set, are the concurrency cap, body budget and per-peer
+	// bound this receiver shares with the others of its relay (those that
+	// reloads replace); otherwise the receiver has Limits of its own, built
+	// from MaxConcurrency, MaxInflightBytes and BudgetWait.
+	Limits *Limits
+	// MaxConcurrency caps requests verified and stored at once; beyond it
+	// the answer is 503 with Retry-After. Default 512.
 	MaxConcurrency int
 	// MaxInflightBytes caps the body bytes held in memory at once. Default
 	// 64 MiB.
@@ -87,8 +93,7 @@ type Receiver struct {
 	watch      *RejectionWatch
 	metrics    *Metrics
 	logger     *slog.Logger
-	slots      chan struct{}
-	budget     *bodyBudget
+	limits     *Limits
 	wake       func(destination string)
 	now        func() time.Time
 
@@ -112,14 +117,9 @@ const logsPerSecond = 20
 
 // New returns a Receiver.
 func New(o Options) *Receiver {
-	if o.MaxConcurrency <= 0 {
-		o.MaxConcurrency = 512
-	}
-	if o.MaxInflightBytes <= 0 {
-		o.MaxInflightBytes = 64 << 20
-	}
-	if o.BudgetWait <= 0 {
-		o.BudgetWait = 5 * time.Second
+	if o.Limits == nil {
+		o.Limits = NewLimits(LimitOptions{MaxConcurrency: o.MaxConcurrency,
+			MaxInflightBytes: o.MaxInflightBytes, BudgetWait: o.BudgetWait}, o.Logger)
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -138,8 +138,7 @@ func New(o Options) *Receiver {
 		watch:      o.Watch,
 		metrics:    o.Metrics,
 		logger:     o.Logger.With("component", "receiver"),
-		slots:      make(chan struct{}, o.MaxConcurrency),
-		budget:     newBodyBudget(o.MaxInflightBytes, o.BudgetWait),
+		limits:     o.Limits,
 		wake:       o.Wake,
 		now:        o.Now,
 
@@ -187,23 +186,15 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	eventID := newEventID(start)
 	r, span := traceIngest(r, src, eventID)
 	defer span.End()
-	select {
-	case rc.slots <- struct{}{}:
-		defer func() { <-rc.slots }()
-	default:
-		rc.respond(w, r, src, outcome{err: errOverloaded}, start)
-		return
-	}
 	rc.respond(w, r, src, rc.ingest(w, r, src, start, eventID), start)
 }
 
-// ingest runs the four steps that must happen in order: read within limits,
+// ingest runs the steps that must happen in order: read within limits,
 // verify, identify, store, the event under eventID.
 func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, start time.Time, eventID string) outcome {
-	paced := rc.pace(w, r, start)
-	body, held, err := rc.budget.readBody(w, r, src.MaxBody)
-	paced(err)
-	defer rc.budget.give(held)
+	body, held, release, err := rc.readBody(w, r, src, start)
+	defer rc.limits.budget.give(held)
+	defer release()
 	if err != nil {
 		return outcome{err: err, bodySize: max(r.ContentLength, 0)}
 	}
@@ -277,4 +268,36 @@ func newEventID(receivedAt time.Time) string {
 		return ulid.Make().String()
 	}
 	return id.String()
+}
+
+// readBody reads r's body within the source's limit, the body budget, the
+// minimum upload rate and its peer's bound on unread bodies, and takes a
+// concurrency slot, which release gives back. The slot is taken only once
+// the body has been read, or has shown that it flows by sending its first
+// freeBody bytes (then before it waits for the budget, so that large
+// bodies beyond the cap are refused at once rather than queued): a client
+// that sends slowly holds no slot while it does. The peer's bound counts a
+// body until then; from then on the memory it takes is the budget's.
+func (rc *Receiver) readBody(w http.ResponseWriter, r *http.Request, src *Source, start time.Time) (body []byte, held int64, release func(), err error) {
+	paced, done := rc.pace(w, r, start)
+	leave := sync.OnceFunc(rc.limits.peers.enter(peerOf(r), paced, rc.now()))
+	free := func() {}
+	taken := false
+	slot := func() error {
+		leave()
+		select {
+		case rc.limits.slots <- struct{}{}:
+			taken, free = true, sync.OnceFunc(func() { <-rc.limits.slots })
+			return nil
+		default:
+			return errOverloaded
+		}
+	}
+	body, held, err = rc.limits.budget.readBody(w, r, src.MaxBody, slot)
+	leave()
+	done(err)
+	if err == nil && !taken {
+		err = slot() // a body within freeBody: it has been read
+	}
+	return body, held, free, err
 }

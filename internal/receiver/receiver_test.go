@@ -35,9 +35,12 @@ type testBundle struct {
 }
 
 type setupOptions struct {
-	maxConcurrency int
-	minUploadRate  int64
-	uploadGrace    time.Duration
+	maxConcurrency   int
+	maxUnreadPerPeer int
+	// gate, when set, holds every commit until it can receive from it.
+	gate          chan struct{}
+	minUploadRate int64
+	uploadGrace   time.Duration
 }
 
 // setup runs a Receiver over a real, migrated database of the given driver
@@ -61,6 +64,10 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 	tally := receiver.NewTally(st, []string{"stripe", "slack", "nosecret"}, logger)
 	t.Cleanup(tally.Close)
 
+	var committer receiver.Committer = deps.committer
+	if opts.gate != nil {
+		committer = gatedCommitter{deps.committer, opts.gate}
+	}
 	b := &testBundle{store: st, committer: deps.committer, tally: tally, now: time.Now()}
 	rc := receiver.New(receiver.Options{
 		Sources: []receiver.Source{
@@ -69,16 +76,17 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 			{Name: "nosecret", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{""}}), MaxBody: maxBody},
 			{Name: "github", Scheme: scheme(signature.Options{Scheme: "github", Secrets: []string{githubSecret}}), MaxBody: maxBody},
 		},
-		Signatures:     st,
-		Router:         router,
-		Committer:      deps.committer,
-		Rejections:     deps.rejections,
-		Tally:          tally,
-		Metrics:        deps.metrics,
-		Logger:         logger,
-		MaxConcurrency: opts.maxConcurrency,
-		MinUploadRate:  opts.minUploadRate,
-		UploadGrace:    opts.uploadGrace,
+		Signatures: st,
+		Router:     router,
+		Committer:  committer,
+		Rejections: deps.rejections,
+		Tally:      tally,
+		Metrics:    deps.metrics,
+		Logger:     logger,
+		Limits: receiver.NewLimits(receiver.LimitOptions{
+			MaxConcurrency: opts.maxConcurrency, MaxUnreadPerPeer: opts.maxUnreadPerPeer}, logger),
+		MinUploadRate: opts.minUploadRate,
+		UploadGrace:   opts.uploadGrace,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("POST /webhooks/{source}", rc)
@@ -287,50 +295,55 @@ func TestStorageUnavailableIs503(t *testing.T) {
 	}
 }
 
+// gatedCommitter holds each commit of the real committer until its gate
+// lets it through.
+type gatedCommitter struct {
+	*groupcommit.Committer
+	gate chan struct{}
+}
+
+func (g gatedCommitter) Commit(ctx context.Context, item store.IngestItem) (bool, error) {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	return g.Committer.Commit(ctx, item)
+}
+
 func TestConcurrencyCapIs503(t *testing.T) {
 	t.Parallel()
 	for _, driver := range testdb.Drivers() {
 		t.Run(driver.Name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t, driver, setupOptions{maxConcurrency: 1})
-			body := stripeBody("evt_slow", "invoice.paid")
-			slow := signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, body, time.Now())
-			pr, pw := io.Pipe()
-			slow.Body = pr
-			slow.ContentLength = int64(len(body))
-			first := make(chan int, 1)
-			go func() {
-				resp, err := http.DefaultClient.Do(slow)
-				if err != nil {
-					first <- 0
-					return
-				}
-				resp.Body.Close()
-				first <- resp.StatusCode
-			}()
-			// The first request holds the only slot while its body trickles.
-			// Its first bytes are on the wire once Write returns; give the
-			// server a moment to take the slot before the probes race for it.
-			_, _ = pw.Write(body[:10])
-			time.Sleep(200 * time.Millisecond)
-			deadline := time.Now().Add(5 * time.Second)
-			var status int
-			var retry string
-			for time.Now().Before(deadline) {
-				resp, _ := do(t, signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_other", "invoice.paid"), time.Now()))
-				status, retry = resp.StatusCode, resp.Header.Get("Retry-After")
-				if status == 503 {
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
+			gate := make(chan struct{})
+			b := setup(t, driver, setupOptions{maxConcurrency: 1, gate: gate})
+			// Two requests at once: one holds the only slot while its commit
+			// waits at the gate, so the other is refused for it, and then the
+			// first is let through.
+			type answer struct {
+				status int
+				retry  string
 			}
-			if status != 503 || retry == "" {
-				t.Errorf("second request: status %d Retry-After %q, want 503 with Retry-After", status, retry)
+			answers := make(chan answer, 2)
+			for i := range 2 {
+				req := signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody(fmt.Sprintf("evt_cap_%d", i), "invoice.paid"), time.Now())
+				go func() {
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						answers <- answer{}
+						return
+					}
+					resp.Body.Close()
+					answers <- answer{resp.StatusCode, resp.Header.Get("Retry-After")}
+				}()
 			}
-			_, _ = pw.Write(body[10:])
-			_ = pw.Close()
-			if got := <-first; got != 200 {
-				t.Errorf("first request: status %d, want 200", got)
+			if a := <-answers; a.status != 503 || a.retry == "" {
+				t.Errorf("request beside the held one: status %d Retry-After %q, want 503 with Retry-After", a.status, a.retry)
+			}
+			close(gate)
+			if a := <-answers; a.status != 200 {
+				t.Errorf("held request: status %d, want 200", a.status)
 			}
 		})
 	}

@@ -12,12 +12,17 @@ import (
 )
 
 // buildReceiver wires the ingest handler: the parts every reload shares
-// (the metrics, the group committer, the rejection record, the signals),
+// (the metrics, the limits, the group committer, the rejection record, the
+// signals),
 // then the receiver of the config's sources and destinations.
 func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 	cfg := r.cfg
 	metrics := receiver.NewMetrics(r.registry)
 	r.ingestMetrics = metrics
+	r.ingestLimits = receiver.NewLimits(receiver.LimitOptions{
+		MaxConcurrency:   cfg.Ingest.MaxConcurrency,
+		MaxInflightBytes: int64(cfg.Ingest.MaxInflightBytes),
+	}, r.logger)
 	opts := commitOptions(cfg.Database)
 	opts.Observe = func(size int, took time.Duration, err error) {
 		metrics.ObserveCommit(size, took, err)
@@ -69,21 +74,20 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 	tally := receiver.NewTally(r.store, names, r.logger)
 
 	return receiver.New(receiver.Options{
-		Sources:          sources,
-		Router:           router,
-		Committer:        r.committer,
-		Rejections:       r.rejections,
-		Signatures:       r.store,
-		Tally:            tally,
-		Slots:            r.signals.slots,
-		Watch:            r.signals.watch,
-		Metrics:          r.ingestMetrics,
-		Logger:           r.logger,
-		MaxConcurrency:   cfg.Ingest.MaxConcurrency,
-		MaxInflightBytes: int64(cfg.Ingest.MaxInflightBytes),
-		MinUploadRate:    int64(cfg.Ingest.MinUploadRate),
-		ReadTimeout:      time.Duration(cfg.Ingest.ReadTimeout),
-		Wake:             r.wake,
+		Sources:       sources,
+		Router:        router,
+		Committer:     r.committer,
+		Rejections:    r.rejections,
+		Signatures:    r.store,
+		Tally:         tally,
+		Slots:         r.signals.slots,
+		Watch:         r.signals.watch,
+		Metrics:       r.ingestMetrics,
+		Logger:        r.logger,
+		Limits:        r.ingestLimits,
+		MinUploadRate: int64(cfg.Ingest.MinUploadRate),
+		ReadTimeout:   time.Duration(cfg.Ingest.ReadTimeout),
+		Wake:          r.wake,
 	}), tally, nil
 }
 

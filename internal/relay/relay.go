@@ -69,6 +69,10 @@ type Relay struct {
 	signals    *ingestSignals
 	// ingestMetrics are shared by the receivers of every reload.
 	ingestMetrics *receiver.Metrics
+	// ingestLimits (concurrency slots, body budget, per-peer bound) are
+	// shared by the receivers of every reload, so that a retired receiver
+	// still finishing its requests and its successor hold one budget.
+	ingestLimits *receiver.Limits
 	// reload holds what live reload swaps; see reload.go.
 	reload *reloadState
 	// jobs are the admin API's replay and backfill jobs, kept across
