@@ -104,20 +104,12 @@ func (p Payloads) ResealEvent(id string, body []byte, headers, query string, key
 }
 
 // OpenQuery returns the raw query of event id from its stored column and
-// key id.
+// key id. An empty query is stored plain.
 func (p Payloads) OpenQuery(id, stored string, keyID *string) (string, error) {
-	if keyID == nil || stored == "" {
-		return stored, nil
+	if stored == "" {
+		return "", nil
 	}
-	sealed, err := base64.StdEncoding.DecodeString(stored)
-	if err != nil {
-		return "", fmt.Errorf("open event %s: raw query is not base64: %w", id, err)
-	}
-	q, err := p.Keys.Open(*keyID, eventAD("raw_query", id), sealed)
-	if err != nil {
-		return "", fmt.Errorf("open event %s: %w", id, err)
-	}
-	return string(q), nil
+	return p.openText(id, "raw_query", stored, keyID)
 }
 
 // OpenBody returns the body of event id from its stored column and key id.
@@ -135,18 +127,25 @@ func (p Payloads) OpenBody(id string, stored []byte, keyID *string) ([]byte, err
 // openHeaders returns the headers' JSON of event id from its stored
 // column and key id.
 func (p Payloads) openHeaders(id, stored string, keyID *string) (string, error) {
+	return p.openText(id, "headers", stored, keyID)
+}
+
+// openText returns a text column of event id as it was sealed: stored
+// plain when keyID is nil, else base64 of the ciphertext bound to the
+// column and the event.
+func (p Payloads) openText(id, column, stored string, keyID *string) (string, error) {
 	if keyID == nil {
 		return stored, nil
 	}
 	sealed, err := base64.StdEncoding.DecodeString(stored)
 	if err != nil {
-		return "", fmt.Errorf("open event %s: headers are not base64: %w", id, err)
+		return "", fmt.Errorf("open event %s: %s is not base64: %w", id, column, err)
 	}
-	h, err := p.Keys.Open(*keyID, eventAD("headers", id), sealed)
+	text, err := p.Keys.Open(*keyID, eventAD(column, id), sealed)
 	if err != nil {
 		return "", fmt.Errorf("open event %s: %w", id, err)
 	}
-	return string(h), nil
+	return string(text), nil
 }
 
 // SealSnippet returns a response snippet of an attempt of delivery
