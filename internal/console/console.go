@@ -100,6 +100,8 @@ func New(o Options) *Console {
 	c.admin("POST /replay", c.replaySet)
 	c.read("GET /destinations", c.destinations)
 	c.admin("POST /destinations/{name}/backfill", c.backfill)
+	c.admin("POST /destinations/{name}/pause", c.pause(true))
+	c.admin("POST /destinations/{name}/resume", c.pause(false))
 	c.read("GET /rejections", c.rejections)
 	c.mux.HandleFunc("/", c.notFound)
 	return c

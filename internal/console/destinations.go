@@ -23,6 +23,10 @@ type destinationView struct {
 	LastErrorEvent string
 	FailedURL      string
 	DeadURL        string
+	// Paused is set while deliveries to it wait (hookrelay destinations
+	// pause), PausedFor for how many seconds so far.
+	Paused    bool
+	PausedFor float64
 }
 
 // destinations answers GET /destinations.
@@ -40,6 +44,9 @@ func (c *Console) destinations(w http.ResponseWriter, r *http.Request, s *sessio
 			Backlog:   st.Pending + st.Processing + st.Failed,
 			FailedURL: "/events?" + url.Values{"destination": {d.Name}, "status": {"failed"}}.Encode(),
 			DeadURL:   "/events?" + url.Values{"destination": {d.Name}, "status": {"dead"}}.Encode(),
+		}
+		if p, ok := stats.Paused[d.Name]; ok {
+			v.Paused, v.PausedFor = true, p.PausedForSeconds
 		}
 		if st.Failed+st.Dead > 0 {
 			if v.LastError, v.LastErrorEvent, err = c.lastError(r.Context(), d.Name); err != nil {
@@ -110,4 +117,23 @@ func (c *Console) backfill(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	c.sessions.setFlash(s, fmt.Sprintf("Backfill of %s done: %s created.", name, plural(res.Created, "delivery", "deliveries")))
 	http.Redirect(w, r, "/destinations", http.StatusSeeOther)
+}
+
+// pause answers POST /destinations/{name}/pause and /resume: deliveries to
+// the destination wait, or go on. Nothing is dropped either way, so, as in
+// the API, no confirmation is asked.
+func (c *Console) pause(paused bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, s *session) {
+		name := r.PathValue("name")
+		if err := c.svc.SetPaused(r.Context(), s.token.Name, name, paused); err != nil {
+			c.fail(w, r, s, err)
+			return
+		}
+		msg := fmt.Sprintf("%s is paused: its deliveries wait, none is dropped; resume it to deliver them.", name)
+		if !paused {
+			msg = fmt.Sprintf("%s is resumed: its waiting deliveries go out now.", name)
+		}
+		c.sessions.setFlash(s, msg)
+		http.Redirect(w, r, "/destinations#dest-"+url.PathEscape(name), http.StatusSeeOther)
+	}
 }

@@ -319,6 +319,33 @@ var suite = []struct {
 			t.Errorf("rounds and attempts out of order")
 		}
 	}},
+	{"pause and resume a destination", func(t *testing.T, b *bundle) {
+		reader := b.login(t, readToken)
+		if _, page := reader.get("/destinations"); strings.Contains(page, `action="/destinations/billing/pause"`) {
+			t.Errorf("a read session is offered the pause button")
+		}
+		if status, _ := reader.post("/destinations/billing/pause", url.Values{}); status != http.StatusForbidden {
+			t.Errorf("a read session's pause: %d, want 403", status)
+		}
+		admin := b.login(t, adminToken)
+		status, page := admin.post("/destinations/billing/pause", url.Values{})
+		wantPage(t, "pause", status, page, http.StatusOK, "billing is paused", "Resume billing", "s-paused")
+		paused, err := b.store.Paused(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := paused["billing"]; !ok {
+			t.Fatalf("the console's pause did not pause billing in the store")
+		}
+		status, page = admin.post("/destinations/billing/resume", url.Values{})
+		wantPage(t, "resume", status, page, http.StatusOK, "billing is resumed", "Pause billing")
+		if status, page := admin.post("/destinations/nowhere/pause", url.Values{}); status != http.StatusNotFound {
+			t.Errorf("pause of an unknown destination: %d, want 404:\n%s", status, page)
+		}
+		if n := b.auditLines("ops", "/destinations/billing/pause", http.StatusSeeOther); n != 1 {
+			t.Errorf("%d audit lines of the pause with the token's name, want 1", n)
+		}
+	}},
 	{"relative times filter as in the CLI", func(t *testing.T, b *bundle) {
 		b.ingest(t, seed{source: "stripe", id: "evt_recent", typ: "invoice.paid"})
 		b.ingest(t, seed{source: "stripe", id: "evt_old", typ: "invoice.paid", at: time.Now().Add(-3 * time.Hour)})
