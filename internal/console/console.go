@@ -96,6 +96,7 @@ func New(o Options) *Console {
 	c.read("GET /events/{id}/raw", c.rawEvent)
 	c.read("POST /events/{id}/verify", c.verifyEvent)
 	c.admin("POST /events/{id}/replay", c.replayEvent)
+	c.admin("POST /deliveries/{id}/skip", c.skipDelivery)
 	c.read("GET /replay", c.replaySetForm)
 	c.admin("POST /replay", c.replaySet)
 	c.read("GET /destinations", c.destinations)

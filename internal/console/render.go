@@ -94,7 +94,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, s *session, err e
 	var msg string
 	switch {
 	case errors.Is(err, errForbidden):
-		status, msg = http.StatusForbidden, "This session is read-only: replay and backfill need an admin token."
+		status, msg = http.StatusForbidden, "This session is read-only: replay, backfill, pause and skip need an admin token."
 	case errors.Is(err, errCrossSite), errors.Is(err, errBadCSRF):
 		status, msg = http.StatusForbidden, "The form was refused: it did not come from this console's own page. Reload the page and try again."
 	default:

@@ -6,10 +6,12 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -346,6 +348,35 @@ var suite = []struct {
 			t.Errorf("%d audit lines of the pause with the token's name, want 1", n)
 		}
 	}},
+	{"skip a delivery, after a confirmation", func(t *testing.T, b *bundle) {
+		id := b.ingest(t, seed{source: "stripe", id: "evt_skip", typ: "invoice.paid", destinations: []string{"billing"}})
+		delivery := strconv.FormatInt(b.onlyDelivery(t, id).ID, 10)
+		reader := b.login(t, readToken)
+		if _, page := reader.get("/events/" + id); strings.Contains(page, "/skip") {
+			t.Errorf("a read session is offered to skip")
+		}
+		admin := b.login(t, adminToken)
+		if _, page := admin.get("/events/" + id); !strings.Contains(page, `action="/deliveries/`+delivery+`/skip"`) {
+			t.Fatalf("a pending delivery offers no skip")
+		}
+		status, page := admin.post("/deliveries/"+delivery+"/skip", url.Values{"event": {id}})
+		wantPage(t, "skip, unconfirmed", status, page, http.StatusOK, "Skip delivery "+delivery+"?", "Skip the delivery")
+		if got := b.onlyDelivery(t, id).Status; got != string(store.StatusPending) {
+			t.Fatalf("the unconfirmed skip changed the delivery to %s", got)
+		}
+		status, page = admin.post("/deliveries/"+delivery+"/skip", url.Values{"event": {id}, "confirm": {"1"}})
+		wantPage(t, "skip, confirmed", status, page, http.StatusOK, "skipped: it will not be tried again")
+		if got := b.onlyDelivery(t, id).Status; got != string(store.StatusSkipped) {
+			t.Errorf("after the confirmed skip the delivery is %s, want skipped", got)
+		}
+		if strings.Contains(page, `action="/deliveries/`+delivery+`/skip"`) {
+			t.Errorf("a skipped delivery still offers to skip")
+		}
+		status, _ = admin.post("/deliveries/"+delivery+"/skip", url.Values{"confirm": {"1"}})
+		if status != http.StatusConflict {
+			t.Errorf("skip of a skipped delivery: %d, want 409", status)
+		}
+	}},
 	{"relative times filter as in the CLI", func(t *testing.T, b *bundle) {
 		b.ingest(t, seed{source: "stripe", id: "evt_recent", typ: "invoice.paid"})
 		b.ingest(t, seed{source: "stripe", id: "evt_old", typ: "invoice.paid", at: time.Now().Add(-3 * time.Hour)})
@@ -475,6 +506,24 @@ func contains(list []string, s string) bool {
 
 // auditLines counts the audit lines of token's calls of path that were
 // answered status.
+// onlyDelivery returns the one delivery of an event, as the admin API
+// shows it.
+func (b *bundle) onlyDelivery(t *testing.T, eventID string) adminapi.Delivery {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, b.srv.URL+"/api/v1/events/"+eventID, nil)
+	req.Header.Set("Authorization", "Bearer "+readToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ev adminapi.EventDetail
+	if err := json.NewDecoder(resp.Body).Decode(&ev); err != nil || len(ev.Deliveries) != 1 {
+		t.Fatalf("event %s: %d deliveries, %v", eventID, len(ev.Deliveries), err)
+	}
+	return ev.Deliveries[0]
+}
+
 func (b *bundle) auditLines(token, path string, status int) int {
 	n := 0
 	for _, line := range strings.Split(b.logs.String(), "\n") {
