@@ -31,7 +31,7 @@ type AuditEntry struct {
 	// Kind is replay, backfill, purge, pause, resume or skip.
 	Kind string `json:"kind"`
 	// Detail is what the action selected: a replay's filter, a backfill's
-	// destination and window, a purge's selector (a value's SHA-256,
+	// destination and window, a purge's selector (a value's keyed hash,
 	// never the value) and reason, a destination, a delivery.
 	Detail   map[string]any `json:"detail"`
 	Matched  int64          `json:"matched"`

@@ -522,6 +522,11 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 		return strings.Contains(b.text("table tbody"), "stripe")
 	})
 	b.shoot("rejections")
+	b.open("/audit", "table")
+	if got := b.text("table tbody"); !strings.Contains(got, "replay") {
+		t.Errorf("the audit page lists %q, want the replay made above", got)
+	}
+	b.shoot("audit")
 
 	// A read session sees no mutating button.
 	b.open("/logout", `input[name="token"]`)

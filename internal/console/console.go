@@ -104,6 +104,7 @@ func New(o Options) *Console {
 	c.admin("POST /destinations/{name}/pause", c.pause(true))
 	c.admin("POST /destinations/{name}/resume", c.pause(false))
 	c.read("GET /rejections", c.rejections)
+	c.read("GET /audit", c.audit)
 	c.mux.HandleFunc("/", c.notFound)
 	return c
 }

@@ -377,6 +377,23 @@ var suite = []struct {
 			t.Errorf("skip of a skipped delivery: %d, want 409", status)
 		}
 	}},
+	{"the audit log names who did what", func(t *testing.T, b *bundle) {
+		admin := b.login(t, adminToken)
+		admin.post("/destinations/billing/pause", url.Values{})
+		admin.post("/destinations/billing/resume", url.Values{})
+		reader := b.login(t, readToken)
+		status, page := reader.get("/audit?since=-1h")
+		wantPage(t, "audit", status, page, http.StatusOK, "Audit log", "pause", "resume", "destination=billing", `value="-1h"`)
+		if strings.Index(page, ">resume<") > strings.Index(page, ">pause<") {
+			t.Errorf("the audit log is not newest first")
+		}
+		status, page = reader.get("/audit?since=" + url.QueryEscape(time.Now().Add(time.Hour).Format(time.RFC3339)))
+		wantPage(t, "audit since a later time", status, page, http.StatusOK, "Nothing has been done since")
+		status, _ = reader.get("/audit?since=soon")
+		if status != http.StatusBadRequest {
+			t.Errorf("audit?since=soon: %d, want 400", status)
+		}
+	}},
 	{"relative times filter as in the CLI", func(t *testing.T, b *bundle) {
 		b.ingest(t, seed{source: "stripe", id: "evt_recent", typ: "invoice.paid"})
 		b.ingest(t, seed{source: "stripe", id: "evt_old", typ: "invoice.paid", at: time.Now().Add(-3 * time.Hour)})
