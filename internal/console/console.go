@@ -105,6 +105,8 @@ func New(o Options) *Console {
 	c.admin("POST /destinations/{name}/resume", c.pause(false))
 	c.read("GET /rejections", c.rejections)
 	c.read("GET /audit", c.audit)
+	c.read("GET /jobs", c.jobs)
+	c.admin("POST /jobs/{id}/cancel", c.cancelJob)
 	c.mux.HandleFunc("/", c.notFound)
 	return c
 }

@@ -394,6 +394,18 @@ var suite = []struct {
 			t.Errorf("audit?since=soon: %d, want 400", status)
 		}
 	}},
+	{"jobs are listed, and an admin may cancel one", func(t *testing.T, b *bundle) {
+		reader := b.login(t, readToken)
+		status, page := reader.get("/jobs")
+		wantPage(t, "no job", status, page, http.StatusOK, "No job has run")
+		if status, _ := reader.post("/jobs/job_nope/cancel", url.Values{}); status != http.StatusForbidden {
+			t.Errorf("a read session's cancel: %d, want 403", status)
+		}
+		admin := b.login(t, adminToken)
+		if status, _ := admin.post("/jobs/job_nope/cancel", url.Values{}); status != http.StatusNotFound {
+			t.Errorf("cancel of an unknown job: %d, want 404", status)
+		}
+	}},
 	{"relative times filter as in the CLI", func(t *testing.T, b *bundle) {
 		b.ingest(t, seed{source: "stripe", id: "evt_recent", typ: "invoice.paid"})
 		b.ingest(t, seed{source: "stripe", id: "evt_old", typ: "invoice.paid", at: time.Now().Add(-3 * time.Hour)})

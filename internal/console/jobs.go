@@ -1,0 +1,31 @@
+package console
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/hookrelay/hookrelay/internal/adminapi"
+)
+
+// jobs answers GET /jobs: the replay and backfill jobs this relay process
+// runs or ran lately, with their progress, as `hookrelay jobs` lists them.
+func (c *Console) jobs(w http.ResponseWriter, r *http.Request, s *session) {
+	c.render(w, r, s, "jobs", "Jobs", "jobs", c.svc.ListJobs().Jobs)
+}
+
+// cancelJob answers POST /jobs/{id}/cancel: the job stops between two
+// batches, keeping what it did. Nothing is undone, so, as in the API, no
+// confirmation is asked.
+func (c *Console) cancelJob(w http.ResponseWriter, r *http.Request, s *session) {
+	j, err := c.svc.CancelJob(r.Context(), r.PathValue("id"))
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	msg := fmt.Sprintf("Job %s asked to stop: it stops between two batches and keeps what it did.", j.ID)
+	if j.State != adminapi.JobCounting && j.State != adminapi.JobRunning {
+		msg = fmt.Sprintf("Job %s had already ended (%s).", j.ID, j.State)
+	}
+	c.sessions.setFlash(s, msg)
+	http.Redirect(w, r, "/jobs", http.StatusSeeOther)
+}
