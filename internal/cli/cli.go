@@ -40,6 +40,7 @@ func commands() []command {
 	return []command{
 		{"serve", runServe},
 		{"migrate", runMigrate},
+		{"copy-store", runCopyStore},
 		{"keys", runKeys},
 		{"check-config", runCheckConfig},
 		{"doctor", runDoctor},
