@@ -133,8 +133,24 @@ func TestCopyStoreSQLiteToPostgres(t *testing.T) {
 			statusOf(src, "evt_failed_1") == store.StatusFailed && statusOf(src, "evt_failed_2") == store.StatusFailed &&
 			statusOf(src, "evt_dead_1") == store.StatusDead
 	})
-	wantRun(t, admin, 0, "purge", "--source", "stripe", "--provider-id", "evt_held_purged", "--reason", "erasure request 1", "--yes")
-	skipped, err := src.EventByProviderID(t.Context(), "stripe", "evt_held_skipped")
+	// A purge by value keys its audit record with the audit key, which
+	// the copy must keep for the record to stay checkable.
+	wantRun(t, admin, 0, "purge", "--source", "stripe", "--path", "id", "--value", "evt_held_purged", "--since", "-1h", "--reason", "erasure request 1", "--yes")
+	auditKey, err := src.AuditKey(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, err := http.Post("http://"+a.public+"/webhooks/stripe", "application/json", strings.NewReader(`{"id":"evt_forged"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged.Body.Close()
+	waitWithin(t, "the rejection recorded", 10*time.Second, func() bool {
+		rs, err := src.Rejections(t.Context(), 10)
+		return err == nil && len(rs) == 1
+	})
+	var skipped store.Event
+	skipped, err = src.EventByProviderID(t.Context(), "stripe", "evt_held_skipped")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,6 +241,12 @@ func TestCopyStoreSQLiteToPostgres(t *testing.T) {
 	r = wantRun(t, read, 0, "verify", ids[len(ids)-1])
 	contains(t, "verify on the PostgreSQL relay", r.stdout, "valid: the signature matches secret slot 0")
 	dst := openSealedStore(t, pgURL)
+	if key, err := dst.AuditKey(t.Context()); err != nil || !slices.Equal(key, auditKey) {
+		t.Errorf("the PostgreSQL relay's audit key is %x (%v), want the SQLite relay's", key, err)
+	}
+	if rs, err := dst.Rejections(t.Context(), 10); err != nil || len(rs) != 1 {
+		t.Errorf("the PostgreSQL relay's rejections: %v (%v), want the one from before", rs, err)
+	}
 	for id, status := range map[string]store.DeliveryStatus{
 		"evt_done_1": store.StatusDone, "evt_dead_1": store.StatusDead, "evt_held_purged": store.StatusPurged,
 		"evt_held_skipped": store.StatusSkipped, "evt_failed_1": store.StatusDone, "evt_held_1": store.StatusDone,

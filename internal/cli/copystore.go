@@ -75,7 +75,7 @@ func runCopyStore(ctx context.Context, env Env, args []string) error {
 	elapsed := time.Since(start)
 	fmt.Fprintf(env.Stdout, "done: %d rows in %d tables copied in %s (%.0f rows/s); every table holds as many rows on both sides\n",
 		total, len(counts), elapsed.Round(time.Millisecond), float64(total)/max(elapsed.Seconds(), 1e-3))
-	fmt.Fprintf(env.Stdout, "next: set database: %s in the config (keep its encryption keys) and start the relay\n", config.MaskDatabase(*to))
+	fmt.Fprintln(env.Stdout, "next: set database: in the relay's config to the --to URL (keep its encryption keys) and start the relay")
 	return nil
 }
 
