@@ -77,8 +77,16 @@ func exportAll(t *testing.T, s store.Transfer, table string) store.TableRows {
 // duplicate, finds the signature digest, keeps the audit key, and gives
 // new rows new ids.
 func testTransferCopiesEverything(t *testing.T, open OpenFunc) {
+	CheckCopy(t, open(t), open(t), func(t *testing.T, src, dst store.DB) { Copy(t, src, dst, 2) })
+}
+
+// CheckCopy fills src, a fresh store, with rows in every table and every
+// delivery state, has copy copy it into dst, a fresh store of the same
+// driver or another, and checks what the copy holds and does (see
+// TransferCopiesEverything).
+func CheckCopy(t *testing.T, src, dst store.DB, copy func(t *testing.T, src, dst store.DB)) {
+	t.Helper()
 	ctx := context.Background()
-	src, dst := open(t), open(t)
 	now := baseTime
 	states := []store.DeliveryStatus{store.StatusProcessing, store.StatusFailed, store.StatusDone, store.StatusDead, store.StatusSkipped}
 	var (
@@ -138,7 +146,7 @@ func testTransferCopiesEverything(t *testing.T, open OpenFunc) {
 		}
 	}
 
-	Copy(t, src, dst, 2)
+	copy(t, src, dst)
 
 	after, err := dst.TableCounts(ctx)
 	if err != nil {
