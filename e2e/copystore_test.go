@@ -296,3 +296,25 @@ func claimPull(t *testing.T, p *relayProc, max int, lease string) []string {
 	slices.Sort(ids)
 	return ids
 }
+
+// TestCopyStoreUsage checks what copy-store says to a command line it
+// cannot run, before it opens anything.
+func TestCopyStoreUsage(t *testing.T) {
+	t.Parallel()
+	missing := testdb.SQLiteURL(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"copy-store", "--from", missing}, 2, "want both --from and --to"},
+		{[]string{"copy-store", "--from", missing, "--to", missing}, 2, "name the same database"},
+		{[]string{"copy-store", "--from", missing, "--to", testdb.SQLiteURL(t), "--batch", "0"}, 2, "--batch 0: want 1 to 10000 rows"},
+		{[]string{"copy-store", "--from", missing, "--to", testdb.SQLiteURL(t)}, 1, "no database at " + strings.TrimPrefix(missing, "sqlite:")},
+	} {
+		r := wantRun(t, nil, tc.code, tc.args...)
+		contains(t, strings.Join(tc.args, " "), r.stderr, tc.want)
+	}
+	r := wantRun(t, nil, 0, "help", "copy-store")
+	contains(t, "help copy-store", r.stdout, "Usage: hookrelay copy-store --from DATABASE --to DATABASE", "Example:")
+}

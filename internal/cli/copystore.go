@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -42,6 +43,13 @@ func runCopyStore(ctx context.Context, env Env, args []string) error {
 		return fmt.Errorf("%w: --from and --to name the same database", errUsage)
 	case *batch < 1 || *batch > 10000:
 		return fmt.Errorf("%w: --batch %d: want 1 to 10000 rows", errUsage, *batch)
+	}
+	if path, ok := strings.CutPrefix(*from, "sqlite:"); ok {
+		// Opening a path that holds nothing would create an empty
+		// database there, and the copy would then speak of migrations.
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("no database at %s (%w): --from names the relay's database as its config's database: does", path, err)
+		}
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
