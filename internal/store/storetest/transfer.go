@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // pairTests are the cases that need two stores of the driver: a copy's
@@ -231,4 +232,28 @@ func dropLeases(rows store.TableRows) {
 func sortedIDs(ids ...int64) []int64 {
 	slices.Sort(ids)
 	return ids
+}
+
+// CheckTransferSchema checks that the tables a copy moves are the
+// schema's, column for column: columns holds every table of a migrated
+// database with its columns, as the driver's catalog lists them; derived
+// names the tables the copy leaves out on purpose (migration bookkeeping,
+// counts that triggers derive). A migration that adds a table or a
+// column fails it until sqlstore.TransferTables has it too.
+func CheckTransferSchema(t *testing.T, columns map[string][]string, derived ...string) {
+	t.Helper()
+	for _, table := range sqlstore.TransferTables {
+		got := slices.Sorted(slices.Values(columns[table.Name]))
+		want := slices.Sorted(slices.Values(table.ColumnNames()))
+		if !slices.Equal(got, want) {
+			t.Errorf("table %s has columns %v; the copy moves %v", table.Name, got, want)
+		}
+		delete(columns, table.Name)
+	}
+	for _, name := range derived {
+		delete(columns, name)
+	}
+	for name := range columns {
+		t.Errorf("table %s is in the schema but a copy does not move it: add it to sqlstore.TransferTables", name)
+	}
 }
