@@ -44,8 +44,8 @@ type Table struct {
 // last migration, in import order, with every column. delivery_counts
 // (SQLite) and delivery_count_deltas (PostgreSQL) are left out: triggers
 // derive them from the deliveries as they are inserted. A migration that
-// adds a table or a column adds it here; the conformance case
-// TransferCopiesEverything fails until it does.
+// adds a table or a column adds it here; each driver's
+// TestTransferCoversSchema fails until it does.
 var TransferTables = []Table{
 	{Name: "events", Key: 1, Columns: []Column{
 		{"id", Text, false}, {"source", Text, false}, {"provider_event_id", Text, false},
