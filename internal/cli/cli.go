@@ -40,6 +40,7 @@ func commands() []command {
 	return []command{
 		{"serve", runServe},
 		{"migrate", runMigrate},
+		{"copy-store", runCopyStore},
 		{"keys", runKeys},
 		{"backup", runBackup},
 		{"check-config", runCheckConfig},

@@ -24,6 +24,7 @@ type help struct {
 var helps = map[string]help{
 	"serve":               {"run the relay: ingest, delivery, admin listener, metrics", "hookrelay serve --config hookrelay.yaml --role worker --admin-listen 127.0.0.1:8091"},
 	"migrate":             {"apply database migrations and exit", "hookrelay migrate --config hookrelay.yaml"},
+	"copy-store":          {"copy everything a stopped relay keeps into another, empty database (SQLite to PostgreSQL)", "hookrelay copy-store --from sqlite:/var/lib/hookrelay/hookrelay.db --to postgres://hookrelay@db.internal/hookrelay"},
 	"keys":                {"which encryption key each stored payload is under, and re-sealing them under the newest", "hookrelay keys rotate --config hookrelay.yaml"},
 	"keys status":         {"how many events and attempts are under each key id, plain included", "hookrelay keys status --config hookrelay.yaml"},
 	"keys rotate":         {"re-seal every payload that is plain or under an older key with the first key, in small batches", "hookrelay keys rotate --config hookrelay.yaml --batch 200"},

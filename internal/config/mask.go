@@ -137,3 +137,7 @@ func maskURL(raw string, hideUser, hidePath bool) string {
 	}
 	return strings.ReplaceAll(u.String(), hole, masked)
 }
+
+// MaskDatabase returns a database URL with its password hidden, as a
+// command prints it.
+func MaskDatabase(db string) string { return maskDatabase(db) }

@@ -32,6 +32,7 @@ type DB interface {
 	Health
 	Erasure
 	PayloadKeys
+	Transfer
 
 	// SupportsListener tells whether Listen delivers notifications: true
 	// on PostgreSQL, false on SQLite, where one process owns the database

@@ -13,9 +13,9 @@ import (
 )
 
 // afterCloseExempt are the methods of store.DB that do not fail once the
-// store is closed: a second Close is a no-op, and SupportsListener
-// declares what the driver can do, open or not.
-var afterCloseExempt = []string{"Close", "SupportsListener"}
+// store is closed: a second Close is a no-op, and SupportsListener and
+// TransferTables declare what the driver has, open or not.
+var afterCloseExempt = []string{"Close", "SupportsListener", "TransferTables"}
 
 // afterClose calls every other method of store.DB, with arguments that
 // would make it do work on an open store, and returns its error.
@@ -199,6 +199,21 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 		},
 		"ResealAttempts": func(ctx context.Context) error {
 			_, _, err := s.ResealAttempts(ctx, 0, 10)
+			return err
+		},
+
+		// store.Transfer
+		"ExportRows": func(ctx context.Context) error {
+			_, _, err := s.ExportRows(ctx, "events", nil, 10)
+			return err
+		},
+		"ImportRows": func(ctx context.Context) error {
+			return s.ImportRows(ctx, store.TableRows{Table: "paused_destinations", Columns: []string{"destination", "paused_at", "actor"},
+				Rows: [][]any{{"billing", now, "ops"}}})
+		},
+		"FinishImport": s.FinishImport,
+		"TableCounts": func(ctx context.Context) error {
+			_, err := s.TableCounts(ctx)
 			return err
 		},
 	}

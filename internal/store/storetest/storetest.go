@@ -139,4 +139,10 @@ func Run(t *testing.T, open OpenFunc) {
 			tc.run(t, open(t))
 		})
 	}
+	for _, tc := range pairTests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, open)
+		})
+	}
 }

@@ -1,0 +1,33 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
+)
+
+// TestTransferCoversSchema checks that a copy moves every table and
+// column of the migrated schema but the migrations' record and the
+// delivery count deltas the triggers write.
+func TestTransferCoversSchema(t *testing.T) {
+	t.Parallel()
+	s := openTest(t)
+	rows, err := s.Pool().Query(t.Context(), `SELECT table_name, column_name FROM information_schema.columns
+		WHERE table_schema = current_schema()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	columns := map[string][]string{}
+	for rows.Next() {
+		var table, column string
+		if err := rows.Scan(&table, &column); err != nil {
+			t.Fatal(err)
+		}
+		columns[table] = append(columns[table], column)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_count_deltas")
+}

@@ -1,0 +1,45 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"github.com/hookrelay/hookrelay/internal/store/sqlite"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
+)
+
+// TestTransferCoversSchema checks that a copy moves every table and
+// column of the migrated schema but the migrations' record, the delivery
+// counts the triggers keep, and SQLite's own AUTOINCREMENT record.
+func TestTransferCoversSchema(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "hookrelay.db")
+	storetest.Migrated(t, func(ctx context.Context) (*sqlite.Store, error) {
+		return sqlite.Open(ctx, path, slog.New(slog.DiscardHandler))
+	})
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	columns := map[string][]string{}
+	for rows.Next() {
+		var table, column string
+		if err := rows.Scan(&table, &column); err != nil {
+			t.Fatal(err)
+		}
+		columns[table] = append(columns[table], column)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_counts", "sqlite_sequence")
+}
