@@ -85,7 +85,7 @@ func checkListener(ctx context.Context, r *report, key, addr string, isOurs prob
 		r.add(key, findingProblem, "%s cannot be bound: %v: change %s", addr, err, key)
 		return
 	}
-	if isOurs(ctx, dialable(addr)) {
+	if isOurs(ctx, config.DialAddr(addr)) {
 		r.add(key, findingOK, "%s is served by a running hookrelay", addr)
 		return
 	}

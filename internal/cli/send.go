@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/bodyfield"
+	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/signature"
 )
 
@@ -85,7 +85,7 @@ func runSend(ctx context.Context, env Env, args []string) error {
 
 	base := *target
 	if base == "" {
-		base = "http://" + dialable(cfg.Listen)
+		base = "http://" + config.DialAddr(cfg.Listen)
 	}
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
@@ -131,17 +131,4 @@ func readPayload(name string) ([]byte, error) {
 		return nil, fmt.Errorf("read payload: %w", err)
 	}
 	return b, nil
-}
-
-// dialable turns a listen address into one a client can dial: an empty or
-// unspecified host becomes 127.0.0.1.
-func dialable(listen string) string {
-	host, port, err := net.SplitHostPort(listen)
-	if err != nil {
-		return listen
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port)
 }

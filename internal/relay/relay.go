@@ -220,14 +220,7 @@ func (r *Relay) Start(ctx context.Context) error {
 // consoleURL is where the console answers on the admin listener at addr:
 // an unspecified address (all interfaces) is reached on loopback.
 func consoleURL(addr net.Addr) string {
-	host, port, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return ""
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	return "http://" + net.JoinHostPort(host, port) + "/"
+	return "http://" + config.DialAddr(addr.String()) + "/"
 }
 
 func (r *Relay) serve(srv *http.Server, ln net.Listener) {
