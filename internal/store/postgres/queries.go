@@ -88,13 +88,6 @@ FROM events WHERE id = $1`
 	headers, signature_slot, occurred_at, received_at, key_id, raw_query
 FROM events WHERE source = $1 AND provider_event_id = $2`
 
-	// signatureReused looks up events_signature_digest: one index range
-	// of the source's events with this digest.
-	signatureReused = `SELECT EXISTS (
-	SELECT 1 FROM events
-	WHERE source = $1 AND signature_digest = $2 AND received_at >= $3 AND provider_event_id <> $4
-)`
-
 	countEvents = `SELECT count(*) FROM events`
 
 	countSourceEvents = `SELECT count(*) FROM events WHERE source = $1`
@@ -104,22 +97,6 @@ FROM events WHERE source = $1 AND provider_event_id = $2`
 	next_attempt_at, lease_until, last_error, last_status_code,
 	created_at, updated_at, finished_at
 FROM deliveries WHERE event_id = $1 ORDER BY destination`
-
-	// insertRejections appends the rows of parallel arrays in order, so
-	// that ids follow the order of the batch.
-	insertRejections = `INSERT INTO rejections (at, source, reason, remote_addr, body_size, skew_ms)
-SELECT at, source, reason, remote_addr, body_size, skew_ms
-FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
-	WITH ORDINALITY AS r(at, source, reason, remote_addr, body_size, skew_ms, n)
-ORDER BY r.n`
-
-	selectRejections = `SELECT id, at, source, reason, remote_addr, body_size, skew_ms
-FROM rejections ORDER BY id DESC LIMIT $1`
-
-	// trimRejections deletes every row older than the newest $1 rows.
-	trimRejections = `DELETE FROM rejections WHERE id <= (
-	SELECT id FROM rejections ORDER BY id DESC OFFSET $1 LIMIT 1
-)`
 
 	// The delivery queue.
 
@@ -268,7 +245,4 @@ WHERE c.id = r.id AND c.status = 'processing' AND c.lease_token = r.token`
 	(SELECT min(next_attempt_at) FROM deliveries WHERE destination = $1 AND status IN ('pending', 'failed')),
 	(SELECT min(lease_until) FROM deliveries WHERE destination = $1 AND status = 'processing')
 )`
-
-	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round
-FROM attempts WHERE delivery_id = $1 ORDER BY id`
 )

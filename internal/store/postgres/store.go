@@ -49,11 +49,14 @@ const (
 
 // Store is the PostgreSQL implementation of store.DB.
 type Store struct {
+	*sqlstore.Ops // the operations written once, for both drivers
+
 	ingest   *pgxpool.Pool // Ingest only; synchronous_commit=on
 	other    *pgxpool.Pool
 	paused   sqlstore.PausedCache // which destinations claims pass by
 	payloads sqlstore.Payloads    // seals and opens bodies, headers, snippets
 	conn     *pgx.ConnConfig      // for the connections Listen opens
+	rebinder sqlstore.Rebinder    // ? to $n, for Ops
 	logger   *slog.Logger
 	closed   atomic.Bool
 
@@ -111,6 +114,7 @@ func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*
 		s.ingest.Close()
 		return nil, fmt.Errorf("open postgres database: %w", err)
 	}
+	s.Ops = s.newOps()
 	if err := s.other.Ping(ctx); err != nil {
 		close(s.foldsDone) // no folds ran
 		s.Close()

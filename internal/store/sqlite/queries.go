@@ -48,13 +48,6 @@ FROM events WHERE id = ?`
 	headers, signature_slot, occurred_at, received_at, key_id, raw_query
 FROM events WHERE source = ? AND provider_event_id = ?`
 
-	// signatureReused looks up events_signature_digest: one index range
-	// of the source's events with this digest, newest first.
-	signatureReused = `SELECT EXISTS (
-	SELECT 1 FROM events
-	WHERE source = ? AND signature_digest = ? AND received_at >= ? AND provider_event_id <> ?
-)`
-
 	countEvents = `SELECT count(*) FROM events`
 
 	countSourceEvents = `SELECT count(*) FROM events WHERE source = ?`
@@ -64,18 +57,6 @@ FROM events WHERE source = ? AND provider_event_id = ?`
 	next_attempt_at, lease_until, last_error, last_status_code,
 	created_at, updated_at, finished_at
 FROM deliveries WHERE event_id = ? ORDER BY destination`
-
-	insertRejection = `INSERT INTO rejections (
-	at, source, reason, remote_addr, body_size, skew_ms
-) VALUES (?, ?, ?, ?, ?, ?)`
-
-	selectRejections = `SELECT id, at, source, reason, remote_addr, body_size, skew_ms
-FROM rejections ORDER BY id DESC LIMIT ?`
-
-	// trimRejections deletes every row older than the newest ? rows.
-	trimRejections = `DELETE FROM rejections WHERE id <= (
-	SELECT id FROM rejections ORDER BY id DESC LIMIT 1 OFFSET ?
-)`
 
 	// The delivery queue. Its statements number their parameters, so that
 	// keyIsFree can name the same ones in several places.
@@ -193,7 +174,4 @@ WHERE deliveries.id = r.value ->> 0 AND deliveries.status = 'processing' AND del
 	UNION ALL
 	SELECT min(lease_until) FROM deliveries WHERE destination = ?1 AND status = 'processing'
 )`
-
-	selectAttempts = `SELECT id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round
-FROM attempts WHERE delivery_id = ? ORDER BY id`
 )

@@ -9,7 +9,6 @@ import (
 
 // writeStmts are the writer's prepared statements, reused by every call.
 type writeStmts struct {
-	insertRejection   *sql.Stmt
 	selectClaimable   *sql.Stmt
 	releaseDeliveries *sql.Stmt
 }
@@ -23,7 +22,6 @@ func (st *writeStmts) all() []struct {
 		dst   **sql.Stmt
 		query string
 	}{
-		{&st.insertRejection, insertRejection},
 		{&st.selectClaimable, selectClaimable},
 		{&st.releaseDeliveries, releaseDeliveries},
 	}

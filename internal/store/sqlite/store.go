@@ -39,6 +39,8 @@ var errClosed = fmt.Errorf("%w: store closed", store.ErrUnavailable)
 
 // Store is the SQLite implementation of store.DB.
 type Store struct {
+	*sqlstore.Ops // the operations written once, for both drivers
+
 	writer       *sql.DB // exactly one connection; transactions BEGIN IMMEDIATE
 	reader       *sql.DB // read-only pool
 	checkpointer *sql.DB // one connection that runs WAL checkpoints
@@ -139,6 +141,7 @@ func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logge
 		claimRows:      multiRow{head: claimRowsHead, row: claimRowsRow, tail: claimRowsTail},
 		selectClaimed:  multiRow{head: selectClaimedHead, row: selectClaimedRow, tail: selectClaimedTail},
 	}
+	s.Ops = s.newOps()
 	go s.runCheckpoints()
 	if err := s.checkJournalMode(ctx); err != nil {
 		s.Close()

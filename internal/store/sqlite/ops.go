@@ -1,0 +1,34 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
+)
+
+// newOps returns the operations written once, over this store's
+// connections: reads on the read pool, writes on the single writer, whose
+// transactions begin IMMEDIATE.
+func (s *Store) newOps() *sqlstore.Ops {
+	d := dialect
+	d.Placeholder = sqlstore.Question
+	return sqlstore.NewOps(sqlstore.Backend{
+		Read:  sqlstore.SQLConn{R: s.reader},
+		Write: sqlstore.SQLConn{R: s.writer},
+		InTx: func(ctx context.Context, fn func(sqlstore.Conn) error) error {
+			tx, err := s.writer.BeginTx(ctx, nil)
+			if err != nil {
+				return err
+			}
+			defer tx.Rollback()
+			if err := fn(sqlstore.SQLConn{R: tx}); err != nil {
+				return err
+			}
+			return tx.Commit()
+		},
+		Enter:    s.enter,
+		MapErr:   mapErr,
+		Dialect:  d,
+		Payloads: s.payloads,
+	})
+}
