@@ -27,7 +27,7 @@ const ReplayHorizon = 72 * time.Hour
 // SignatureIndex finds a body-only signature stored under another provider
 // id; store.Store implements it.
 type SignatureIndex interface {
-	SignatureReused(ctx context.Context, source string, digest []byte, providerEventID string, since time.Time) (bool, error)
+	SignatureReused(ctx context.Context, q store.SignatureQuery) (bool, error)
 }
 
 // replayGuard refuses the re-post of a body-only signature under a new
@@ -82,7 +82,9 @@ func (g *replayGuard) enter(ctx context.Context, source, providerID string, dige
 		}
 	}
 	g.mu.Unlock()
-	reused, err := g.index.SignatureReused(ctx, source, digest, providerID, now.Add(-ReplayHorizon))
+	reused, err := g.index.SignatureReused(ctx, store.SignatureQuery{
+		Source: source, Digest: digest, ProviderEventID: providerID, Since: now.Add(-ReplayHorizon),
+	})
 	switch {
 	case err != nil:
 		leave()

@@ -163,11 +163,11 @@ type Store interface {
 	// database cannot be reached or written.
 	Ingest(ctx context.Context, items []IngestItem) ([]bool, error)
 
-	// SignatureReused reports whether source stored, at or after since, an
-	// event with this SignatureDigest under a provider id other than
-	// providerEventID. It returns an error wrapping ErrUnavailable when the
-	// database cannot be read.
-	SignatureReused(ctx context.Context, source string, digest []byte, providerEventID string, since time.Time) (bool, error)
+	// SignatureReused reports whether q.Source stored, at or after
+	// q.Since, an event with the SignatureDigest q.Digest under a provider
+	// id other than q.ProviderEventID. It returns an error wrapping
+	// ErrUnavailable when the database cannot be read.
+	SignatureReused(ctx context.Context, q SignatureQuery) (bool, error)
 
 	// GetEvent returns the event with the given hookrelay id, or
 	// ErrNotFound.
@@ -197,4 +197,13 @@ type Store interface {
 
 	// Close releases the database. In-flight calls finish first.
 	Close() error
+}
+
+// SignatureQuery asks SignatureReused whether a signature digest was
+// stored under another provider id.
+type SignatureQuery struct {
+	Source          string
+	Digest          []byte
+	ProviderEventID string
+	Since           time.Time
 }

@@ -3,7 +3,8 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // signatureReused looks up events_signature_digest: one index range of the
@@ -13,16 +14,16 @@ const signatureReused = `SELECT EXISTS (
 	WHERE source = ? AND signature_digest = ? AND received_at >= ? AND provider_event_id <> ?
 )`
 
-// SignatureReused reads whether another provider id of source stored
-// digest since since.
-func (o *Ops) SignatureReused(ctx context.Context, source string, digest []byte, providerEventID string, since time.Time) (bool, error) {
+// SignatureReused reads whether another provider id of q.Source stored
+// q.Digest since q.Since.
+func (o *Ops) SignatureReused(ctx context.Context, q store.SignatureQuery) (bool, error) {
 	release, err := o.enter()
 	if err != nil {
 		return false, fmt.Errorf("look up signature digest: %w", err)
 	}
 	defer release()
 	var reused bool
-	if err := o.b.Read.QueryRow(ctx, signatureReused, source, digest, o.b.Dialect.Time(since), providerEventID).Scan(&reused); err != nil {
+	if err := o.b.Read.QueryRow(ctx, signatureReused, q.Source, q.Digest, o.b.Dialect.Time(q.Since), q.ProviderEventID).Scan(&reused); err != nil {
 		return false, o.fail(ctx, "look up signature digest", err)
 	}
 	return reused, nil

@@ -42,7 +42,7 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			return err
 		},
 		"SignatureReused": func(ctx context.Context) error {
-			_, err := s.SignatureReused(ctx, "github", []byte("digest"), "delivery-1", now.Add(-time.Hour))
+			_, err := s.SignatureReused(ctx, store.SignatureQuery{Source: "github", Digest: []byte("digest"), ProviderEventID: "delivery-1", Since: now.Add(-time.Hour)})
 			return err
 		},
 		"EventDeliveries": func(ctx context.Context) error {

@@ -49,7 +49,7 @@ func testSignatureReused(t *testing.T, s store.DB) {
 		{"received before the window", "github", digest("a"), "delivery-9", first.ReceivedAt.Add(time.Hour), false},
 	}
 	for _, c := range cases {
-		got, err := s.SignatureReused(ctx, c.source, c.digest, c.providerID, c.since)
+		got, err := s.SignatureReused(ctx, store.SignatureQuery{Source: c.source, Digest: c.digest, ProviderEventID: c.providerID, Since: c.since})
 		if err != nil {
 			t.Fatalf("%s: SignatureReused: %v", c.name, err)
 		}

@@ -194,7 +194,9 @@ func CheckCopy(t *testing.T, src, dst store.DB, copy func(t *testing.T, src, dst
 	dup := newEvent("stripe", "evt_done_x")
 	fresh := newEvent("stripe", "evt_after_copy")
 	checkInserted(t, ingest(t, dst, item(dup, "billing"), item(fresh, "billing")), false, true)
-	reused, err := dst.SignatureReused(ctx, "stripe", []byte("digest-of-the-pending-event-----"), "evt_other", now.Add(-time.Hour))
+	reused, err := dst.SignatureReused(ctx, store.SignatureQuery{
+		Source: "stripe", Digest: []byte("digest-of-the-pending-event-----"), ProviderEventID: "evt_other", Since: now.Add(-time.Hour),
+	})
 	if err != nil || !reused {
 		t.Errorf("SignatureReused on the copy = %v, %v; want true", reused, err)
 	}
