@@ -18,4 +18,6 @@ var dialect = sqlstore.Dialect{
 		w.Add(columns[len(columns)-1]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
 	},
 	Time: func(t time.Time) any { return micros(t) },
+	CountsTable: "delivery_counts",
+	MicrosSince: "(%s - %s)",
 }
