@@ -9,7 +9,9 @@ import (
 // dialect is PostgreSQL's SQL for the WHERE clause of an event filter:
 // numbered placeholders, LIKE with '\' escapes for type globs, ids as a
 // text array, on every column holding the event id, and times as
-// timestamptz.
+// timestamptz. Beyond filters: the delivery counts are the sums of
+// appended deltas (see FoldCounts), and the microseconds between two times
+// are read from their interval.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Dollar,
 	Pattern:     sqlstore.LikePattern,
@@ -19,5 +21,7 @@ var dialect = sqlstore.Dialect{
 			w.Add(c+" = ANY(%s::text[])", ids)
 		}
 	},
-	Time: func(t time.Time) any { return t },
+	Time:        func(t time.Time) any { return t },
+	CountsTable: "delivery_count_deltas",
+	MicrosSince: "(extract(epoch FROM %s - %s) * 1000000)::bigint",
 }

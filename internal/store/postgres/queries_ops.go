@@ -139,12 +139,6 @@ ON CONFLICT (event_id, destination) DO NOTHING`
 	recordBackfill = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)
 VALUES ($1, $2, $3, 0, 0, 0, $4, 'backfill', $5)`
 
-	// statsCounts returns the deliveries' counts by destination and
-	// status, those not zero: the sums of the deltas the triggers of
-	// migration 0004 append, a table that FoldCounts keeps small.
-	statsCounts = `SELECT destination, status, sum(n)::bigint FROM delivery_count_deltas
-GROUP BY destination, status HAVING sum(n) <> 0`
-
 	// tryFoldLock takes the advisory lock of a fold for the transaction,
 	// or tells that another holds it.
 	tryFoldLock = `SELECT pg_try_advisory_xact_lock($1)`
@@ -160,29 +154,6 @@ GROUP BY destination, status HAVING sum(n) <> 0`
 INSERT INTO delivery_count_deltas (destination, status, n)
 SELECT destination, status, sum(n) FROM gone
 GROUP BY destination, status HAVING sum(n) <> 0`
-
-	// statsOldestDue returns, for each destination of $1, the earliest
-	// next_attempt_at of its pending or failed deliveries due at $2, or
-	// NULL: the first entry of the due index for each.
-	statsOldestDue = `SELECT x.destination, (
-	SELECT min(d.next_attempt_at) FROM deliveries d
-	WHERE d.destination = x.destination AND d.status IN ('pending', 'failed') AND d.next_attempt_at <= $2
-)
-FROM unnest($1::text[]) AS x(destination)`
-
-	statsSources = `SELECT source, received, duplicates, rejected FROM ingest_counts`
-
-	// countIngest adds the counts of parallel arrays to their sources'
-	// rows, in source order so that concurrent flushes lock rows in one
-	// order.
-	countIngest = `INSERT INTO ingest_counts AS c (source, received, duplicates, rejected)
-SELECT source, received, duplicates, rejected
-FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS x(source, received, duplicates, rejected)
-ORDER BY source
-ON CONFLICT (source) DO UPDATE SET
-	received = c.received + excluded.received,
-	duplicates = c.duplicates + excluded.duplicates,
-	rejected = c.rejected + excluded.rejected`
 
 	// pruneCandidates locks and returns, oldest first, up to $5 events
 	// received before $2 (the later of the two retention bounds; $1 is

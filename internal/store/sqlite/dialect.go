@@ -10,6 +10,8 @@ import (
 // placeholders, GLOB for type globs, ids as a JSON array matched on one
 // column alone — the deliveries' event_id in a replay's walk, which reads
 // the deliveries first, else e.id — and times as unix microseconds.
+// Beyond filters: the delivery counts are one row per destination and
+// status, and the microseconds between two times are their difference.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Question,
 	Pattern:     sqlstore.GlobPattern,
@@ -17,5 +19,7 @@ var dialect = sqlstore.Dialect{
 	InIDs: func(w *sqlstore.Where, columns, ids []string) {
 		w.Add(columns[len(columns)-1]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
 	},
-	Time: func(t time.Time) any { return micros(t) },
+	Time:        func(t time.Time) any { return micros(t) },
+	CountsTable: "delivery_counts",
+	MicrosSince: "(%s - %s)",
 }

@@ -97,29 +97,6 @@ ON CONFLICT (event_id, destination) DO NOTHING`
 	recordBackfill = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)
 VALUES (?, ?, ?, 0, 0, 0, ?, 'backfill', ?)`
 
-	// statsCounts returns the deliveries' counts by destination and
-	// status, those not zero, as the triggers of migration 0004 keep
-	// them.
-	statsCounts = `SELECT destination, status, n FROM delivery_counts WHERE n <> 0`
-
-	// statsOldestDue returns the earliest next_attempt_at of destination
-	// ?1's pending or failed deliveries due at ?2: the first entry of
-	// the destination's part of the due index, whatever its backlog.
-	statsOldestDue = `SELECT next_attempt_at FROM deliveries
-WHERE destination = ?1 AND status IN ('pending', 'failed') AND next_attempt_at <= ?2
-ORDER BY next_attempt_at
-LIMIT 1`
-
-	statsSources = `SELECT source, received, duplicates, rejected FROM ingest_counts`
-
-	// countIngest adds counts to one source's row.
-	countIngest = `INSERT INTO ingest_counts (source, received, duplicates, rejected)
-VALUES (?, ?, ?, ?)
-ON CONFLICT (source) DO UPDATE SET
-	received = received + excluded.received,
-	duplicates = duplicates + excluded.duplicates,
-	rejected = rejected + excluded.rejected`
-
 	// pruneEvents deletes, oldest first, up to ?5 events received before
 	// ?2 (the later of the two retention bounds; ?1 is its id bound)
 	// that have no live delivery and were received before ?3 when one

@@ -26,6 +26,14 @@ type Dialect struct {
 	// Time returns t as the driver stores a time, to compare with
 	// e.received_at.
 	Time func(t time.Time) any
+	// CountsTable is the table the triggers keep the delivery counts in:
+	// rows of (destination, status, n) whose sum for a destination and
+	// status is its count.
+	CountsTable string
+	// MicrosSince is an integer expression of the whole microseconds from
+	// one stored time to a later one, with two %s: the later, then the
+	// earlier.
+	MicrosSince string
 }
 
 // Question is SQLite's placeholder, ?, whatever the argument's number.
