@@ -19,5 +19,7 @@ var dialect = sqlstore.Dialect{
 			w.Add(c+" = ANY(%s::text[])", ids)
 		}
 	},
-	Time: func(t time.Time) any { return t },
+	Time:       func(t time.Time) any { return t },
+	HasTable:   `SELECT to_regclass(?) IS NOT NULL`,
+	Migrations: migrationFiles,
 }

@@ -17,5 +17,7 @@ var dialect = sqlstore.Dialect{
 	InIDs: func(w *sqlstore.Where, columns, ids []string) {
 		w.Add(columns[len(columns)-1]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
 	},
-	Time: func(t time.Time) any { return micros(t) },
+	Time:       func(t time.Time) any { return micros(t) },
+	HasTable:   `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?`,
+	Migrations: migrationFiles,
 }

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,13 @@ type Dialect struct {
 	// Time returns t as the driver stores a time, to compare with
 	// e.received_at.
 	Time func(t time.Time) any
+	// HasTable is a statement whose one row is true when the table its
+	// one argument names exists where the store keeps its tables. It is
+	// written with ?, as the statements of Ops are, whatever Placeholder.
+	HasTable string
+	// Migrations holds the driver's numbered migrations, in its
+	// directory migrations (see ReadMigrations).
+	Migrations fs.FS
 }
 
 // Question is SQLite's placeholder, ?, whatever the argument's number.
