@@ -71,30 +71,24 @@ func (o *Ops) listPage(ctx context.Context, query string, args []any, capacity i
 	}
 	defer rows.Close()
 	events := make([]store.EventSummary, 0, capacity)
-	for rows.Next() {
-		es, err := scanSummary(rows)
-		if err != nil {
-			return nil, err
-		}
-		events = append(events, es)
-	}
-	return events, rows.Err()
-}
-
-// scanSummary reads one row of listColumns.
-func scanSummary(row Rows) (store.EventSummary, error) {
+	// One set of scan destinations serves every row: each row's own
+	// would escape to the heap.
 	var (
 		es     store.EventSummary
 		origin string
 	)
 	e := &es.Event
-	if err := row.Scan(&e.ID, &e.Source, &e.ProviderEventID, &origin, &e.Type, &e.ContentType,
-		&e.SignatureSlot, At(&e.OccurredAt), At(&e.ReceivedAt), &es.BodySize); err != nil {
-		return store.EventSummary{}, err
+	dest := []any{&e.ID, &e.Source, &e.ProviderEventID, &origin, &e.Type, &e.ContentType,
+		&e.SignatureSlot, At(&e.OccurredAt), At(&e.ReceivedAt), &es.BodySize}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		e.IDOrigin = store.IDOrigin(origin)
+		es.Deliveries = []store.DeliveryState{}
+		events = append(events, es)
 	}
-	e.IDOrigin = store.IDOrigin(origin)
-	es.Deliveries = []store.DeliveryState{}
-	return es, nil
+	return events, rows.Err()
 }
 
 // attachStates reads the deliveries of events in one query.
@@ -110,12 +104,13 @@ func (o *Ops) attachStates(ctx context.Context, events []store.EventSummary) err
 		return err
 	}
 	defer rows.Close()
+	var (
+		eventID, status string
+		st              store.DeliveryState
+	)
+	dest := []any{&eventID, &st.ID, &st.Destination, &status, &st.Attempts}
 	for rows.Next() {
-		var (
-			eventID, status string
-			st              store.DeliveryState
-		)
-		if err := rows.Scan(&eventID, &st.ID, &st.Destination, &status, &st.Attempts); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
 		st.Status = store.DeliveryStatus(status)
