@@ -24,4 +24,6 @@ var dialect = sqlstore.Dialect{
 	Time:        func(t time.Time) any { return t },
 	CountsTable: "delivery_count_deltas",
 	MicrosSince: "(extract(epoch FROM %s - %s) * 1000000)::bigint",
+	HasTable:    `SELECT to_regclass(?) IS NOT NULL`,
+	Migrations:  migrationFiles,
 }

@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -11,47 +9,18 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
-// GetEvent returns the event with the given id, or store.ErrNotFound.
-func (s *Store) GetEvent(ctx context.Context, id string) (store.Event, error) {
-	e, err := s.queryEvent(ctx, selectEvent, id)
-	if err != nil {
-		return store.Event{}, fmt.Errorf("get event %s: %w", id, err)
-	}
-	return e, nil
-}
-
-// EventByProviderID returns the event source stored under the provider's
-// id, or store.ErrNotFound.
-func (s *Store) EventByProviderID(ctx context.Context, source, providerEventID string) (store.Event, error) {
-	e, err := s.queryEvent(ctx, selectEventByProviderID, source, providerEventID)
-	if err != nil {
-		return store.Event{}, fmt.Errorf("get event %s/%s: %w", source, providerEventID, err)
-	}
-	return e, nil
-}
-
-// queryEvent reads the one event a query of selectEvent's columns
-// selects, its raw query included.
-func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (store.Event, error) {
-	var r eventRow
-	if err := s.other.QueryRow(ctx, query, args...).Scan(append(r.dest(), &r.query)...); err != nil {
-		return store.Event{}, s.mapErr(ctx, err)
-	}
-	return r.event(s.payloads)
-}
-
-// eventRow receives the columns selectEvent lists.
+// eventRow receives an event's columns as a claim reads them (see
+// claimRows); GetEvent reads them in sqlstore.
 type eventRow struct {
 	e               store.Event
 	origin, headers string
-	// query is the stored raw_query, which selectEvent lists last and the
-	// claim does not read; empty when not read.
+	// query is the stored raw_query, which a claim does not read: empty.
 	query    string
 	occurred *time.Time
 	keyID    *string
 }
 
-// dest returns the scan destinations of selectEvent's columns.
+// dest returns the scan destinations of an event's columns.
 func (r *eventRow) dest() []any {
 	e := &r.e
 	return []any{
@@ -76,35 +45,8 @@ func (r *eventRow) event(p sqlstore.Payloads) (store.Event, error) {
 	return e, nil
 }
 
-// CountEvents returns how many events source stored, or all sources when
-// source is empty.
-func (s *Store) CountEvents(ctx context.Context, source string) (int64, error) {
-	query, args := countEvents, []any{}
-	if source != "" {
-		query, args = countSourceEvents, []any{source}
-	}
-	var n int64
-	if err := s.other.QueryRow(ctx, query, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count events: %w", s.mapErr(ctx, err))
-	}
-	return n, nil
-}
-
-// EventDeliveries returns the deliveries of one event ordered bytewise by
-// destination name (the column's collation is "C").
-func (s *Store) EventDeliveries(ctx context.Context, eventID string) ([]store.Delivery, error) {
-	rows, err := s.other.Query(ctx, selectEventDeliveries, eventID)
-	if err != nil {
-		return nil, fmt.Errorf("event deliveries of %s: %w", eventID, s.mapErr(ctx, err))
-	}
-	ds, err := pgx.AppendRows(make([]store.Delivery, 0), rows, scanDelivery)
-	if err != nil {
-		return nil, fmt.Errorf("event deliveries of %s: %w", eventID, s.mapErr(ctx, err))
-	}
-	return ds, nil
-}
-
-// scanDelivery reads one row of the columns selectEventDeliveries lists.
+// scanDelivery reads one row of a delivery's columns, those deliveryRow
+// receives.
 func scanDelivery(row pgx.CollectableRow) (store.Delivery, error) {
 	var r deliveryRow
 	if err := row.Scan(r.dest()...); err != nil {
@@ -113,14 +55,15 @@ func scanDelivery(row pgx.CollectableRow) (store.Delivery, error) {
 	return r.delivery(), nil
 }
 
-// deliveryRow receives the columns selectEventDeliveries lists.
+// deliveryRow receives a delivery's columns as a claim and skipDelivery
+// read them; EventDeliveries reads them in sqlstore.
 type deliveryRow struct {
 	d                    store.Delivery
 	status               string
 	leaseUntil, finished *time.Time
 }
 
-// dest returns the scan destinations of selectEventDeliveries' columns.
+// dest returns the scan destinations of a delivery's columns.
 func (r *deliveryRow) dest() []any {
 	d := &r.d
 	return []any{

@@ -78,26 +78,6 @@ SELECT id FROM ins`
 	// yet planning it anew for each claim cost three times its execution.
 	genericPlans = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
 
-	selectEvent = `SELECT
-	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at, key_id, raw_query
-FROM events WHERE id = $1`
-
-	selectEventByProviderID = `SELECT
-	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at, key_id, raw_query
-FROM events WHERE source = $1 AND provider_event_id = $2`
-
-	countEvents = `SELECT count(*) FROM events`
-
-	countSourceEvents = `SELECT count(*) FROM events WHERE source = $1`
-
-	selectEventDeliveries = `SELECT
-	id, event_id, destination, status, attempts, replay_count, ordering_key,
-	next_attempt_at, lease_until, last_error, last_status_code,
-	created_at, updated_at, finished_at
-FROM deliveries WHERE event_id = $1 ORDER BY destination`
-
 	// The delivery queue.
 
 	// keyLockClass is the first key of the two-key transaction advisory

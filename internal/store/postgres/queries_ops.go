@@ -12,21 +12,6 @@ const (
 	e.signature_slot, e.occurred_at, e.received_at,
 	octet_length(e.body) - CASE WHEN e.key_id IS NULL THEN 0 ELSE 28 END`
 
-	// listEvents selects a page of events, newest first by id: the
-	// conditions of its filter and cursor (%[1]s) and the placeholder of
-	// its limit (%[2]s) are spliced in.
-	listEvents = `SELECT ` + listColumns + `
-FROM events e
-WHERE %[1]s
-ORDER BY e.id DESC
-LIMIT %[2]s`
-
-	// listDeliveries returns the delivery states of the events $1, by
-	// event and destination, from the (event_id, destination) index.
-	listDeliveries = `SELECT event_id, id, destination, status, attempts
-FROM deliveries WHERE event_id = ANY($1::text[])
-ORDER BY event_id, destination`
-
 	// replaySelection selects a batch of a replay's deliveries: those
 	// after the key ($1, $2) in (event_id, destination) order, read from
 	// their unique index where the last batch left off, that meet the

@@ -22,4 +22,6 @@ var dialect = sqlstore.Dialect{
 	Time:        func(t time.Time) any { return micros(t) },
 	CountsTable: "delivery_counts",
 	MicrosSince: "(%s - %s)",
+	HasTable:    `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?`,
+	Migrations:  migrationFiles,
 }

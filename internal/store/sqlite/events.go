@@ -1,61 +1,25 @@
 package sqlite
 
 import (
-	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
-// GetEvent returns the event with the given id, or store.ErrNotFound.
-func (s *Store) GetEvent(ctx context.Context, id string) (store.Event, error) {
-	e, err := s.queryEvent(ctx, selectEvent, id)
-	if err != nil {
-		return store.Event{}, fmt.Errorf("get event %s: %w", id, err)
-	}
-	return e, nil
-}
-
-// EventByProviderID returns the event source stored under the provider's
-// id, or store.ErrNotFound.
-func (s *Store) EventByProviderID(ctx context.Context, source, providerEventID string) (store.Event, error) {
-	e, err := s.queryEvent(ctx, selectEventByProviderID, source, providerEventID)
-	if err != nil {
-		return store.Event{}, fmt.Errorf("get event %s/%s: %w", source, providerEventID, err)
-	}
-	return e, nil
-}
-
-// queryEvent reads the one event a query of selectEvent's columns
-// selects, its raw query included.
-func (s *Store) queryEvent(ctx context.Context, query string, args ...any) (store.Event, error) {
-	release, err := s.enter()
-	if err != nil {
-		return store.Event{}, err
-	}
-	defer release()
-	var r eventRow
-	if err := s.reader.QueryRowContext(ctx, query, args...).Scan(append(r.dest(), &r.query)...); err != nil {
-		return store.Event{}, mapErr(ctx, err)
-	}
-	return r.event(s.payloads)
-}
-
-// eventRow receives the columns selectEvent lists.
+// eventRow receives an event's columns as a claim reads them (see
+// selectClaimedHead); GetEvent reads them in sqlstore.
 type eventRow struct {
 	e               store.Event
 	origin, headers string
-	// query is the stored raw_query, which selectEvent lists last and the
-	// claim does not read; empty when not read.
+	// query is the stored raw_query, which a claim does not read: empty.
 	query    string
 	keyID    *string
 	occurred sql.NullInt64
 	received int64
 }
 
-// dest returns the scan destinations of selectEvent's columns.
+// dest returns the scan destinations of an event's columns.
 func (r *eventRow) dest() []any {
 	e := &r.e
 	return []any{
@@ -80,53 +44,8 @@ func (r *eventRow) event(p sqlstore.Payloads) (store.Event, error) {
 	return e, nil
 }
 
-// CountEvents returns how many events source stored, or all sources when
-// source is empty.
-func (s *Store) CountEvents(ctx context.Context, source string) (int64, error) {
-	release, err := s.enter()
-	if err != nil {
-		return 0, fmt.Errorf("count events: %w", err)
-	}
-	defer release()
-	query, args := countEvents, []any{}
-	if source != "" {
-		query, args = countSourceEvents, []any{source}
-	}
-	var n int64
-	if err := s.reader.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count events: %w", mapErr(ctx, err))
-	}
-	return n, nil
-}
-
-// EventDeliveries returns the deliveries of one event ordered bytewise by
-// destination name.
-func (s *Store) EventDeliveries(ctx context.Context, eventID string) ([]store.Delivery, error) {
-	release, err := s.enter()
-	if err != nil {
-		return nil, fmt.Errorf("event deliveries: %w", err)
-	}
-	defer release()
-	rows, err := s.reader.QueryContext(ctx, selectEventDeliveries, eventID)
-	if err != nil {
-		return nil, fmt.Errorf("event deliveries of %s: %w", eventID, mapErr(ctx, err))
-	}
-	defer rows.Close()
-	ds := []store.Delivery{}
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, fmt.Errorf("event deliveries of %s: %w", eventID, mapErr(ctx, err))
-		}
-		ds = append(ds, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("event deliveries of %s: %w", eventID, mapErr(ctx, err))
-	}
-	return ds, nil
-}
-
-// scanDelivery reads one row of the columns selectEventDeliveries lists.
+// scanDelivery reads one row of a delivery's columns, those deliveryRow
+// receives.
 func scanDelivery(rows *sql.Rows) (store.Delivery, error) {
 	var r deliveryRow
 	if err := rows.Scan(r.dest()...); err != nil {
@@ -135,7 +54,8 @@ func scanDelivery(rows *sql.Rows) (store.Delivery, error) {
 	return r.delivery(), nil
 }
 
-// deliveryRow receives the columns selectEventDeliveries lists.
+// deliveryRow receives a delivery's columns as a claim and skipDelivery
+// read them; EventDeliveries reads them in sqlstore.
 type deliveryRow struct {
 	d                      store.Delivery
 	status                 string
@@ -143,7 +63,7 @@ type deliveryRow struct {
 	leaseUntil, finished   sql.NullInt64
 }
 
-// dest returns the scan destinations of selectEventDeliveries' columns.
+// dest returns the scan destinations of a delivery's columns.
 func (r *deliveryRow) dest() []any {
 	d := &r.d
 	return []any{

@@ -38,26 +38,6 @@ RETURNING id`
 	insertDeliveriesTail = `
 ON CONFLICT (event_id, destination) DO NOTHING`
 
-	selectEvent = `SELECT
-	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at, key_id, raw_query
-FROM events WHERE id = ?`
-
-	selectEventByProviderID = `SELECT
-	id, source, provider_event_id, id_origin, type, body, content_type,
-	headers, signature_slot, occurred_at, received_at, key_id, raw_query
-FROM events WHERE source = ? AND provider_event_id = ?`
-
-	countEvents = `SELECT count(*) FROM events`
-
-	countSourceEvents = `SELECT count(*) FROM events WHERE source = ?`
-
-	selectEventDeliveries = `SELECT
-	id, event_id, destination, status, attempts, replay_count, ordering_key,
-	next_attempt_at, lease_until, last_error, last_status_code,
-	created_at, updated_at, finished_at
-FROM deliveries WHERE event_id = ? ORDER BY destination`
-
 	// The delivery queue. Its statements number their parameters, so that
 	// keyIsFree can name the same ones in several places.
 

@@ -14,21 +14,6 @@ const (
 	e.signature_slot, e.occurred_at, e.received_at,
 	length(e.body) - CASE WHEN e.key_id IS NULL THEN 0 ELSE 28 END`
 
-	// listEvents selects a page of events, newest first by id: the
-	// conditions of its filter and cursor (%[1]s) and the placeholder of
-	// its limit (%[2]s) are spliced in.
-	listEvents = `SELECT ` + listColumns + `
-FROM events e
-WHERE %[1]s
-ORDER BY e.id DESC
-LIMIT %[2]s`
-
-	// listDeliveries returns the delivery states of the events of the
-	// JSON array ?, by event and destination.
-	listDeliveries = `SELECT event_id, id, destination, status, attempts
-FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?))
-ORDER BY event_id, destination`
-
 	// replayPage selects a batch of a replay's deliveries: those after
 	// the key (?, ?) in (event_id, destination) order that meet the
 	// conditions spliced in (%[1]s), up to the limit (%[2]s), never a

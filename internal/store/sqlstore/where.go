@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,13 @@ type Dialect struct {
 	// one stored time to a later one, with two %s: the later, then the
 	// earlier.
 	MicrosSince string
+	// HasTable is a statement whose one row is true when the table its
+	// one argument names exists where the store keeps its tables. It is
+	// written with ?, as the statements of Ops are, whatever Placeholder.
+	HasTable string
+	// Migrations holds the driver's numbered migrations, in its
+	// directory migrations (see ReadMigrations).
+	Migrations fs.FS
 }
 
 // Question is SQLite's placeholder, ?, whatever the argument's number.

@@ -1,0 +1,96 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+const (
+	selectEvent = `SELECT ` + eventColumns + `
+FROM events WHERE id = ?`
+
+	selectEventByProviderID = `SELECT ` + eventColumns + `
+FROM events WHERE source = ? AND provider_event_id = ?`
+
+	countEvents = `SELECT count(*) FROM events`
+
+	countSourceEvents = `SELECT count(*) FROM events WHERE source = ?`
+
+	// selectEventDeliveries orders by destination bytewise: SQLite
+	// compares text with BINARY, and PostgreSQL's column has the "C"
+	// collation.
+	selectEventDeliveries = `SELECT ` + deliveryColumns + `
+FROM deliveries WHERE event_id = ? ORDER BY destination`
+)
+
+// GetEvent returns the event with the given id, or store.ErrNotFound.
+func (o *Ops) GetEvent(ctx context.Context, id string) (store.Event, error) {
+	e, err := o.queryEvent(ctx, selectEvent, id)
+	if err != nil {
+		return store.Event{}, fmt.Errorf("get event %s: %w", id, err)
+	}
+	return e, nil
+}
+
+// EventByProviderID returns the event source stored under the provider's
+// id, or store.ErrNotFound.
+func (o *Ops) EventByProviderID(ctx context.Context, source, providerEventID string) (store.Event, error) {
+	e, err := o.queryEvent(ctx, selectEventByProviderID, source, providerEventID)
+	if err != nil {
+		return store.Event{}, fmt.Errorf("get event %s/%s: %w", source, providerEventID, err)
+	}
+	return e, nil
+}
+
+// queryEvent reads the one event a query of eventColumns selects, its raw
+// query included.
+func (o *Ops) queryEvent(ctx context.Context, query string, args ...any) (store.Event, error) {
+	release, err := o.enter()
+	if err != nil {
+		return store.Event{}, err
+	}
+	defer release()
+	var r eventRow
+	if err := o.b.Read.QueryRow(ctx, query, args...).Scan(append(r.dest(), &r.query)...); err != nil {
+		return store.Event{}, o.b.MapErr(ctx, err)
+	}
+	return r.event(o.b.Payloads)
+}
+
+// CountEvents returns how many events source stored, or all sources when
+// source is empty.
+func (o *Ops) CountEvents(ctx context.Context, source string) (int64, error) {
+	release, err := o.enter()
+	if err != nil {
+		return 0, fmt.Errorf("count events: %w", err)
+	}
+	defer release()
+	query, args := countEvents, []any{}
+	if source != "" {
+		query, args = countSourceEvents, []any{source}
+	}
+	var n int64
+	if err := o.b.Read.QueryRow(ctx, query, args...).Scan(&n); err != nil {
+		return 0, o.fail(ctx, "count events", err)
+	}
+	return n, nil
+}
+
+// EventDeliveries returns the deliveries of one event ordered bytewise by
+// destination name; an unknown event has none.
+func (o *Ops) EventDeliveries(ctx context.Context, eventID string) ([]store.Delivery, error) {
+	what := "event deliveries of " + eventID
+	release, err := o.enter()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer release()
+	rows, err := o.b.Read.Query(ctx, selectEventDeliveries, eventID)
+	ds, err := collect(rows, err, scanDelivery)
+	if err != nil {
+		return nil, o.fail(ctx, what, err)
+	}
+	return ds, nil
+}
