@@ -1,14 +1,14 @@
 package adminwire
 
-// The conversions of the store's records into their wire form: times in
-// UTC, a time that does not apply as null, an event verified by no secret
-// with a null slot.
-
 import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 )
+
+// The conversions of the store's records into their wire form: times in
+// UTC, a time that does not apply as null, an event verified by no secret
+// with a null slot.
 
 // OptionalTime returns t in UTC, or nil (null on the wire) when it is zero.
 func OptionalTime(t time.Time) *time.Time {
