@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -124,7 +124,7 @@ func TestHostileLogsKeepSecrets(t *testing.T) {
 			rec.waitReceived(t, 3, 20*time.Second)
 
 			admin, read, consumer := logSecrets["LOG_ADMIN"], logSecrets["LOG_READ"], logSecrets["LOG_CONSUMER"]
-			var list adminapi.EventList
+			var list adminwire.EventList
 			s.adminJSON(admin, "GET", "/api/v1/events?source=stripe", "", 200, &list)
 			if len(list.Events) != 1 {
 				t.Fatalf("listed %d stripe events, want 1", len(list.Events))
@@ -139,7 +139,7 @@ func TestHostileLogsKeepSecrets(t *testing.T) {
 			s.admin(read, "GET", "/api/v1/stats", "", 200)
 			s.admin(read, "POST", "/api/v1/replay", `{"ids":["`+payloadMarker+`"]}`, 403)
 			s.admin("wrong-"+admin, "GET", "/api/v1/stats", "", 401)
-			var claimed adminapi.Claimed
+			var claimed adminwire.Claimed
 			s.adminJSON(consumer, "POST", "/api/v1/destinations/dev/claim?wait=5s", "", 200, &claimed)
 			if len(claimed.Deliveries) != 1 {
 				t.Fatalf("claimed %d deliveries, want 1", len(claimed.Deliveries))
@@ -161,7 +161,7 @@ func TestHostileLogsKeepSecrets(t *testing.T) {
 				s.admin(read, "GET", "/api/v1/events/"+id, "", 200),
 				s.admin(read, "GET", "/api/v1/audit", "", 200),
 			}
-			var purged adminapi.PurgeResult
+			var purged adminwire.PurgeResult
 			if err := json.Unmarshal(answers[3], &purged); err != nil || purged.Purged != 1 {
 				t.Fatalf("purge answered %s, want 1 purged", answers[3])
 			}

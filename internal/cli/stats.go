@@ -7,8 +7,8 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 func runStats(ctx context.Context, env Env, args []string) error {
@@ -24,7 +24,7 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.Stats, []byte, error) { return c.Stats(ctx) }, *asJSON, func(s adminapi.Stats) error {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminwire.Stats, []byte, error) { return c.Stats(ctx) }, *asJSON, func(s adminwire.Stats) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tPURGED\tOLDEST PENDING\tPAUSED")
 		for _, name := range slices.Sorted(maps.Keys(s.Destinations)) {
@@ -51,7 +51,7 @@ func runStats(ctx context.Context, env Env, args []string) error {
 
 // providerLag writes a source's provider lag, or "-" when its scheme gives
 // no provider time.
-func providerLag(src adminapi.SourceStats) string {
+func providerLag(src adminwire.SourceStats) string {
 	if src.ProviderLagSeconds == nil || src.ProviderLagMaxSeconds == nil {
 		return "-"
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -537,7 +537,7 @@ func contains(list []string, s string) bool {
 // answered status.
 // onlyDelivery returns the one delivery of an event, as the admin API
 // shows it.
-func (b *bundle) onlyDelivery(t *testing.T, eventID string) adminapi.Delivery {
+func (b *bundle) onlyDelivery(t *testing.T, eventID string) adminwire.Delivery {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, b.srv.URL+"/api/v1/events/"+eventID, nil)
 	req.Header.Set("Authorization", "Bearer "+readToken)
@@ -546,7 +546,7 @@ func (b *bundle) onlyDelivery(t *testing.T, eventID string) adminapi.Delivery {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var ev adminapi.EventDetail
+	var ev adminwire.EventDetail
 	if err := json.NewDecoder(resp.Body).Decode(&ev); err != nil || len(ev.Deliveries) != 1 {
 		t.Fatalf("event %s: %d deliveries, %v", eventID, len(ev.Deliveries), err)
 	}
