@@ -23,8 +23,8 @@ sources:
   - {name: github, verify: github, secrets: ["${BASE_GITHUB_SECRET}"]}
 `
 
-// fileSecret is a secret read from an absolute path.
-var fileSecret = regexp.MustCompile(`file:(/[^"'\s}]+)`)
+// fileSecret is a secret read from a file.
+var fileSecret = regexp.MustCompile(`file:([^"'\s}$]+)`)
 
 // TestDocsConfigSnippets reads every ```yaml block of the README and the
 // guides as the relay reads its config, with made-up values for the
@@ -138,8 +138,9 @@ func fakeEnv(name string) string {
 	return "whsec_" + base64.StdEncoding.EncodeToString([]byte("docs "+name))
 }
 
-// fakeFiles points the snippet's absolute file: secrets into dir, where
-// it writes a made-up secret of the right shape for each.
+// fakeFiles writes a made-up secret of the right shape for each file:
+// secret of the snippet, in dir: an absolute path is moved under dir, a
+// relative one is read there as the relay reads it next to its config.
 func fakeFiles(t *testing.T, dir, snippet string) string {
 	t.Helper()
 	return fileSecret.ReplaceAllStringFunc(snippet, func(m string) string {
