@@ -165,6 +165,53 @@ func outputPattern(want string) *regexp.Regexp {
 	return regexp.MustCompile(strings.Join(parts, ".*"))
 }
 
+// assignedName is the start of a variable assignment.
+var assignedName = regexp.MustCompile(`^(?:export )?([A-Za-z_][A-Za-z0-9_]*)=`)
+
+// assigned returns the variable code sets when code is only that, with or
+// without export: `export NAME=VALUE` or `NAME=VALUE`, not `NAME=VALUE cmd`.
+func assigned(code string) (string, bool) {
+	m := assignedName.FindStringSubmatch(code)
+	if m == nil {
+		return "", false
+	}
+	var quote rune
+	depth := 0 // of $( … )
+	value := code[len(m[0]):]
+	for i, r := range value {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == '(' && i > 0 && value[i-1] == '$':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case (r == ' ' || r == '\t') && depth == 0:
+			return "", false // a command follows, or a second word
+		}
+	}
+	return m[1], true
+}
+
+// assignments are the variable assignments that prefix a command.
+var assignments = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*=\S*\s+)*`)
+
+// withExec puts exec after a command's leading assignments, so that bash
+// becomes the command rather than waiting for it.
+func withExec(code string) string {
+	n := len(assignments.FindString(code))
+	return code[:n] + "exec " + code[n:]
+}
+
+// shellQuote quotes s for bash.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // TestDocsOutputPattern checks the matching of promised output.
 func TestDocsOutputPattern(t *testing.T) {
 	t.Parallel()
