@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"text/tabwriter"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminclient"
 	"github.com/hookrelay/hookrelay/internal/adminwire"
@@ -55,5 +56,22 @@ func providerLag(src adminwire.SourceStats) string {
 	if src.ProviderLagSeconds == nil || src.ProviderLagMaxSeconds == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%gs, %gs", *src.ProviderLagSeconds, *src.ProviderLagMaxSeconds)
+	return lagText(*src.ProviderLagSeconds) + ", " + lagText(*src.ProviderLagMaxSeconds)
+}
+
+// lagText writes a lag for a person: milliseconds under a second, tenths
+// of a second under a minute, then hours, minutes and seconds, and whole
+// days from two days on (an event replayed from a fixture is years old).
+func lagText(seconds float64) string {
+	d := time.Duration(seconds * float64(time.Second))
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	case d < 48*time.Hour:
+		return d.Round(time.Second).String()
+	default:
+		return fmt.Sprintf("%dd", int64(d/(24*time.Hour)))
+	}
 }
