@@ -155,6 +155,7 @@ func (d *decoder) resolveFiles(c *Config, baseDir string) {
 	for i := range c.Encryption.Keys {
 		read(&c.Encryption.Keys[i].Key, fmt.Sprintf("encryption.keys[%d].key", i))
 	}
+	read(&c.Alerts.Secret, "alerts.secret")
 }
 
 // maxSecretFile bounds the size of a secret file.

@@ -1,10 +1,25 @@
 package config
 
-// alerts checks alerts.url and the signature-failure rate.
+import (
+	"net/url"
+	"strings"
+)
+
+// alerts checks alerts.url, how alerts are written, signed and linked, and
+// the signature-failure rate.
 func (v *validator) alerts() {
 	a := v.c.Alerts
 	if a.URL != "" {
 		v.httpURL("alerts.url", a.URL)
+	}
+	switch a.Format {
+	case AlertFormatJSON, AlertFormatSlack:
+	default:
+		v.add("alerts.format", "unknown format %q%s (want %s)", a.Format, DidYouMean(a.Format, AlertFormats), strings.Join(AlertFormats, " or "))
+	}
+	v.alertSecret(a)
+	if a.ConsoleURL != "" {
+		v.consoleURL("alerts.console_url", a.ConsoleURL)
 	}
 	f := a.SignatureFailures
 	if f.Rate.IsZero() {
@@ -16,5 +31,31 @@ func (v *validator) alerts() {
 	v.durationPositive("alerts.signature_failures.window", f.Window)
 	if a.URL == "" {
 		v.add("alerts.signature_failures", "set alerts.url: the alerts have nowhere to go")
+	}
+}
+
+// alertSecret checks alerts.secret. It is optional, but one written as a
+// variable or a file that turns out empty is a problem when alerts are
+// posted: they would go out unsigned though the file asks for them signed.
+func (v *validator) alertSecret(a Alerts) {
+	const key = "alerts.secret"
+	if a.Secret != "" {
+		v.whsec(key, a.Secret)
+		return
+	}
+	if h := v.c.origins[key].hint(); h != "" && a.URL != "" {
+		v.add(key, "empty%s: alerts would go out unsigned", h)
+	}
+}
+
+// consoleURL checks a base URL that links are made from: absolute http or
+// https, with no query or fragment for the links' own to collide with.
+func (v *validator) consoleURL(key, raw string) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		v.add(key, "want an absolute http or https URL, like https://relay.example.com:8081")
+	case u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(raw, "?") || strings.HasSuffix(raw, "#"):
+		v.add(key, "want the console's base URL, without a query or fragment")
 	}
 }
