@@ -92,6 +92,7 @@ func parseParts(data []byte, baseDir string, getenv func(string) string, parts [
 	c.dropEmptyTokens()
 	c.warnSources()
 	c.warnMetricsToken()
+	c.warnAlertSecret()
 	return c, nil
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 )
@@ -34,17 +35,25 @@ func (v *validator) alerts() {
 	}
 }
 
-// alertSecret checks alerts.secret. It is optional, but one written as a
-// variable or a file that turns out empty is a problem when alerts are
-// posted: they would go out unsigned though the file asks for them signed.
+// alertSecret checks alerts.secret when it is set; it is optional (see
+// warnAlertSecret).
 func (v *validator) alertSecret(a Alerts) {
-	const key = "alerts.secret"
 	if a.Secret != "" {
-		v.whsec(key, a.Secret)
+		v.whsec("alerts.secret", a.Secret)
+	}
+}
+
+// warnAlertSecret warns when alerts.secret was written in the file but
+// came out empty (an unset variable, an empty file) while alerts are
+// posted: they then go out unsigned. Like metrics_token, it is optional,
+// so that one file serves deployments that sign and those that do not.
+func (c *Config) warnAlertSecret() {
+	const key = "alerts.secret"
+	if c.Alerts.Secret != "" || c.Alerts.URL == "" {
 		return
 	}
-	if h := v.c.origins[key].hint(); h != "" && a.URL != "" {
-		v.add(key, "empty%s: alerts would go out unsigned", h)
+	if h := c.origins[key].hint(); h != "" {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: empty%s; alerts go out unsigned", key, h))
 	}
 }
 
