@@ -42,7 +42,6 @@ type alerter struct {
 	queue      chan queuedAlert
 	logger     *slog.Logger
 	metrics    *metrics // nil when only an Alerter posts
-	now        func() time.Time
 	done       chan struct{}
 }
 
@@ -76,7 +75,6 @@ func newAlerter(t config.Alerts, logger *slog.Logger, m *metrics) (*alerter, err
 		queue:   make(chan queuedAlert, alertQueueSize),
 		logger:  logger,
 		metrics: m,
-		now:     time.Now,
 		done:    make(chan struct{}),
 	}
 	switch t.Format {
@@ -187,7 +185,7 @@ func (a *alerter) post(ctx context.Context, id string, body []byte) error {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "hookrelay")
 	if a.signer != nil {
-		now := a.now()
+		now := time.Now()
 		sig, err := a.signer.Sign(id, now, body)
 		if err != nil {
 			return fmt.Errorf("sign alert: %w", err)
