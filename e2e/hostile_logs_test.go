@@ -31,14 +31,18 @@ var logSecrets = map[string]string{
 	"LOG_ADMIN":       "admin-TOKEN-SECRET-5e2c",
 	"LOG_READ":        "read-TOKEN-SECRET-8f1a",
 	"LOG_CONSUMER":    "consumer-TOKEN-SECRET-0d3b",
+	"LOG_ALERT":       "whsec_" + base64.StdEncoding.EncodeToString([]byte("alert-SECRET-6e94")),
 }
 
 // logConfig pushes to url, and to doomed, whose one attempt fails and goes
-// dead; dead letters and signature failures are alerts posted to alerts.
+// dead; dead letters and signature failures are alerts posted, signed and
+// linked to the console, to alerts.
 func logConfig(url, doomed, alerts string) string {
 	return fmt.Sprintf(`log: {level: debug, format: json}
 alerts:
   url: %q
+  secret: "${LOG_ALERT}"
+  console_url: https://relay.example.com:8081
   signature_failures: {rate: 1/m, window: 1m}
 tokens:
   - {name: ops, role: admin, secret: "${LOG_ADMIN}"}
