@@ -20,6 +20,7 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 	$(GO) mod tidy -diff
+	cd browsertest && $(GO) vet ./... && $(GO) mod tidy -diff
 
 # Ingest throughput and latency against a no-op handler, both drivers.
 bench:

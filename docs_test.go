@@ -107,3 +107,31 @@ func headingSlugs(text string) map[string]bool {
 	}
 	return out
 }
+
+// notGuides are the pages of docs/ that are reference, not guides: the
+// generated configuration reference and the performance figures.
+var notGuides = map[string]bool{"docs/configuration.md": true, "docs/performance.md": true}
+
+// TestDocsWhatCanGoWrong checks that every guide ends with a section
+// headed "## What can go wrong": its last second-level heading.
+func TestDocsWhatCanGoWrong(t *testing.T) {
+	t.Parallel()
+	pages, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range pages {
+		if notGuides[page] {
+			continue
+		}
+		last := ""
+		for line := range strings.SplitSeq(withoutCode(readDoc(t, page)), "\n") {
+			if strings.HasPrefix(line, "## ") {
+				last = line
+			}
+		}
+		if last != "## What can go wrong" {
+			t.Errorf("%s: its last section is %q, want \"## What can go wrong\" (symptom, cause, fix)", page, last)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/payloadcrypt"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
@@ -285,7 +285,7 @@ func openSealedStore(t *testing.T, database string) store.DB {
 func claimPull(t *testing.T, p *relayProc, max int, lease string) []string {
 	t.Helper()
 	status, answer := hostileAdmin(t, p, e2eAdminToken, "POST", fmt.Sprintf("/api/v1/destinations/dev/claim?max=%d&lease=%s&wait=2s", max, lease), "")
-	var c adminapi.Claimed
+	var c adminwire.Claimed
 	if status != http.StatusOK || json.Unmarshal(answer, &c) != nil {
 		t.Fatalf("claim: %d %s", status, answer)
 	}

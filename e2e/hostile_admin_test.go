@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -57,7 +57,7 @@ func TestHostileAdminAccess(t *testing.T) {
 			if status, _, answer, err := hostileDo(http.DefaultClient, hostileStripe(t, p, body, nil)); err != nil || status != 200 {
 				t.Fatalf("post: %d %s %v", status, answer, err)
 			}
-			var list adminapi.EventList
+			var list adminwire.EventList
 			if status, answer := hostileAdmin(t, p, secAdmin, "GET", "/api/v1/events", ""); status != 200 || json.Unmarshal(answer, &list) != nil || len(list.Events) != 1 {
 				t.Fatalf("list: %d %s", status, answer)
 			}
@@ -160,7 +160,7 @@ func TestHostileAdminAccess(t *testing.T) {
 func secClaim(t *testing.T, p *relayProc, token, destination string) (string, int64) {
 	t.Helper()
 	status, answer := hostileAdmin(t, p, token, "POST", "/api/v1/destinations/"+destination+"/claim?wait=5s", "")
-	var c adminapi.Claimed
+	var c adminwire.Claimed
 	if status != 200 || json.Unmarshal(answer, &c) != nil || len(c.Deliveries) != 1 {
 		t.Fatalf("claim %s: %d %s", destination, status, answer)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
@@ -138,7 +138,7 @@ func seedBigEvents(t *testing.T, st store.Store, n int, destination string) {
 // bulkClaim is what the test reads of one claim answer.
 type bulkClaim struct {
 	size       int // bytes of the answer
-	deliveries []adminapi.ClaimedDelivery
+	deliveries []adminwire.ClaimedDelivery
 }
 
 // claimBulk claims up to 100 deliveries and reads each one's id and lease
@@ -163,7 +163,7 @@ func claimBulk(client *http.Client, p *relayProc) (bulkClaim, error) {
 			return c, nil
 		}
 		rest = rest[i+len(idKey):]
-		var d adminapi.ClaimedDelivery
+		var d adminwire.ClaimedDelivery
 		if _, err := fmt.Sscanf(string(rest[:bytes.IndexByte(rest, ',')]), "%d", &d.ID); err != nil {
 			return c, fmt.Errorf("claim answer: delivery id: %w", err)
 		}
@@ -177,7 +177,7 @@ func claimBulk(client *http.Client, p *relayProc) (bulkClaim, error) {
 	}
 }
 
-func releaseBulk(client *http.Client, p *relayProc, d adminapi.ClaimedDelivery) error {
+func releaseBulk(client *http.Client, p *relayProc, d adminwire.ClaimedDelivery) error {
 	body := fmt.Sprintf(`{"outcome":"released","lease_token":%q}`, d.LeaseToken)
 	req, _ := http.NewRequest("POST", fmt.Sprintf("http://%s/api/v1/deliveries/%d/ack", p.admin, d.ID), strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer claim-dave-token-77b1")

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -46,7 +46,7 @@ func TestHostileForgedLease(t *testing.T) {
 			acks, last := 0, ""
 			for acks < maxAcks && last != "dead" {
 				status, answer := hostileAdmin(t, p, token, "POST", "/api/v1/destinations/carol/claim?wait=3s", "")
-				var c adminapi.Claimed
+				var c adminwire.Claimed
 				if status != 200 || json.Unmarshal(answer, &c) != nil {
 					t.Fatalf("claim: %d %s", status, answer)
 				}
@@ -57,7 +57,7 @@ func TestHostileForgedLease(t *testing.T) {
 				forged := forgeLease(t, d.LeaseToken, "whsec_bGVhc2UtY2Fyb2wtc2lnbmluZw==")
 				body := fmt.Sprintf(`{"outcome":"failed","error":"forged","lease_token":%q}`, forged)
 				status, answer = hostileAdmin(t, p, token, "POST", fmt.Sprintf("/api/v1/deliveries/%d/ack", d.ID), body)
-				var res adminapi.AckResult
+				var res adminwire.AckResult
 				if status != 200 || json.Unmarshal(answer, &res) != nil {
 					t.Fatalf("ack: %d %s", status, answer)
 				}

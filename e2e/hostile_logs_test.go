@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -31,14 +31,18 @@ var logSecrets = map[string]string{
 	"LOG_ADMIN":       "admin-TOKEN-SECRET-5e2c",
 	"LOG_READ":        "read-TOKEN-SECRET-8f1a",
 	"LOG_CONSUMER":    "consumer-TOKEN-SECRET-0d3b",
+	"LOG_ALERT":       "whsec_" + base64.StdEncoding.EncodeToString([]byte("alert-SECRET-6e94")),
 }
 
 // logConfig pushes to url, and to doomed, whose one attempt fails and goes
-// dead; dead letters and signature failures are alerts posted to alerts.
+// dead; dead letters and signature failures are alerts posted, signed and
+// linked to the console, to alerts.
 func logConfig(url, doomed, alerts string) string {
 	return fmt.Sprintf(`log: {level: debug, format: json}
 alerts:
   url: %q
+  secret: "${LOG_ALERT}"
+  console_url: https://relay.example.com:8081
   signature_failures: {rate: 1/m, window: 1m}
 tokens:
   - {name: ops, role: admin, secret: "${LOG_ADMIN}"}
@@ -124,7 +128,7 @@ func TestHostileLogsKeepSecrets(t *testing.T) {
 			rec.waitReceived(t, 3, 20*time.Second)
 
 			admin, read, consumer := logSecrets["LOG_ADMIN"], logSecrets["LOG_READ"], logSecrets["LOG_CONSUMER"]
-			var list adminapi.EventList
+			var list adminwire.EventList
 			s.adminJSON(admin, "GET", "/api/v1/events?source=stripe", "", 200, &list)
 			if len(list.Events) != 1 {
 				t.Fatalf("listed %d stripe events, want 1", len(list.Events))
@@ -139,7 +143,7 @@ func TestHostileLogsKeepSecrets(t *testing.T) {
 			s.admin(read, "GET", "/api/v1/stats", "", 200)
 			s.admin(read, "POST", "/api/v1/replay", `{"ids":["`+payloadMarker+`"]}`, 403)
 			s.admin("wrong-"+admin, "GET", "/api/v1/stats", "", 401)
-			var claimed adminapi.Claimed
+			var claimed adminwire.Claimed
 			s.adminJSON(consumer, "POST", "/api/v1/destinations/dev/claim?wait=5s", "", 200, &claimed)
 			if len(claimed.Deliveries) != 1 {
 				t.Fatalf("claimed %d deliveries, want 1", len(claimed.Deliveries))
@@ -161,7 +165,7 @@ func TestHostileLogsKeepSecrets(t *testing.T) {
 				s.admin(read, "GET", "/api/v1/events/"+id, "", 200),
 				s.admin(read, "GET", "/api/v1/audit", "", 200),
 			}
-			var purged adminapi.PurgeResult
+			var purged adminwire.PurgeResult
 			if err := json.Unmarshal(answers[3], &purged); err != nil || purged.Purged != 1 {
 				t.Fatalf("purge answered %s, want 1 purged", answers[3])
 			}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -69,12 +69,12 @@ func TestHostileReplayedGitHubBody(t *testing.T) {
 			}
 
 			status, answer := hostileAdmin(t, p, "replay-read-token-0c4e", "GET", "/api/v1/events?limit=1000", "")
-			var list adminapi.EventList
+			var list adminwire.EventList
 			if status != 200 || json.Unmarshal(answer, &list) != nil || len(list.Events) == 0 {
 				t.Fatalf("list: %d %.200s", status, answer)
 			}
 			status, answer = hostileAdmin(t, p, "replay-read-token-0c4e", "GET", "/api/v1/events/"+list.Events[0].ID, "")
-			var ev adminapi.EventDetail
+			var ev adminwire.EventDetail
 			if status != 200 || json.Unmarshal(answer, &ev) != nil {
 				t.Fatalf("show: %d %.200s", status, answer)
 			}
@@ -108,7 +108,7 @@ func waitRejections(t *testing.T, p *relayProc, token, reason string, want int) 
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		status, answer := hostileAdmin(t, p, token, "GET", "/api/v1/rejections?limit=10000", "")
-		var rs adminapi.Rejections
+		var rs adminwire.Rejections
 		if status != 200 || json.Unmarshal(answer, &rs) != nil {
 			t.Fatalf("rejections: %d %.200s", status, answer)
 		}

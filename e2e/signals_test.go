@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -115,7 +115,7 @@ alerts:
 			// The provider lag: in the histogram and in the stats.
 			metrics := scrape(t, p)
 			contains(t, "metrics", metrics, `hookrelay_provider_lag_seconds_count{source="stripe"} 4`)
-			var stats adminapi.Stats
+			var stats adminwire.Stats
 			if err := json.Unmarshal([]byte(wantRun(t, cliEnv(p, e2eReadToken), 0, "stats", "--json").stdout), &stats); err != nil {
 				t.Fatal(err)
 			}

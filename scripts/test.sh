@@ -30,3 +30,5 @@ if [ -z "${HOOKRELAY_TEST_POSTGRES_URL:-}" ]; then
 fi
 
 go test -race -count=1 -timeout 25m "$@" ./...
+# The browser tests are a module of their own (see browsertest/doc.go).
+(cd browsertest && go test -race -count=1 -timeout 10m "$@" ./...)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
@@ -21,13 +22,13 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, badRequest("delivery id: want a positive whole number, got %q", r.PathValue("id")))
 		return
 	}
-	var req AckRequest
+	var req adminwire.AckRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	switch req.Outcome {
-	case OutcomeDone, OutcomeFailed, OutcomeSkipped, OutcomeReleased:
+	case adminwire.OutcomeDone, adminwire.OutcomeFailed, adminwire.OutcomeSkipped, adminwire.OutcomeReleased:
 	default:
 		h.fail(w, r, badRequest("outcome: want done, failed, skipped or released, got %q", req.Outcome))
 		return
@@ -55,12 +56,12 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, errLeaseMismatch)
 		return
 	}
-	if req.Outcome == OutcomeReleased {
+	if req.Outcome == adminwire.OutcomeReleased {
 		if err := h.puller.Release(r.Context(), l); err != nil {
 			h.fail(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, AckResult{Status: OutcomeReleased})
+		writeJSON(w, http.StatusOK, adminwire.AckResult{Status: adminwire.OutcomeReleased})
 		return
 	}
 	status, next, err := h.puller.Ack(r.Context(), *dest, l, delivery.PullOutcome{
@@ -74,5 +75,5 @@ func (h *handler) ack(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	audit(r.Context(), keyStatus, status)
-	writeJSON(w, http.StatusOK, AckResult{Status: string(status), NextAttemptAt: timePtr(next)})
+	writeJSON(w, http.StatusOK, adminwire.AckResult{Status: string(status), NextAttemptAt: adminwire.OptionalTime(next)})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // auditLog answers GET /api/v1/audit?since=&limit=: replays, backfills,
@@ -30,16 +32,16 @@ func (h *handler) auditLog(w http.ResponseWriter, r *http.Request) {
 
 // AuditLog returns up to limit rows of the audit log from since on, newest
 // first.
-func (s *Service) AuditLog(ctx context.Context, since time.Time, limit int) (AuditLog, error) {
+func (s *Service) AuditLog(ctx context.Context, since time.Time, limit int) (adminwire.AuditLog, error) {
 	es, err := s.store.AuditLog(ctx, since, limit)
 	if err != nil {
-		return AuditLog{}, err
+		return adminwire.AuditLog{}, err
 	}
-	out := AuditLog{Entries: make([]AuditEntry, len(es))}
+	out := adminwire.AuditLog{Entries: make([]adminwire.AuditEntry, len(es))}
 	for i, e := range es {
 		var detail map[string]any
 		_ = json.Unmarshal([]byte(e.Detail), &detail) // written by the store as an object
-		out.Entries[i] = AuditEntry{
+		out.Entries[i] = adminwire.AuditEntry{
 			ID: e.ID, At: e.At.UTC(), Actor: e.Actor, Kind: e.Kind, Detail: detail,
 			Matched: e.Matched, Rearmed: e.Rearmed, InFlight: e.InFlight, Created: e.Created, Purged: e.Purged, DryRun: e.DryRun,
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -18,21 +18,21 @@ func TestEveryRouteEveryRole(t *testing.T) {
 		id := b.sendStripe(t, "evt_roles", "invoice.paid")
 
 		// A lease held by alice and one held by bob, for the ack rows.
-		var alice, bob adminapi.Claimed
+		var alice, bob adminwire.Claimed
 		wantStatus(t, "alice claims", b.call(t, aliceToken, "POST", "/api/v1/destinations/dev-alice/claim", nil, &alice), 200)
 		wantStatus(t, "bob claims", b.call(t, bobToken, "POST", "/api/v1/destinations/dev-bob/claim", nil, &bob), 200)
 		if len(alice.Deliveries) != 1 || len(bob.Deliveries) != 1 {
 			t.Fatalf("claims gave alice %d and bob %d deliveries, want 1 each", len(alice.Deliveries), len(bob.Deliveries))
 		}
-		ack := func(c adminapi.Claimed) (string, adminapi.AckRequest) {
+		ack := func(c adminwire.Claimed) (string, adminwire.AckRequest) {
 			d := c.Deliveries[0]
 			// "released" hands the delivery back, so that every role's
 			// row leaves the lease usable by the next.
-			return fmt.Sprintf("/api/v1/deliveries/%d/ack", d.ID), adminapi.AckRequest{Outcome: "released", LeaseToken: d.LeaseToken}
+			return fmt.Sprintf("/api/v1/deliveries/%d/ack", d.ID), adminwire.AckRequest{Outcome: "released", LeaseToken: d.LeaseToken}
 		}
 		aliceAck, aliceBody := ack(alice)
 		bobAck, bobBody := ack(bob)
-		var ev adminapi.EventDetail
+		var ev adminwire.EventDetail
 		wantStatus(t, "show", b.call(t, readToken, "GET", "/api/v1/events/"+id, nil, &ev), 200)
 		var billing int64
 		for _, d := range ev.Deliveries {
@@ -41,7 +41,7 @@ func TestEveryRouteEveryRole(t *testing.T) {
 			}
 		}
 		skip := fmt.Sprintf("/api/v1/deliveries/%d/skip", billing)
-		var job adminapi.Job
+		var job adminwire.Job
 		wantStatus(t, "start a job", b.call(t, adminToken, "POST", "/api/v1/jobs/replay", map[string]any{"ids": []string{id}}, &job), 202)
 		jobPath := "/api/v1/jobs/" + job.ID
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -17,7 +18,7 @@ const backfillPage = 1000
 
 // backfill answers POST /api/v1/backfill.
 func (h *handler) backfill(w http.ResponseWriter, r *http.Request) {
-	var req BackfillRequest
+	var req adminwire.BackfillRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
@@ -34,10 +35,10 @@ func (h *handler) backfill(w http.ResponseWriter, r *http.Request) {
 // of a window it would have received had it been configured then, or on a
 // dry run only counts them; actor names who asked, for the audit row. A
 // second run finds nothing left to create.
-func (s *Service) Backfill(ctx context.Context, actor string, req BackfillRequest) (BackfillResult, error) {
+func (s *Service) Backfill(ctx context.Context, actor string, req adminwire.BackfillRequest) (adminwire.BackfillResult, error) {
 	b, err := s.backfillOf(req)
 	if err != nil {
-		return BackfillResult{}, err
+		return adminwire.BackfillResult{}, err
 	}
 	audit(ctx, keyDestination, b.dest.Name, "since", req.Since, "until", req.Until, "dry_run", req.DryRun)
 	res, err := s.runBackfill(ctx, actor, b, req.DryRun, nil)
@@ -52,11 +53,11 @@ type backfillRun struct {
 }
 
 // backfillOf checks a backfill request.
-func (s *Service) backfillOf(req BackfillRequest) (backfillRun, error) {
+func (s *Service) backfillOf(req adminwire.BackfillRequest) (backfillRun, error) {
 	if req.Destination == "" || req.Since == "" || req.Until == "" {
 		return backfillRun{}, badRequest("backfill needs destination, since and until")
 	}
-	window, err := toFilter(Filter{Since: req.Since, Until: req.Until})
+	window, err := toFilter(adminwire.Filter{Since: req.Since, Until: req.Until})
 	if err != nil {
 		return backfillRun{}, err
 	}
@@ -70,7 +71,7 @@ func (s *Service) backfillOf(req BackfillRequest) (backfillRun, error) {
 // runBackfill creates the rows b lacks (or counts them on a dry run),
 // telling progress after each page, and writes the audit row, also for a
 // run cut short or stopped: what it created stays created.
-func (s *Service) runBackfill(ctx context.Context, actor string, b backfillRun, dryRun bool, progress pageProgress) (BackfillResult, error) {
+func (s *Service) runBackfill(ctx context.Context, actor string, b backfillRun, dryRun bool, progress pageProgress) (adminwire.BackfillResult, error) {
 	now := s.now()
 	res, err := s.createMissing(ctx, b.dest, b.since, b.until, dryRun, now, progress)
 	recErr := s.store.RecordBackfill(context.WithoutCancel(ctx), actor, b.dest.Name, b.since, b.until, res.Created, dryRun, now)
@@ -86,14 +87,14 @@ func (s *Service) runBackfill(ctx context.Context, actor string, b backfillRun, 
 // pageProgress is told what a backfill did so far after each page, and
 // the id of the last event it walked (it walks in id order); an error
 // stops the walk there.
-type pageProgress func(done BackfillResult, lastEventID string) error
+type pageProgress func(done adminwire.BackfillResult, lastEventID string) error
 
 // createMissing walks the window's candidate events page by page, in id
 // order, routes each through the destination's own subscription, and
 // creates the rows of those it wants, unless dryRun; progress, when set,
 // is told after each page and may stop the walk.
-func (s *Service) createMissing(ctx context.Context, dest *config.Destination, since, until time.Time, dryRun bool, now time.Time, progress pageProgress) (BackfillResult, error) {
-	res := BackfillResult{DryRun: dryRun}
+func (s *Service) createMissing(ctx context.Context, dest *config.Destination, since, until time.Time, dryRun bool, now time.Time, progress pageProgress) (adminwire.BackfillResult, error) {
+	res := adminwire.BackfillResult{DryRun: dryRun}
 	router, err := route.New([]route.Destination{{Name: dest.Name, Sources: dest.Sources, Types: dest.Types, OrderingKey: dest.OrderingKey}})
 	if err != nil {
 		return res, fmt.Errorf("build router: %w", err)

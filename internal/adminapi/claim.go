@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 )
@@ -139,7 +140,7 @@ func largestBody(cfg *config.Config, dest *config.Destination) int64 {
 // body is encoded when its turn comes, and handed back to the claims'
 // budget once written, so the answer never sits whole in memory.
 func writeClaimed(w http.ResponseWriter, batch *delivery.Pulled, leaseFor time.Duration) error {
-	w.Header().Set(APIHeader, "v1")
+	w.Header().Set(adminwire.APIHeader, adminwire.APIVersion)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
@@ -165,13 +166,13 @@ func writeClaimed(w http.ResponseWriter, batch *delivery.Pulled, leaseFor time.D
 
 // claimedDelivery returns a pulled delivery as the consumer receives it; a
 // header with several values has them joined with ", ".
-func claimedDelivery(p delivery.PulledDelivery) ClaimedDelivery {
+func claimedDelivery(p delivery.PulledDelivery) adminwire.ClaimedDelivery {
 	flat := make(map[string]string, len(p.Headers))
 	for k, vs := range p.Headers {
 		flat[k] = strings.Join(vs, ", ")
 	}
 	c := p.Claim
-	return ClaimedDelivery{
+	return adminwire.ClaimedDelivery{
 		ID:              c.Delivery.ID,
 		EventID:         c.Event.ID,
 		Source:          c.Event.Source,

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -20,9 +20,9 @@ func ackPath(id int64) string { return fmt.Sprintf("/api/v1/deliveries/%d/ack", 
 
 // claimOne claims from a destination and fails unless it gets exactly one
 // delivery.
-func claimOne(t *testing.T, base, token, dest string) adminapi.ClaimedDelivery {
+func claimOne(t *testing.T, base, token, dest string) adminwire.ClaimedDelivery {
 	t.Helper()
-	var c adminapi.Claimed
+	var c adminwire.Claimed
 	wantStatus(t, "claim "+dest, call(t, base, token, "POST", "/api/v1/destinations/"+dest+"/claim?max=1", nil, &c), 200)
 	if len(c.Deliveries) != 1 {
 		t.Fatalf("claim %s: %d deliveries, want 1", dest, len(c.Deliveries))
@@ -38,7 +38,7 @@ func TestClaimSignsAsAPush(t *testing.T) {
 		body := []byte("{\"id\": \"evt_pull\", \"type\": \"invoice.paid\"}\n")
 		id := b.send(t, webhook{source: "stripe", id: "evt_pull", typ: "invoice.paid", body: body})
 
-		var c adminapi.Claimed
+		var c adminwire.Claimed
 		wantStatus(t, "claim", b.call(t, aliceToken, "POST", "/api/v1/destinations/dev-alice/claim?max=5", nil, &c), 200)
 		if c.LeaseSeconds != 60 || len(c.Deliveries) != 1 {
 			t.Fatalf("claim = %+v, want one delivery under a 60s lease", c)
@@ -72,7 +72,7 @@ func TestClaimSignsAsAPush(t *testing.T) {
 		}
 
 		// Held under its lease, the delivery is not claimed again.
-		var again adminapi.Claimed
+		var again adminwire.Claimed
 		wantStatus(t, "claim again", b.call(t, aliceToken, "POST", "/api/v1/destinations/dev-alice/claim", nil, &again), 200)
 		if len(again.Deliveries) != 0 {
 			t.Errorf("a held delivery was claimed again")
@@ -85,34 +85,34 @@ func TestAck(t *testing.T) {
 		b := setup(t, driver, nil)
 		b.sendStripe(t, "evt_ack", "invoice.paid")
 		api := b.api.URL
-		ack := func(base, token string, d adminapi.ClaimedDelivery, req adminapi.AckRequest) (int, adminapi.AckResult) {
+		ack := func(base, token string, d adminwire.ClaimedDelivery, req adminwire.AckRequest) (int, adminwire.AckResult) {
 			t.Helper()
 			if req.LeaseToken == "" {
 				req.LeaseToken = d.LeaseToken
 			}
-			var res adminapi.AckResult
+			var res adminwire.AckResult
 			return call(t, base, token, "POST", ackPath(d.ID), req, &res), res
 		}
 
 		// done; a second ack under the same lease is refused.
 		bob := claimOne(t, api, bobToken, "dev-bob")
-		if code, res := ack(api, bobToken, bob, adminapi.AckRequest{Outcome: "done", StatusCode: 204}); code != 200 || res.Status != "done" {
+		if code, res := ack(api, bobToken, bob, adminwire.AckRequest{Outcome: "done", StatusCode: 204}); code != 200 || res.Status != "done" {
 			t.Errorf("ack done: %d %+v", code, res)
 		}
-		if code, _ := ack(api, bobToken, bob, adminapi.AckRequest{Outcome: "done"}); code != 409 {
+		if code, _ := ack(api, bobToken, bob, adminwire.AckRequest{Outcome: "done"}); code != 409 {
 			t.Errorf("second ack: %d, want 409", code)
 		}
 
 		// A consumer cannot ack another destination's delivery, nor turn
 		// the lease into one of its own.
 		alice := claimOne(t, api, aliceToken, "dev-alice")
-		if code, _ := ack(api, bobToken, alice, adminapi.AckRequest{Outcome: "done"}); code != 403 {
+		if code, _ := ack(api, bobToken, alice, adminwire.AckRequest{Outcome: "done"}); code != 403 {
 			t.Errorf("bob acks alice's delivery: %d, want 403", code)
 		}
-		if code, _ := ack(api, bobToken, alice, adminapi.AckRequest{Outcome: "done", LeaseToken: rewrite(t, alice.LeaseToken, "n", "dev-bob")}); code != 409 {
+		if code, _ := ack(api, bobToken, alice, adminwire.AckRequest{Outcome: "done", LeaseToken: rewrite(t, alice.LeaseToken, "n", "dev-bob")}); code != 409 {
 			t.Errorf("bob acks alice's delivery with a rewritten lease: %d, want 409", code)
 		}
-		for _, req := range []adminapi.AckRequest{
+		for _, req := range []adminwire.AckRequest{
 			{Outcome: "finished"},
 			{Outcome: "done", LeaseToken: "garbage"},
 			{Outcome: "done", StatusCode: 42},
@@ -121,7 +121,7 @@ func TestAck(t *testing.T) {
 				t.Errorf("ack %+v: %d, want 400", req, code)
 			}
 		}
-		if code := call(t, api, aliceToken, "POST", ackPath(alice.ID+1000), adminapi.AckRequest{Outcome: "done", LeaseToken: alice.LeaseToken}, nil); code != 400 {
+		if code := call(t, api, aliceToken, "POST", ackPath(alice.ID+1000), adminwire.AckRequest{Outcome: "done", LeaseToken: alice.LeaseToken}, nil); code != 400 {
 			t.Errorf("ack of another delivery id with this lease: %d, want 400", code)
 		}
 
@@ -129,14 +129,14 @@ func TestAck(t *testing.T) {
 		// whatever attempt number and claim time the lease token claims.
 		forged := alice
 		forged.LeaseToken = rewrite(t, rewrite(t, alice.LeaseToken, "a", -1000), "c", 0)
-		code, res := ack(api, aliceToken, forged, adminapi.AckRequest{Outcome: "failed", Error: "local 500", StatusCode: 500})
+		code, res := ack(api, aliceToken, forged, adminwire.AckRequest{Outcome: "failed", Error: "local 500", StatusCode: 500})
 		if code != 200 || res.Status != "failed" || res.NextAttemptAt == nil {
 			t.Fatalf("ack failed: %d %+v", code, res)
 		}
 		if wait := time.Until(*res.NextAttemptAt); wait < 40*time.Second || wait > 80*time.Second {
 			t.Errorf("next attempt in %s, want about 1m", wait)
 		}
-		var none adminapi.Claimed
+		var none adminwire.Claimed
 		wantStatus(t, "claim before due", call(t, api, aliceToken, "POST", "/api/v1/destinations/dev-alice/claim", nil, &none), 200)
 		if len(none.Deliveries) != 0 {
 			t.Errorf("a failed delivery was claimed before it was due")
@@ -148,10 +148,10 @@ func TestAck(t *testing.T) {
 			t.Errorf("second claim is attempt %d, want 2", second.Attempt)
 		}
 		second.LeaseToken = rewrite(t, second.LeaseToken, "a", -1000)
-		if code, res := ack(later, aliceToken, second, adminapi.AckRequest{Outcome: "failed"}); code != 200 || res.Status != "dead" || res.NextAttemptAt != nil {
+		if code, res := ack(later, aliceToken, second, adminwire.AckRequest{Outcome: "failed"}); code != 200 || res.Status != "dead" || res.NextAttemptAt != nil {
 			t.Errorf("last failed attempt: %d %+v, want dead", code, res)
 		}
-		var detail adminapi.EventDetail
+		var detail adminwire.EventDetail
 		wantStatus(t, "show", call(t, api, adminToken, "GET", "/api/v1/events/"+alice.EventID, nil, &detail), 200)
 		for _, d := range detail.Deliveries {
 			for _, a := range d.AttemptLog {
@@ -196,12 +196,12 @@ func TestLeaseRunsOut(t *testing.T) {
 		if second.ID != first.ID || second.Attempt != 2 {
 			t.Errorf("after the lease: claimed %d attempt %d, want %d attempt 2", second.ID, second.Attempt, first.ID)
 		}
-		var e adminapi.Error
-		if code := b.call(t, bobToken, "POST", ackPath(first.ID), adminapi.AckRequest{Outcome: "done", LeaseToken: first.LeaseToken}, &e); code != 409 {
+		var e adminwire.Error
+		if code := b.call(t, bobToken, "POST", ackPath(first.ID), adminwire.AckRequest{Outcome: "done", LeaseToken: first.LeaseToken}, &e); code != 409 {
 			t.Errorf("ack under a lost lease: %d, want 409", code)
 		}
-		var res adminapi.AckResult
-		if code := call(t, later, bobToken, "POST", ackPath(second.ID), adminapi.AckRequest{Outcome: "skipped", LeaseToken: second.LeaseToken}, &res); code != 200 || res.Status != "skipped" {
+		var res adminwire.AckResult
+		if code := call(t, later, bobToken, "POST", ackPath(second.ID), adminwire.AckRequest{Outcome: "skipped", LeaseToken: second.LeaseToken}, &res); code != 200 || res.Status != "skipped" {
 			t.Errorf("ack by the new holder: %d %+v", code, res)
 		}
 	})
@@ -214,8 +214,8 @@ func TestRelease(t *testing.T) {
 		b := setup(t, driver, nil)
 		b.sendStripe(t, "evt_release", "invoice.paid")
 		first := claimOne(t, b.api.URL, bobToken, "dev-bob")
-		var res adminapi.AckResult
-		wantStatus(t, "release", b.call(t, bobToken, "POST", ackPath(first.ID), adminapi.AckRequest{Outcome: "released", LeaseToken: first.LeaseToken}, &res), 200)
+		var res adminwire.AckResult
+		wantStatus(t, "release", b.call(t, bobToken, "POST", ackPath(first.ID), adminwire.AckRequest{Outcome: "released", LeaseToken: first.LeaseToken}, &res), 200)
 		again := claimOne(t, b.api.URL, bobToken, "dev-bob")
 		if again.ID != first.ID || again.Attempt != first.Attempt {
 			t.Errorf("claimed %d attempt %d after release, want %d attempt %d", again.ID, again.Attempt, first.ID, first.Attempt)
@@ -229,7 +229,7 @@ func TestClaimWaits(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
 		b := setup(t, driver, nil)
 		start := time.Now()
-		var empty adminapi.Claimed
+		var empty adminwire.Claimed
 		wantStatus(t, "claim without wait", b.call(t, bobToken, "POST", "/api/v1/destinations/dev-bob/claim", nil, &empty), 200)
 		if len(empty.Deliveries) != 0 || time.Since(start) > 2*time.Second {
 			t.Fatalf("claim of an empty queue without wait: %+v after %s", empty, time.Since(start))
@@ -240,10 +240,10 @@ func TestClaimWaits(t *testing.T) {
 			t.Fatalf("claim with wait=300ms: %+v after %s", empty, took)
 		}
 
-		done := make(chan adminapi.Claimed, 1)
+		done := make(chan adminwire.Claimed, 1)
 		start = time.Now()
 		go func() {
-			var c adminapi.Claimed
+			var c adminwire.Claimed
 			defer func() { done <- c }()
 			req, _ := http.NewRequest("POST", b.api.URL+"/api/v1/destinations/dev-bob/claim?wait=20s&max=100", nil)
 			req.Header.Set("Authorization", "Bearer "+bobToken)
@@ -282,7 +282,7 @@ func TestClaimWaits(t *testing.T) {
 			{bobToken, "/api/v1/destinations/dev-bob/claim?lease=later", 400},
 			{bobToken, "/api/v1/destinations/dev-bob/claim?stray=1", 400},
 		} {
-			var e adminapi.Error
+			var e adminwire.Error
 			if got := b.call(t, tc.token, "POST", tc.path, nil, &e); got != tc.want {
 				t.Errorf("%s: %d, want %d", tc.path, got, tc.want)
 			}
@@ -329,7 +329,7 @@ func TestClaimLease(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
 		b := setup(t, driver, nil)
 		id := b.send(t, webhook{source: "stripe", id: "evt_lease", typ: "invoice.paid", body: []byte(`{"id":"evt_lease","type":"invoice.paid"}`)})
-		var c adminapi.Claimed
+		var c adminwire.Claimed
 		before := time.Now()
 		wantStatus(t, "claim", b.call(t, aliceToken, "POST", "/api/v1/destinations/dev-alice/claim?lease=30s", nil, &c), 200)
 		if c.LeaseSeconds != 30 || len(c.Deliveries) != 1 {

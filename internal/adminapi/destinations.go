@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
@@ -26,18 +27,18 @@ func (h *handler) listDestinations(w http.ResponseWriter, r *http.Request) {
 
 // Destinations returns every configured destination, in config order,
 // with what an operator looks at first in an incident.
-func (s *Service) Destinations(ctx context.Context) (Destinations, error) {
+func (s *Service) Destinations(ctx context.Context) (adminwire.Destinations, error) {
 	st, err := s.store.Stats(ctx, s.now())
 	if err != nil {
-		return Destinations{}, err
+		return adminwire.Destinations{}, err
 	}
 	paused, err := s.store.Paused(ctx)
 	if err != nil {
-		return Destinations{}, err
+		return adminwire.Destinations{}, err
 	}
-	out := Destinations{Destinations: make([]Destination, 0, len(s.cfg.Destinations))}
+	out := adminwire.Destinations{Destinations: make([]adminwire.Destination, 0, len(s.cfg.Destinations))}
 	for _, d := range s.cfg.Destinations {
-		row := Destination{Name: d.Name, Kind: d.Kind()}
+		row := adminwire.Destination{Name: d.Name, Kind: d.Kind()}
 		if row.Kind == "push" {
 			row.URL = displayURL(d.URL)
 		}
@@ -45,10 +46,10 @@ func (s *Service) Destinations(ctx context.Context) (Destinations, error) {
 		row.Backlog = ds.Pending + ds.Failed + ds.Processing
 		row.OldestPendingAgeSeconds, row.Dead = ds.OldestPendingAgeSeconds, ds.Dead
 		if at, ok := paused[d.Name]; ok {
-			row.Paused, row.PausedAt = true, timePtr(at)
+			row.Paused, row.PausedAt = true, adminwire.OptionalTime(at)
 		}
 		if row.LastError, row.LastErrorAt, err = s.lastError(ctx, d.Name); err != nil {
-			return Destinations{}, err
+			return adminwire.Destinations{}, err
 		}
 		out.Destinations = append(out.Destinations, row)
 	}
@@ -72,7 +73,7 @@ func (s *Service) lastError(ctx context.Context, destination string) (string, *t
 		}
 		for _, d := range ds {
 			if d.Destination == destination && d.LastError != "" {
-				return d.LastError, timePtr(d.UpdatedAt), nil
+				return d.LastError, adminwire.OptionalTime(d.UpdatedAt), nil
 			}
 		}
 	}
@@ -107,7 +108,7 @@ func (h *handler) setPaused(w http.ResponseWriter, r *http.Request, paused bool)
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, PauseResult{Destination: name, Paused: paused})
+	writeJSON(w, http.StatusOK, adminwire.PauseResult{Destination: name, Paused: paused})
 }
 
 // SetPaused pauses or resumes a configured destination for actor. A resume
@@ -140,7 +141,7 @@ func (h *handler) skip(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	audit(r.Context(), keyDestination, d.Destination, keyEventID, d.EventID)
-	writeJSON(w, http.StatusOK, deliveryDetail(d, nil))
+	writeJSON(w, http.StatusOK, adminwire.DeliveryOf(d, nil))
 }
 
 // SkipDelivery sets delivery id skipped for actor.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
@@ -72,15 +73,11 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, Error{Error: msg})
+	writeJSON(w, status, adminwire.Error{Error: msg})
 }
 
-// APIHeader is set on every answer of the admin API, so that a client can
-// tell it from another service that also answers JSON.
-const APIHeader = "Hookrelay-Api"
-
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set(APIHeader, "v1")
+	w.Header().Set(adminwire.APIHeader, adminwire.APIVersion)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // showEvent answers GET /api/v1/events/{id}.
@@ -20,30 +22,30 @@ func (h *handler) showEvent(w http.ResponseWriter, r *http.Request) {
 // that carry a signature masked, see maskSignatures), its deliveries and
 // each delivery's attempts, and its tombstone when it was purged; an
 // unknown id is a 404 error.
-func (s *Service) Event(ctx context.Context, id string) (EventDetail, error) {
+func (s *Service) Event(ctx context.Context, id string) (adminwire.EventDetail, error) {
 	ev, err := s.StoredEvent(ctx, id)
 	if err != nil {
-		return EventDetail{}, err
+		return adminwire.EventDetail{}, err
 	}
 	ds, err := s.store.EventDeliveries(ctx, ev.ID)
 	if err != nil {
-		return EventDetail{}, fmt.Errorf("read deliveries: %w", err)
+		return adminwire.EventDetail{}, fmt.Errorf("read deliveries: %w", err)
 	}
-	out := make([]Delivery, len(ds))
+	out := make([]adminwire.Delivery, len(ds))
 	for i, d := range ds {
 		attempts, err := s.store.DeliveryAttempts(ctx, d.ID)
 		if err != nil {
-			return EventDetail{}, fmt.Errorf("read attempts: %w", err)
+			return adminwire.EventDetail{}, fmt.Errorf("read attempts: %w", err)
 		}
-		out[i] = deliveryDetail(d, attempts)
+		out[i] = adminwire.DeliveryOf(d, attempts)
 	}
 	tomb, err := s.tombstone(ctx, ev.ID)
 	if err != nil {
-		return EventDetail{}, err
+		return adminwire.EventDetail{}, err
 	}
 	src, _ := s.cfg.Source(ev.Source)
 	ev.Headers = maskSignatures(ev.Headers, src)
-	detail := eventDetail(ev, out)
+	detail := adminwire.EventDetailOf(ev, out)
 	detail.Purged = tomb
 	return detail, nil
 }

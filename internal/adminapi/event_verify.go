@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/signature"
 )
 
@@ -25,21 +26,21 @@ func (h *handler) verifyEvent(w http.ResponseWriter, r *http.Request) {
 // receive time, so the skew is the one the event had when it arrived; the
 // tolerance is reported, not applied, and an old event still verifies. A
 // purged event has nothing left to verify: 410.
-func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
+func (s *Service) Verify(ctx context.Context, id string) (adminwire.Verification, error) {
 	ev, err := s.StoredPayload(ctx, id)
 	if err != nil {
-		return Verification{}, err
+		return adminwire.Verification{}, err
 	}
 	src, ok := s.cfg.Source(ev.Source)
 	if !ok {
-		return Verification{Reason: fmt.Sprintf("source %q is no longer configured", ev.Source)}, nil
+		return adminwire.Verification{Reason: fmt.Sprintf("source %q is no longer configured", ev.Source)}, nil
 	}
 	opts := src.SchemeOptions()
 	tolerance := opts.Tolerance
 	if tolerance <= 0 {
 		tolerance = signature.DefaultToleranceOf(opts.Scheme)
 	}
-	out := Verification{Scheme: opts.Scheme, ToleranceSeconds: tolerance.Seconds()}
+	out := adminwire.Verification{Scheme: opts.Scheme, ToleranceSeconds: tolerance.Seconds()}
 	switch opts.Scheme {
 	case "gitlab":
 		out.Reason = "GitLab sends its shared token itself, not a signature, and hookrelay never stores it: a stored GitLab event cannot be re-checked"
@@ -50,14 +51,14 @@ func (s *Service) Verify(ctx context.Context, id string) (Verification, error) {
 	}
 	scheme, err := signature.New(opts)
 	if err != nil {
-		return Verification{}, fmt.Errorf("build scheme of source %q: %w", ev.Source, err)
+		return adminwire.Verification{}, fmt.Errorf("build scheme of source %q: %w", ev.Source, err)
 	}
 	res, err := scheme.Verify(signature.Request{Header: ev.Headers, Body: ev.Body, RawQuery: ev.RawQuery, Now: ev.ReceivedAt})
 	out.WithinTolerance = true
 	if res.HasTimestamp {
 		skew := roundMS(res.Skew.Seconds())
 		out.SkewSeconds = &skew
-		out.SignedAt = timePtr(res.Timestamp)
+		out.SignedAt = adminwire.OptionalTime(res.Timestamp)
 		out.WithinTolerance = res.Skew <= tolerance && res.Skew >= -tolerance
 	}
 	switch {

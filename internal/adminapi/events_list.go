@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -26,7 +27,7 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	out, err := h.ListEvents(r.Context(), Filter{
+	out, err := h.ListEvents(r.Context(), adminwire.Filter{
 		Source:      q.Get("source"),
 		Type:        q.Get("type"),
 		Status:      q.Get("status"),
@@ -44,19 +45,19 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
 // ListEvents returns one page of the events f selects, newest first, with
 // their deliveries' states; cursor is the previous page's NextCursor
 // (empty for the first) and limit the page size, at most 1000.
-func (s *Service) ListEvents(ctx context.Context, f Filter, cursor string, limit int) (EventList, error) {
+func (s *Service) ListEvents(ctx context.Context, f adminwire.Filter, cursor string, limit int) (adminwire.EventList, error) {
 	filter, err := toFilter(f)
 	if err != nil {
-		return EventList{}, err
+		return adminwire.EventList{}, err
 	}
 	limit = min(max(limit, 1), maxLimit)
 	events, next, err := s.store.ListEvents(ctx, store.ListRequest{Filter: filter, Cursor: cursor, Limit: limit})
 	if err != nil {
-		return EventList{}, err
+		return adminwire.EventList{}, err
 	}
-	out := EventList{Events: make([]Event, len(events)), NextCursor: next}
+	out := adminwire.EventList{Events: make([]adminwire.Event, len(events)), NextCursor: next}
 	for i, e := range events {
-		out.Events[i] = eventSummary(e)
+		out.Events[i] = adminwire.EventOf(e)
 	}
 	return out, nil
 }

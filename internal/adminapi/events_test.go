@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -28,7 +28,7 @@ func TestListEvents(t *testing.T) {
 		push := b.send(t, webhook{source: "github", id: "gh-1", typ: "push"})
 		b.receiveAt(time.Time{})
 
-		var all adminapi.EventList
+		var all adminwire.EventList
 		wantStatus(t, "list", b.call(t, readToken, "GET", "/api/v1/events", nil, &all), 200)
 		if got := ids(all); !slices.Equal(got, []string{push, sub, paid}) {
 			t.Fatalf("listed %v, want newest first %v", got, []string{push, sub, paid})
@@ -72,7 +72,7 @@ func TestListEvents(t *testing.T) {
 			{"until=now", []string{push, sub, paid}},
 			{"since=" + day.Format(time.DateOnly) + "&until=-2h", []string{push, sub, paid}},
 		} {
-			var page adminapi.EventList
+			var page adminwire.EventList
 			wantStatus(t, tc.query, b.call(t, readToken, "GET", "/api/v1/events?"+tc.query, nil, &page), 200)
 			if got := ids(page); !slices.Equal(got, tc.want) {
 				t.Errorf("?%s listed %v, want %v", tc.query, got, tc.want)
@@ -94,7 +94,7 @@ func TestListEvents(t *testing.T) {
 
 		for _, bad := range []string{"limit=0", "limit=x", "since=yesterday", "since=-0s", "until=-2x", "status=lost", "sorce=stripe",
 			"type=" + url.QueryEscape("[ab]*")} {
-			var e adminapi.Error
+			var e adminwire.Error
 			if got := b.call(t, readToken, "GET", "/api/v1/events?"+bad, nil, &e); got != 400 {
 				t.Errorf("?%s: %d, want 400", bad, got)
 			}
@@ -102,7 +102,7 @@ func TestListEvents(t *testing.T) {
 	})
 }
 
-func ids(l adminapi.EventList) []string {
+func ids(l adminwire.EventList) []string {
 	var out []string
 	for _, e := range l.Events {
 		out = append(out, e.ID)
@@ -146,7 +146,7 @@ func TestPaginationUnderConcurrentInserts(t *testing.T) {
 			if pages > 100 {
 				t.Fatal("more than 100 pages")
 			}
-			var page adminapi.EventList
+			var page adminwire.EventList
 			wantStatus(t, "page", b.call(t, readToken, "GET", "/api/v1/events?source=stripe&limit=4&cursor="+url.QueryEscape(cursor), nil, &page), 200)
 			for _, e := range page.Events {
 				if seen[e.ID] {
@@ -192,13 +192,13 @@ func TestShowEvent(t *testing.T) {
 		id := b.sendStripe(t, "evt_show", "invoice.paid")
 
 		// One failed attempt for dev-alice, through claim and ack.
-		var c adminapi.Claimed
+		var c adminwire.Claimed
 		wantStatus(t, "claim", b.call(t, aliceToken, "POST", "/api/v1/destinations/dev-alice/claim", nil, &c), 200)
 		d := c.Deliveries[0]
 		wantStatus(t, "ack", b.call(t, aliceToken, "POST", fmt.Sprintf("/api/v1/deliveries/%d/ack", d.ID),
-			adminapi.AckRequest{Outcome: "failed", Error: "local 500", StatusCode: 500, LeaseToken: d.LeaseToken}, nil), 200)
+			adminwire.AckRequest{Outcome: "failed", Error: "local 500", StatusCode: 500, LeaseToken: d.LeaseToken}, nil), 200)
 
-		var ev adminapi.EventDetail
+		var ev adminwire.EventDetail
 		wantStatus(t, "show", b.call(t, readToken, "GET", "/api/v1/events/"+id, nil, &ev), 200)
 		if ev.ID != id || ev.ProviderEventID != "evt_show" || ev.ContentType != "application/json" {
 			t.Errorf("event = %+v", ev)
@@ -208,7 +208,7 @@ func TestShowEvent(t *testing.T) {
 		if sig := ev.Headers["Stripe-Signature"]; len(sig) != 1 || sig[0] != "[masked]" {
 			t.Errorf("Stripe-Signature = %q, want it present and masked", sig)
 		}
-		var ver adminapi.Verification
+		var ver adminwire.Verification
 		wantStatus(t, "verify", b.call(t, readToken, "POST", "/api/v1/events/"+id+"/verify", nil, &ver), 200)
 		if !ver.Valid {
 			t.Errorf("the stored signature no longer verifies: %+v", ver)
@@ -231,7 +231,7 @@ func TestShowEvent(t *testing.T) {
 				}
 			}
 		}
-		var e adminapi.Error
+		var e adminwire.Error
 		wantStatus(t, "show unknown", b.call(t, readToken, "GET", "/api/v1/events/01NOSUCHEVENT", nil, &e), 404)
 	})
 }
@@ -264,7 +264,7 @@ func TestRawEvent(t *testing.T) {
 			}
 		}
 		resp := do(t, b.api.URL, readToken, "GET", "/api/v1/events/01NOSUCHEVENT/raw", nil)
-		var e adminapi.Error
+		var e adminwire.Error
 		_ = json.NewDecoder(resp.Body).Decode(&e)
 		resp.Body.Close()
 		if resp.StatusCode != 404 || e.Error == "" {

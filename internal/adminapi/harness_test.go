@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
@@ -293,7 +294,7 @@ func call(t *testing.T, base, token, method, path string, body any, out any) int
 		t.Fatal(err)
 	}
 	if resp.StatusCode >= 300 {
-		var e adminapi.Error
+		var e adminwire.Error
 		if err := json.Unmarshal(data, &e); err != nil || e.Error == "" {
 			t.Errorf("%s %s: %d answer %q is not {\"error\": …}", method, path, resp.StatusCode, data)
 		}
@@ -304,7 +305,7 @@ func call(t *testing.T, base, token, method, path string, body any, out any) int
 		}
 	}
 	if out != nil && resp.StatusCode >= 300 {
-		if e, ok := out.(*adminapi.Error); ok {
+		if e, ok := out.(*adminwire.Error); ok {
 			_ = json.Unmarshal(data, e)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // keepJobs is how many finished jobs a process remembers for GET
@@ -58,25 +60,25 @@ type job struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	view    Job       // guarded by mu
-	running time.Time // guarded by mu; when the walk started, after the count
+	view    adminwire.Job // guarded by mu
+	running time.Time     // guarded by mu; when the walk started, after the count
 }
 
 // start registers a job of kind for actor and runs work in the
 // background. work counts first (state "counting"), then walks (state
 // "running"), telling the job its progress.
-func (js *Jobs) start(kind, actor string, now time.Time, work func(*job) error) (Job, error) {
+func (js *Jobs) start(kind, actor string, now time.Time, work func(*job) error) (adminwire.Job, error) {
 	buf := make([]byte, 8)
 	_, _ = rand.Read(buf)
 	ctx, cancel := context.WithCancel(context.Background())
-	j := &job{ctx: ctx, cancel: cancel, view: Job{
-		ID: "job_" + hex.EncodeToString(buf), Kind: kind, Actor: actor, State: JobCounting, StartedAt: now,
+	j := &job{ctx: ctx, cancel: cancel, view: adminwire.Job{
+		ID: "job_" + hex.EncodeToString(buf), Kind: kind, Actor: actor, State: adminwire.JobCounting, StartedAt: now,
 	}}
 	js.mu.Lock()
 	if js.closed {
 		js.mu.Unlock()
 		cancel()
-		return Job{}, errShuttingDown
+		return adminwire.Job{}, errShuttingDown
 	}
 	js.byID[j.view.ID] = j
 	js.order = append(js.order, j.view.ID)
@@ -114,14 +116,14 @@ func (js *Jobs) get(id string) (*job, bool) {
 }
 
 // list returns every job remembered, newest first.
-func (js *Jobs) list(now time.Time) []Job {
+func (js *Jobs) list(now time.Time) []adminwire.Job {
 	js.mu.Lock()
 	jobs := make([]*job, 0, len(js.order))
 	for _, id := range slices.Backward(js.order) {
 		jobs = append(jobs, js.byID[id])
 	}
 	js.mu.Unlock()
-	out := make([]Job, len(jobs))
+	out := make([]adminwire.Job, len(jobs))
 	for i, j := range jobs {
 		out[i] = j.snapshot(now)
 	}
@@ -132,12 +134,12 @@ func (js *Jobs) list(now time.Time) []Job {
 func (j *job) counted(total int64, now time.Time) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.view.Total, j.view.State, j.running = total, JobRunning, now
+	j.view.Total, j.view.State, j.running = total, adminwire.JobRunning, now
 }
 
 // progressed records what the walk did so far; it returns errJobCancelled
 // once the job is cancelled, which stops the walk there.
-func (j *job) progressed(update func(*Job)) error {
+func (j *job) progressed(update func(*adminwire.Job)) error {
 	j.mu.Lock()
 	update(&j.view)
 	j.mu.Unlock()
@@ -155,11 +157,11 @@ func (j *job) finish(err error) {
 	j.view.FinishedAt = &now
 	switch {
 	case err == nil:
-		j.view.State = JobDone
+		j.view.State = adminwire.JobDone
 	case errors.Is(err, errJobCancelled) || j.ctx.Err() != nil:
-		j.view.State = JobCancelled
+		j.view.State = adminwire.JobCancelled
 	default:
-		j.view.State, j.view.Error = JobFailed, err.Error()
+		j.view.State, j.view.Error = adminwire.JobFailed, err.Error()
 	}
 }
 
@@ -172,7 +174,7 @@ func (j *job) finished() bool {
 
 // snapshot returns the job's view at now, with its rate and the time it
 // has left.
-func (j *job) snapshot(now time.Time) Job {
+func (j *job) snapshot(now time.Time) adminwire.Job {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	v := j.view
@@ -193,7 +195,7 @@ func (j *job) snapshot(now time.Time) Job {
 			v.RatePerSecond = roundMS(float64(v.Done) / secs)
 		}
 	}
-	if v.FinishedAt == nil && v.State == JobRunning && v.RatePerSecond > 0 && v.Total > v.Done {
+	if v.FinishedAt == nil && v.State == adminwire.JobRunning && v.RatePerSecond > 0 && v.Total > v.Done {
 		eta := roundMS(float64(v.Total-v.Done) / v.RatePerSecond)
 		v.ETASeconds = &eta
 	}

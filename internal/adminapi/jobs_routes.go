@@ -1,39 +1,33 @@
 package adminapi
 
-import "net/http"
+import (
+	"net/http"
 
-// JobReplayRequest is the body of POST /api/v1/jobs/replay: a replay's,
-// with the size of its batches.
-type JobReplayRequest struct {
-	ReplayRequest
-	// MaxBatch, when set, bounds the deliveries one transaction re-arms
-	// (below the store's own batch): smaller is gentler on ingest and
-	// moves the progress in finer steps.
-	MaxBatch int `json:"max_batch"`
-}
+	"github.com/hookrelay/hookrelay/internal/adminwire"
+)
 
 // startReplayJob answers POST /api/v1/jobs/replay: 202 with the job.
 func (h *handler) startReplayJob(w http.ResponseWriter, r *http.Request) {
-	var req JobReplayRequest
+	var req adminwire.JobReplayRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.answerJob(w, r, func() (Job, error) { return h.StartReplay(r.Context(), tokenFrom(r.Context()).Name, req) })
+	h.answerJob(w, r, func() (adminwire.Job, error) { return h.StartReplay(r.Context(), tokenFrom(r.Context()).Name, req) })
 }
 
 // startBackfillJob answers POST /api/v1/jobs/backfill: 202 with the job.
 func (h *handler) startBackfillJob(w http.ResponseWriter, r *http.Request) {
-	var req BackfillRequest
+	var req adminwire.BackfillRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.answerJob(w, r, func() (Job, error) { return h.StartBackfill(r.Context(), tokenFrom(r.Context()).Name, req) })
+	h.answerJob(w, r, func() (adminwire.Job, error) { return h.StartBackfill(r.Context(), tokenFrom(r.Context()).Name, req) })
 }
 
 // answerJob answers a started job with 202 and its location.
-func (h *handler) answerJob(w http.ResponseWriter, r *http.Request, start func() (Job, error)) {
+func (h *handler) answerJob(w http.ResponseWriter, r *http.Request, start func() (adminwire.Job, error)) {
 	j, err := start()
 	if err != nil {
 		h.fail(w, r, err)

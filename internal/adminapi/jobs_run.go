@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -27,19 +28,19 @@ func jobBatch(maxBatch int, total int64) int {
 // without an audit row: the replay writes its own), then re-arms them
 // batch by batch. A mistake in the
 // request is answered at once; the job is returned running.
-func (s *Service) StartReplay(ctx context.Context, actor string, req JobReplayRequest) (Job, error) {
+func (s *Service) StartReplay(ctx context.Context, actor string, req adminwire.JobReplayRequest) (adminwire.Job, error) {
 	if req.DryRun {
-		return Job{}, badRequest("a dry run is not a job: POST /api/v1/replay answers it at once")
+		return adminwire.Job{}, badRequest("a dry run is not a job: POST /api/v1/replay answers it at once")
 	}
 	if req.MaxBatch < 0 {
-		return Job{}, badRequest("max_batch: want a positive number of deliveries")
+		return adminwire.Job{}, badRequest("max_batch: want a positive number of deliveries")
 	}
 	filter, err := s.replayFilter(ctx, req.ReplayRequest)
 	if err != nil {
-		return Job{}, err
+		return adminwire.Job{}, err
 	}
 	audit(ctx, "filter", req.Filter)
-	j, err := s.jobs.start(JobReplay, actor, s.now(), func(j *job) error {
+	j, err := s.jobs.start(adminwire.JobReplay, actor, s.now(), func(j *job) error {
 		count, err := s.store.Replay(j.ctx, store.ReplayRequest{Filter: filter, DryRun: true, NoAuditRow: true, Actor: actor, Now: s.now()})
 		if err != nil {
 			return err
@@ -53,13 +54,13 @@ func (s *Service) StartReplay(ctx context.Context, actor string, req JobReplayRe
 				if done.Rearmed > 0 {
 					s.wakeReplayed(filter.Destination)
 				}
-				return j.progressed(func(v *Job) {
+				return j.progressed(func(v *adminwire.Job) {
 					v.Done, v.LastEventID = done.Matched, last
-					v.Replay = &ReplayResult{Matched: done.Matched, Rearmed: done.Rearmed, InFlight: done.InFlight}
+					v.Replay = &adminwire.ReplayResult{Matched: done.Matched, Rearmed: done.Rearmed, InFlight: done.InFlight}
 				})
 			},
 		})
-		_ = j.progressed(func(v *Job) { v.Done, v.Replay = res.Matched, &res })
+		_ = j.progressed(func(v *adminwire.Job) { v.Done, v.Replay = res.Matched, &res })
 		s.logJob(j, err)
 		return err
 	})
@@ -72,27 +73,27 @@ func (s *Service) StartReplay(ctx context.Context, actor string, req JobReplayRe
 // StartBackfill checks a backfill as POST /api/v1/backfill does and starts
 // it as a job: it counts the rows the destination lacks, then creates them
 // page by page.
-func (s *Service) StartBackfill(ctx context.Context, actor string, req BackfillRequest) (Job, error) {
+func (s *Service) StartBackfill(ctx context.Context, actor string, req adminwire.BackfillRequest) (adminwire.Job, error) {
 	if req.DryRun {
-		return Job{}, badRequest("a dry run is not a job: POST /api/v1/backfill answers it at once")
+		return adminwire.Job{}, badRequest("a dry run is not a job: POST /api/v1/backfill answers it at once")
 	}
 	b, err := s.backfillOf(req)
 	if err != nil {
-		return Job{}, err
+		return adminwire.Job{}, err
 	}
 	audit(ctx, keyDestination, b.dest.Name, "since", req.Since, "until", req.Until)
-	j, err := s.jobs.start(JobBackfill, actor, s.now(), func(j *job) error {
+	j, err := s.jobs.start(adminwire.JobBackfill, actor, s.now(), func(j *job) error {
 		count, err := s.createMissing(j.ctx, b.dest, b.since, b.until, true, s.now(), nil)
 		if err != nil {
 			return err
 		}
 		j.counted(count.Matched, s.now())
-		res, err := s.runBackfill(context.WithoutCancel(j.ctx), actor, b, false, func(done BackfillResult, last string) error {
-			return j.progressed(func(v *Job) {
+		res, err := s.runBackfill(context.WithoutCancel(j.ctx), actor, b, false, func(done adminwire.BackfillResult, last string) error {
+			return j.progressed(func(v *adminwire.Job) {
 				v.Done, v.LastEventID, v.Backfill = done.Matched, last, &done
 			})
 		})
-		_ = j.progressed(func(v *Job) { v.Done, v.Backfill = res.Matched, &res })
+		_ = j.progressed(func(v *adminwire.Job) { v.Done, v.Backfill = res.Matched, &res })
 		s.logJob(j, err)
 		return err
 	})
@@ -120,25 +121,25 @@ func (s *Service) logJob(j *job, err error) {
 }
 
 // Job returns the job with id, as it is now; an unknown id is a 404.
-func (s *Service) Job(id string) (Job, error) {
+func (s *Service) Job(id string) (adminwire.Job, error) {
 	j, ok := s.jobs.get(id)
 	if !ok {
-		return Job{}, notFound("no job %q: a job is known to the relay process that runs it, until it stops", id)
+		return adminwire.Job{}, notFound("no job %q: a job is known to the relay process that runs it, until it stops", id)
 	}
 	return j.snapshot(s.now()), nil
 }
 
 // ListJobs returns the jobs this process runs or ran lately, newest
 // first.
-func (s *Service) ListJobs() JobList { return JobList{Jobs: s.jobs.list(s.now())} }
+func (s *Service) ListJobs() adminwire.JobList { return adminwire.JobList{Jobs: s.jobs.list(s.now())} }
 
 // CancelJob asks a job to stop between two batches and returns it; it
 // ends as cancelled, keeping what it did. Cancelling a job that ended
 // changes nothing.
-func (s *Service) CancelJob(ctx context.Context, id string) (Job, error) {
+func (s *Service) CancelJob(ctx context.Context, id string) (adminwire.Job, error) {
 	j, ok := s.jobs.get(id)
 	if !ok {
-		return Job{}, notFound("no job %q: a job is known to the relay process that runs it, until it stops", id)
+		return adminwire.Job{}, notFound("no job %q: a job is known to the relay process that runs it, until it stops", id)
 	}
 	audit(ctx, "job", id)
 	j.cancel()

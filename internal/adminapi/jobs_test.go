@@ -6,17 +6,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // waitJob polls a job until it has ended.
-func waitJob(t *testing.T, base, id string) adminapi.Job {
+func waitJob(t *testing.T, base, id string) adminwire.Job {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var j adminapi.Job
+		var j adminwire.Job
 		wantStatus(t, "job "+id, call(t, base, readToken, "GET", "/api/v1/jobs/"+id, nil, &j), 200)
 		if j.FinishedAt != nil {
 			return j
@@ -67,19 +67,19 @@ func TestReplayJob(t *testing.T) {
 			b.sendStripe(t, fmt.Sprintf("evt_job%d", i), "invoice.paid")
 		}
 		req := map[string]any{"source": "stripe", "destination": "billing", "max_batch": 2}
-		var started adminapi.Job
+		var started adminwire.Job
 		wantStatus(t, "start", b.call(t, adminToken, "POST", "/api/v1/jobs/replay", req, &started), 202)
-		if started.ID == "" || started.Kind != adminapi.JobReplay || started.Actor != "ops" {
+		if started.ID == "" || started.Kind != adminwire.JobReplay || started.Actor != "ops" {
 			t.Fatalf("started job = %+v", started)
 		}
 		j := waitJob(t, b.api.URL, started.ID)
-		if j.State != adminapi.JobDone || j.Total != 6 || j.Done != 6 || j.Replay == nil || j.Replay.Rearmed != 6 || j.ETASeconds != nil || j.LastEventID == "" {
+		if j.State != adminwire.JobDone || j.Total != 6 || j.Done != 6 || j.Replay == nil || j.Replay.Rearmed != 6 || j.ETASeconds != nil || j.LastEventID == "" {
 			t.Errorf("job = %+v (replay %+v), want done with 6 of 6 re-armed", j, j.Replay)
 		}
 		if n := replayedDeliveries(t, b.store, "stripe"); n != 6 {
 			t.Errorf("%d deliveries re-armed in the store, want 6", n)
 		}
-		var list adminapi.JobList
+		var list adminwire.JobList
 		wantStatus(t, "list", b.call(t, readToken, "GET", "/api/v1/jobs", nil, &list), 200)
 		if len(list.Jobs) != 1 || list.Jobs[0].ID != started.ID {
 			t.Errorf("jobs = %+v, want the one", list.Jobs)
@@ -126,7 +126,7 @@ func TestReplayJobCancel(t *testing.T) {
 		for i := range n {
 			b.sendStripe(t, fmt.Sprintf("evt_cancel%d", i), "invoice.paid")
 		}
-		var started, cancelled adminapi.Job
+		var started, cancelled adminwire.Job
 		wantStatus(t, "start", b.call(t, adminToken, "POST", "/api/v1/jobs/replay",
 			map[string]any{"source": "stripe", "destination": "billing", "max_batch": 1}, &started), 202)
 		wantStatus(t, "cancel", b.call(t, adminToken, "POST", "/api/v1/jobs/"+started.ID+"/cancel", nil, &cancelled), 200)
@@ -136,11 +136,11 @@ func TestReplayJobCancel(t *testing.T) {
 			rearmed = j.Replay.Rearmed
 		}
 		switch j.State {
-		case adminapi.JobCancelled:
+		case adminwire.JobCancelled:
 			if j.Done >= n && j.Total == n {
 				t.Errorf("cancelled job = %+v, want it stopped before the end", j)
 			}
-		case adminapi.JobDone: // it ran out before the cancel reached it
+		case adminwire.JobDone: // it ran out before the cancel reached it
 		default:
 			t.Fatalf("job = %+v, want cancelled", j)
 		}
@@ -149,7 +149,7 @@ func TestReplayJobCancel(t *testing.T) {
 		}
 		t.Logf("cancelled after %d of %d", rearmed, j.Total)
 		// Cancelling an ended job changes nothing.
-		var again adminapi.Job
+		var again adminwire.Job
 		wantStatus(t, "cancel again", b.call(t, adminToken, "POST", "/api/v1/jobs/"+started.ID+"/cancel", nil, &again), 200)
 		if again.State != j.State || again.Done != j.Done {
 			t.Errorf("a second cancel changed the job: %+v, was %+v", again, j)
@@ -174,10 +174,10 @@ func TestBackfillJob(t *testing.T) {
 		api := b.serve(t, cfg, nil).URL
 		window := map[string]any{"destination": "late", "since": "2020-01-01T00:00:00Z", "until": "2099-01-01T00:00:00Z"}
 		for i, want := range []int64{5, 0} {
-			var started adminapi.Job
+			var started adminwire.Job
 			wantStatus(t, "start backfill", call(t, api, adminToken, "POST", "/api/v1/jobs/backfill", window, &started), 202)
 			j := waitJob(t, api, started.ID)
-			if j.State != adminapi.JobDone || j.Kind != adminapi.JobBackfill || j.Total != want || j.Done != want || j.Backfill == nil || j.Backfill.Created != want {
+			if j.State != adminwire.JobDone || j.Kind != adminwire.JobBackfill || j.Total != want || j.Done != want || j.Backfill == nil || j.Backfill.Created != want {
 				t.Errorf("backfill job %d = %+v (%+v), want %d created", i, j, j.Backfill, want)
 			}
 		}

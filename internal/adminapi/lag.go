@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"slices"
+
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // lagSample is how many of a source's newest events the stats' provider
@@ -13,7 +15,7 @@ const lagSample = 100
 // addProviderLag sets each source's provider lag in out from its newest
 // events: the median and the largest receive time minus provider time.
 // Sources whose scheme gives no provider time keep nil.
-func (s *Service) addProviderLag(ctx context.Context, out map[string]SourceStats) error {
+func (s *Service) addProviderLag(ctx context.Context, out map[string]adminwire.SourceStats) error {
 	for name, src := range out {
 		times, err := s.store.RecentEventTimes(ctx, name, lagSample)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/when"
 )
@@ -63,7 +63,7 @@ func parseTime(name, v string) (time.Time, error) {
 }
 
 // toFilter checks a filter as it came in and returns the store's.
-func toFilter(f Filter) (store.EventFilter, error) {
+func toFilter(f adminwire.Filter) (store.EventFilter, error) {
 	out := store.EventFilter{
 		IDs:         f.IDs,
 		Source:      f.Source,
@@ -92,8 +92,8 @@ func toFilter(f Filter) (store.EventFilter, error) {
 	return out, nil
 }
 
-// isEmpty reports whether f selects every event.
-func (f Filter) isEmpty() bool {
+// selectsAll reports whether f selects every event.
+func selectsAll(f adminwire.Filter) bool {
 	return len(f.IDs) == 0 && f.Source == "" && f.Type == "" && f.Status == "" &&
 		f.Destination == "" && f.Since == "" && f.Until == ""
 }
@@ -132,22 +132,6 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
 		return 0, badRequest("%s: want at least %d, got %d", name, lo, n)
 	}
 	return min(n, hi), nil
-}
-
-// LogValue logs a filter with the number of its ids rather than the ids,
-// which may be thousands.
-func (f Filter) LogValue() slog.Value {
-	var attrs []slog.Attr
-	if len(f.IDs) > 0 {
-		attrs = append(attrs, slog.Int("ids", len(f.IDs)))
-	}
-	for _, kv := range [][2]string{{"source", f.Source}, {"type", f.Type}, {"status", f.Status},
-		{"destination", f.Destination}, {"since", f.Since}, {"until", f.Until}} {
-		if kv[1] != "" {
-			attrs = append(attrs, slog.String(kv[0], kv[1]))
-		}
-	}
-	return slog.GroupValue(attrs...)
 }
 
 // sinceAndLimit reads the since and limit parameters of the record

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -172,7 +172,7 @@ func TestProviderFixturesEndToEnd(t *testing.T) {
 				}
 				b.receiveAt(at)
 				status, text := f.post(t, b.ingest.URL)
-				var list adminapi.EventList
+				var list adminwire.EventList
 				wantStatus(t, "list "+f.Name, b.call(t, readToken, "GET", "/api/v1/events?source="+url.QueryEscape(f.Name), nil, &list), 200)
 
 				if !f.ExpectedValid {
@@ -194,7 +194,7 @@ func TestProviderFixturesEndToEnd(t *testing.T) {
 				if len(list.Events) != 1 {
 					t.Fatalf("%d events stored; want 1", len(list.Events))
 				}
-				var v adminapi.Verification
+				var v adminwire.Verification
 				wantStatus(t, "verify "+f.Name, b.call(t, readToken, "POST", "/api/v1/events/"+list.Events[0].ID+"/verify", nil, &v), 200)
 				if want, ok := unverifiable[f.Scheme]; ok {
 					if v.Valid || !strings.Contains(v.Reason, want) {

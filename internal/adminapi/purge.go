@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -19,7 +20,7 @@ const maxPurgeReason = 500
 // purge answers POST /api/v1/purge: it erases the payload of the events a
 // selector selects, or on a dry run only counts them.
 func (h *handler) purge(w http.ResponseWriter, r *http.Request) {
-	var req PurgeRequest
+	var req adminwire.PurgeRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
@@ -44,17 +45,17 @@ func (h *handler) purge(w http.ResponseWriter, r *http.Request) {
 // path selector looks for is never logged nor recorded: the audit row
 // keeps its HMAC-SHA-256 under the database's audit key, which no API
 // returns.
-func (s *Service) Purge(ctx context.Context, actor string, req PurgeRequest) (PurgeResult, error) {
+func (s *Service) Purge(ctx context.Context, actor string, req adminwire.PurgeRequest) (adminwire.PurgeResult, error) {
 	sel, err := s.purgeSelector(req)
 	if err != nil {
-		return PurgeResult{}, err
+		return adminwire.PurgeResult{}, err
 	}
 	var key []byte
 	if sel.path != "" {
 		// Read before anything is purged: a purge that could not be
 		// audited is not started.
 		if key, err = s.store.AuditKey(ctx); err != nil {
-			return PurgeResult{}, fmt.Errorf("read audit key: %w", err)
+			return adminwire.PurgeResult{}, fmt.Errorf("read audit key: %w", err)
 		}
 	}
 	audit(ctx, "selector", sel.kind(), "dry_run", req.DryRun)

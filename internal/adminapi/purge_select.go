@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/bodyfield"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
@@ -17,7 +18,7 @@ const purgeScanPage = 200
 
 // purgeSelector checks req and returns its selector. The messages never
 // quote the value looked for.
-func (s *Service) purgeSelector(req PurgeRequest) (purgeSelector, error) {
+func (s *Service) purgeSelector(req adminwire.PurgeRequest) (purgeSelector, error) {
 	reason := strings.TrimSpace(req.Reason)
 	switch {
 	case reason == "":
@@ -60,7 +61,7 @@ func (s *Service) purgeSelector(req PurgeRequest) (purgeSelector, error) {
 		if err := bodyfield.Valid(req.Path); err != nil {
 			return sel, badRequest("path: %v", err)
 		}
-		f, err := toFilter(Filter{Since: req.Since, Until: req.Until})
+		f, err := toFilter(adminwire.Filter{Since: req.Since, Until: req.Until})
 		if err != nil {
 			return sel, err
 		}
@@ -75,7 +76,7 @@ type purgeRun struct {
 	s      *Service
 	req    store.PurgeRequest
 	dryRun bool
-	res    PurgeResult
+	res    adminwire.PurgeResult
 }
 
 // run selects the events and purges them, batch by batch.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -22,10 +22,10 @@ func (b *testBundle) customerEvent(t *testing.T, id, customer string) string {
 
 // purgeCall posts a purge, first as a dry run, and checks that the dry
 // run's count is what the purge then purged.
-func (b *testBundle) purgeCall(t *testing.T, req map[string]any, want int64) adminapi.PurgeResult {
+func (b *testBundle) purgeCall(t *testing.T, req map[string]any, want int64) adminwire.PurgeResult {
 	t.Helper()
 	req["dry_run"] = true
-	var dry, res adminapi.PurgeResult
+	var dry, res adminwire.PurgeResult
 	wantStatus(t, "purge dry run", b.call(t, adminToken, "POST", "/api/v1/purge", req, &dry), 200)
 	req["dry_run"] = false
 	wantStatus(t, "purge", b.call(t, adminToken, "POST", "/api/v1/purge", req, &res), 200)
@@ -62,14 +62,14 @@ func TestPurgeSelectors(t *testing.T) {
 		}
 		// Once purged, nothing matches any more; by id, it is counted apart.
 		b.purgeCall(t, map[string]any{"path": "data.object.customer", "value": "cus_123", "reason": "again"}, 0)
-		var again adminapi.PurgeResult
+		var again adminwire.PurgeResult
 		wantStatus(t, "purge again", b.call(t, adminToken, "POST", "/api/v1/purge", map[string]any{"ids": []string{byID}, "reason": "again"}, &again), 200)
 		if again.Matched != 0 || again.AlreadyPurged != 1 {
 			t.Errorf("purging a purged event = %+v; want 0 matched, 1 already purged", again)
 		}
 
 		for _, id := range append([]string{byID, byProvider}, subject...) {
-			var ev adminapi.EventDetail
+			var ev adminwire.EventDetail
 			wantStatus(t, "show "+id, b.call(t, readToken, "GET", "/api/v1/events/"+id, nil, &ev), 200)
 			if ev.Purged == nil || ev.Purged.PurgedBy != "ops" || !strings.HasPrefix(ev.Purged.Reason, "erasure request") || ev.BodySize != 0 || len(ev.Headers) != 0 {
 				t.Errorf("purged event %s shows %+v; want a tombstone by ops, no body, no headers", id, ev)
@@ -82,36 +82,36 @@ func TestPurgeSelectors(t *testing.T) {
 			wantStatus(t, "raw of "+id, b.call(t, readToken, "GET", "/api/v1/events/"+id+"/raw", nil, nil), 410)
 			wantStatus(t, "verify of "+id, b.call(t, readToken, "POST", "/api/v1/events/"+id+"/verify", nil, nil), 410)
 		}
-		var kev adminapi.EventDetail
+		var kev adminwire.EventDetail
 		wantStatus(t, "show kept", b.call(t, readToken, "GET", "/api/v1/events/"+kept, nil, &kev), 200)
 		if kev.Purged != nil || kev.BodySize == 0 {
 			t.Errorf("the kept event shows %+v; want it untouched", kev)
 		}
 
-		var e adminapi.Error
+		var e adminwire.Error
 		wantStatus(t, "replay of a purged event", b.call(t, adminToken, "POST", "/api/v1/replay", map[string]any{"ids": []string{byID}}, &e), 409)
 		if !strings.Contains(e.Error, byID) || !strings.Contains(e.Error, "purged") {
 			t.Errorf("replay refusal = %q; want it to name the event and say it was purged", e.Error)
 		}
-		var rep adminapi.ReplayResult
+		var rep adminwire.ReplayResult
 		wantStatus(t, "replay of the source", b.call(t, adminToken, "POST", "/api/v1/replay", map[string]any{"source": "stripe", "destination": "dev-alice"}, &rep), 200)
 		if rep.Matched != 1 {
 			t.Errorf("replay of the source matched %d deliveries, want only the kept event's", rep.Matched)
 		}
 
 		// A pull consumer finds the kept event only.
-		var claimed adminapi.Claimed
+		var claimed adminwire.Claimed
 		wantStatus(t, "claim", b.call(t, aliceToken, "POST", "/api/v1/destinations/dev-alice/claim?max=100", nil, &claimed), 200)
 		if len(claimed.Deliveries) != 1 || claimed.Deliveries[0].EventID != kept {
 			t.Errorf("claimed %+v; want the kept event only", claimed.Deliveries)
 		}
-		var stats adminapi.Stats
+		var stats adminwire.Stats
 		wantStatus(t, "stats", b.call(t, readToken, "GET", "/api/v1/stats", nil, &stats), 200)
 		if got := stats.Destinations["billing"].Purged; got != 7 {
 			t.Errorf("stats count %d purged billing deliveries, want 7", got)
 		}
 
-		var log adminapi.AuditLog
+		var log adminwire.AuditLog
 		wantStatus(t, "audit", b.call(t, readToken, "GET", "/api/v1/audit?limit=100", nil, &log), 200)
 		purges, valueMAC := 0, ""
 		for _, en := range log.Entries {
@@ -179,7 +179,7 @@ func TestPurgeRefusals(t *testing.T) {
 		}
 		wantStatus(t, "a read token", b.call(t, readToken, "POST", "/api/v1/purge", map[string]any{"ids": []string{id}, "reason": "x"}, nil), 403)
 		wantStatus(t, "a consumer token", b.call(t, aliceToken, "POST", "/api/v1/purge", map[string]any{"ids": []string{id}, "reason": "x"}, nil), 403)
-		var ev adminapi.EventDetail
+		var ev adminwire.EventDetail
 		wantStatus(t, "show", b.call(t, readToken, "GET", "/api/v1/events/"+id, nil, &ev), 200)
 		if ev.Purged != nil || ev.BodySize == 0 {
 			t.Errorf("after refusals the event shows %+v; want it untouched", ev)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // rejections answers GET /api/v1/rejections?source=&since=&limit=: the
@@ -31,12 +33,12 @@ func (h *handler) rejections(w http.ResponseWriter, r *http.Request) {
 // when empty) from since on (all kept when zero), newest first. The record
 // is bounded by ingest.rejections_keep, so it is read whole and filtered
 // here.
-func (s *Service) Rejections(ctx context.Context, source string, since time.Time, limit int) (Rejections, error) {
+func (s *Service) Rejections(ctx context.Context, source string, since time.Time, limit int) (adminwire.Rejections, error) {
 	rs, err := s.store.Rejections(ctx, max(s.cfg.Ingest.RejectionsKeep, limit))
 	if err != nil {
-		return Rejections{}, err
+		return adminwire.Rejections{}, err
 	}
-	out := Rejections{Rejections: []Rejection{}}
+	out := adminwire.Rejections{Rejections: []adminwire.Rejection{}}
 	for _, rj := range rs {
 		if len(out.Rejections) == limit {
 			break
@@ -44,7 +46,7 @@ func (s *Service) Rejections(ctx context.Context, source string, since time.Time
 		if source != "" && rj.Source != source || rj.At.Before(since) {
 			continue
 		}
-		row := Rejection{At: rj.At.UTC(), Source: rj.Source, Reason: rj.Reason, RemoteAddr: rj.RemoteAddr, BodySize: rj.BodySize}
+		row := adminwire.Rejection{At: rj.At.UTC(), Source: rj.Source, Reason: rj.Reason, RemoteAddr: rj.RemoteAddr, BodySize: rj.BodySize}
 		if rj.HasSkew {
 			skew := roundMS(rj.Skew.Seconds())
 			row.SkewSeconds = &skew

@@ -3,20 +3,13 @@ package adminapi
 import (
 	"context"
 	"net/http"
-)
 
-// ReloadSummary is the answer of POST /api/v1/reload: what the running
-// config holds now, and the changed keys that only a restart applies.
-type ReloadSummary struct {
-	Sources         int      `json:"sources"`
-	Destinations    int      `json:"destinations"`
-	Tokens          int      `json:"tokens"`
-	RestartRequired []string `json:"restart_required"`
-}
+	"github.com/hookrelay/hookrelay/internal/adminwire"
+)
 
 // ReloadFunc reads the config again and applies it, or refuses it with its
 // problems and keeps the running one.
-type ReloadFunc func(ctx context.Context) (ReloadSummary, error)
+type ReloadFunc func(ctx context.Context) (adminwire.ReloadSummary, error)
 
 // reload answers POST /api/v1/reload. A refused config is a 400 whose
 // message lists its problems, one a line.

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // replay answers POST /api/v1/replay: it re-arms the deliveries of the
 // events that ids or a filter select, or on a dry run only counts them.
 func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
-	var req ReplayRequest
+	var req adminwire.ReplayRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		h.fail(w, r, err)
 		return
@@ -28,15 +29,15 @@ func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
 // select, or on a dry run only counts them; actor names who asked, for the
 // audit row. An empty filter is refused: replaying everything must be
 // asked for with a window.
-func (s *Service) Replay(ctx context.Context, actor string, req ReplayRequest) (ReplayResult, error) {
+func (s *Service) Replay(ctx context.Context, actor string, req adminwire.ReplayRequest) (adminwire.ReplayResult, error) {
 	filter, err := s.replayFilter(ctx, req)
 	if err != nil {
-		return ReplayResult{}, err
+		return adminwire.ReplayResult{}, err
 	}
 	audit(ctx, "filter", req.Filter, "dry_run", req.DryRun)
 	res, err := s.replay(ctx, store.ReplayRequest{Filter: filter, DryRun: req.DryRun, Actor: actor, Now: s.now()})
 	if err != nil {
-		return ReplayResult{}, err
+		return adminwire.ReplayResult{}, err
 	}
 	audit(ctx, "matched", res.Matched, "rearmed", res.Rearmed, "in_flight", res.InFlight)
 	return res, nil
@@ -44,8 +45,8 @@ func (s *Service) Replay(ctx context.Context, actor string, req ReplayRequest) (
 
 // replayFilter checks a replay request and returns its filter: ids or a
 // filter, with names the config has and ids that exist.
-func (s *Service) replayFilter(ctx context.Context, req ReplayRequest) (store.EventFilter, error) {
-	if req.isEmpty() {
+func (s *Service) replayFilter(ctx context.Context, req adminwire.ReplayRequest) (store.EventFilter, error) {
+	if selectsAll(req.Filter) {
 		return store.EventFilter{}, badRequest("replay needs ids or a filter (source, type, status, destination, since, until)")
 	}
 	filter, err := toFilter(req.Filter)
@@ -58,12 +59,12 @@ func (s *Service) replayFilter(ctx context.Context, req ReplayRequest) (store.Ev
 // replay runs a checked replay and wakes the destinations it re-armed
 // deliveries of, also when it stopped part way; the result is what it did
 // so far.
-func (s *Service) replay(ctx context.Context, req store.ReplayRequest) (ReplayResult, error) {
+func (s *Service) replay(ctx context.Context, req store.ReplayRequest) (adminwire.ReplayResult, error) {
 	res, err := s.store.Replay(ctx, req)
 	if res.Rearmed > 0 {
 		s.wakeReplayed(req.Filter.Destination)
 	}
-	out := ReplayResult{Matched: res.Matched, Rearmed: res.Rearmed, InFlight: res.InFlight, DryRun: req.DryRun}
+	out := adminwire.ReplayResult{Matched: res.Matched, Rearmed: res.Rearmed, InFlight: res.InFlight, DryRun: req.DryRun}
 	if err != nil {
 		return out, fmt.Errorf("replay: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -21,23 +21,23 @@ func TestReplay(t *testing.T) {
 
 		// One dev-alice delivery is held by a consumer: replay leaves it
 		// alone and counts it in flight.
-		var held adminapi.Claimed
+		var held adminwire.Claimed
 		wantStatus(t, "claim", b.call(t, aliceToken, "POST", "/api/v1/destinations/dev-alice/claim?max=1", nil, &held), 200)
 		if len(held.Deliveries) != 1 {
 			t.Fatalf("claimed %d, want 1", len(held.Deliveries))
 		}
 		b.woken.take()
 
-		replay := func(req map[string]any) adminapi.ReplayResult {
+		replay := func(req map[string]any) adminwire.ReplayResult {
 			t.Helper()
-			var res adminapi.ReplayResult
+			var res adminwire.ReplayResult
 			wantStatus(t, fmt.Sprintf("replay %v", req), b.call(t, adminToken, "POST", "/api/v1/replay", req, &res), 200)
 			return res
 		}
 		// Stripe's events have 2 billing, 3 dev-alice and 3 dev-bob
 		// deliveries.
 		dry := replay(map[string]any{"source": "stripe", "dry_run": true})
-		if dry != (adminapi.ReplayResult{Matched: 8, Rearmed: 0, InFlight: 1, DryRun: true}) {
+		if dry != (adminwire.ReplayResult{Matched: 8, Rearmed: 0, InFlight: 1, DryRun: true}) {
 			t.Errorf("dry run = %+v, want 8 matched, 1 in flight", dry)
 		}
 		if w := b.woken.take(); len(w) != 0 {
@@ -50,7 +50,7 @@ func TestReplay(t *testing.T) {
 		if w := b.woken.take(); !slices.Equal(w, []string{"billing", "dev-alice", "dev-bob"}) {
 			t.Errorf("replay woke %v, want every destination", w)
 		}
-		var ev adminapi.EventDetail
+		var ev adminwire.EventDetail
 		wantStatus(t, "show", b.call(t, readToken, "GET", "/api/v1/events/"+paid1, nil, &ev), 200)
 		for _, d := range ev.Deliveries {
 			if d.Status == "pending" && d.ReplayCount != 1 {
@@ -92,7 +92,7 @@ func TestReplay(t *testing.T) {
 			`{"source": "stripe"} {}`,
 			``,
 		} {
-			var e adminapi.Error
+			var e adminwire.Error
 			if got := b.call(t, adminToken, "POST", "/api/v1/replay", bad, &e); got != 400 {
 				t.Errorf("replay %v: %d, want 400", bad, got)
 			}
@@ -107,7 +107,7 @@ func TestReplay(t *testing.T) {
 			{map[string]any{"destination": "biling", "status": "dead"}, `no destination "biling" in the config (did you mean "billing"?)`},
 			{map[string]any{"ids": []string{paid1, "01NOPE", "01NADA"}}, "no event 01NOPE, 01NADA: nothing was replayed"},
 		} {
-			var e adminapi.Error
+			var e adminwire.Error
 			got := b.call(t, adminToken, "POST", "/api/v1/replay", tc.req, &e)
 			if got != 404 || !strings.Contains(e.Error, tc.want) {
 				t.Errorf("replay %v: %d %q, want 404 with %q", tc.req, got, e.Error, tc.want)
@@ -138,32 +138,32 @@ func TestBackfill(t *testing.T) {
     ordering_key: data.object.id
 `)
 		api := b.serve(t, cfg, nil).URL
-		backfill := func(req adminapi.BackfillRequest) adminapi.BackfillResult {
+		backfill := func(req adminwire.BackfillRequest) adminwire.BackfillResult {
 			t.Helper()
-			var res adminapi.BackfillResult
+			var res adminwire.BackfillResult
 			wantStatus(t, fmt.Sprintf("backfill %+v", req), call(t, api, adminToken, "POST", "/api/v1/backfill", req, &res), 200)
 			return res
 		}
-		window := adminapi.BackfillRequest{Destination: "late", Since: "2026-02-10T00:00:00Z", Until: "2026-02-11T00:00:00Z"}
+		window := adminwire.BackfillRequest{Destination: "late", Since: "2026-02-10T00:00:00Z", Until: "2026-02-11T00:00:00Z"}
 		dry := window
 		dry.DryRun = true
-		if got := backfill(dry); got != (adminapi.BackfillResult{Matched: 1, DryRun: true}) {
+		if got := backfill(dry); got != (adminwire.BackfillResult{Matched: 1, DryRun: true}) {
 			t.Errorf("dry run = %+v, want 1 matched", got)
 		}
 		b.woken.take()
-		if got := backfill(window); got != (adminapi.BackfillResult{Matched: 1, Created: 1}) {
+		if got := backfill(window); got != (adminwire.BackfillResult{Matched: 1, Created: 1}) {
 			t.Errorf("backfill = %+v, want 1 created", got)
 		}
 		if w := b.woken.take(); !slices.Equal(w, []string{"late"}) {
 			t.Errorf("backfill woke %v, want [late]", w)
 		}
-		if got := backfill(window); got != (adminapi.BackfillResult{}) {
+		if got := backfill(window); got != (adminwire.BackfillResult{}) {
 			t.Errorf("second backfill = %+v, want nothing", got)
 		}
 
-		deliveryTo := func(id, dest string) *adminapi.Delivery {
+		deliveryTo := func(id, dest string) *adminwire.Delivery {
 			t.Helper()
-			var ev adminapi.EventDetail
+			var ev adminwire.EventDetail
 			wantStatus(t, "show", call(t, api, readToken, "GET", "/api/v1/events/"+id, nil, &ev), 200)
 			for _, d := range ev.Deliveries {
 				if d.Destination == dest {
@@ -183,13 +183,13 @@ func TestBackfill(t *testing.T) {
 			req  any
 			want int
 		}{
-			{adminapi.BackfillRequest{Destination: "nope", Since: window.Since, Until: window.Until}, 404},
-			{adminapi.BackfillRequest{Destination: "late", Until: window.Until}, 400},
-			{adminapi.BackfillRequest{Destination: "late", Since: window.Until, Until: window.Since}, 400},
-			{adminapi.BackfillRequest{Destination: "late", Since: "monday", Until: window.Until}, 400},
+			{adminwire.BackfillRequest{Destination: "nope", Since: window.Since, Until: window.Until}, 404},
+			{adminwire.BackfillRequest{Destination: "late", Until: window.Until}, 400},
+			{adminwire.BackfillRequest{Destination: "late", Since: window.Until, Until: window.Since}, 400},
+			{adminwire.BackfillRequest{Destination: "late", Since: "monday", Until: window.Until}, 400},
 			{map[string]any{"destination": "late", "since": window.Since, "until": window.Until, "dryrun": true}, 400},
 		} {
-			var e adminapi.Error
+			var e adminwire.Error
 			if got := call(t, api, adminToken, "POST", "/api/v1/backfill", tc.req, &e); got != tc.want {
 				t.Errorf("backfill %+v: %d, want %d", tc.req, got, tc.want)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -21,39 +22,39 @@ func (h *handler) stats(w http.ResponseWriter, r *http.Request) {
 // the age of its oldest due one, and every configured source's ingest
 // counts, zeros included. Names the store knows but the config no longer
 // lists are reported too.
-func (s *Service) Stats(ctx context.Context) (Stats, error) {
+func (s *Service) Stats(ctx context.Context) (adminwire.Stats, error) {
 	st, err := s.store.Stats(ctx, s.now())
 	if err != nil {
-		return Stats{}, err
+		return adminwire.Stats{}, err
 	}
-	out := Stats{Destinations: map[string]DestinationStats{}, Sources: map[string]SourceStats{}, Paused: map[string]PausedStats{}}
+	out := adminwire.Stats{Destinations: map[string]adminwire.DestinationStats{}, Sources: map[string]adminwire.SourceStats{}, Paused: map[string]adminwire.PausedStats{}}
 	for _, d := range s.cfg.Destinations {
-		out.Destinations[d.Name] = DestinationStats{}
+		out.Destinations[d.Name] = adminwire.DestinationStats{}
 	}
 	for _, src := range s.cfg.Sources {
-		out.Sources[src.Name] = SourceStats{}
+		out.Sources[src.Name] = adminwire.SourceStats{}
 	}
 	for name, d := range st.Destinations {
 		out.Destinations[name] = destinationStats(d)
 	}
 	for name, src := range st.Sources {
-		out.Sources[name] = SourceStats{Received: src.Received, Duplicates: src.Duplicates, Rejected: src.Rejected}
+		out.Sources[name] = adminwire.SourceStats{Received: src.Received, Duplicates: src.Duplicates, Rejected: src.Rejected}
 	}
 	if err := s.addProviderLag(ctx, out.Sources); err != nil {
-		return Stats{}, err
+		return adminwire.Stats{}, err
 	}
 	paused, err := s.store.Paused(ctx)
 	if err != nil {
-		return Stats{}, err
+		return adminwire.Stats{}, err
 	}
 	for name, at := range paused {
-		out.Paused[name] = PausedStats{PausedForSeconds: roundMS(s.now().Sub(at).Seconds())}
+		out.Paused[name] = adminwire.PausedStats{PausedForSeconds: roundMS(s.now().Sub(at).Seconds())}
 	}
 	return out, nil
 }
 
-func destinationStats(d store.DestinationStats) DestinationStats {
-	return DestinationStats{
+func destinationStats(d store.DestinationStats) adminwire.DestinationStats {
+	return adminwire.DestinationStats{
 		Pending:                 d.Counts[store.StatusPending],
 		Processing:              d.Counts[store.StatusProcessing],
 		Failed:                  d.Counts[store.StatusFailed],

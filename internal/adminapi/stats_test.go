@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -39,7 +39,7 @@ func TestStats(t *testing.T) {
 		b.sendStripe(t, "evt_s2", "customer.subscription.updated")
 		claimOne(t, b.api.URL, bobToken, "dev-bob")
 
-		var s adminapi.Stats
+		var s adminwire.Stats
 		wantStatus(t, "stats", b.call(t, readToken, "GET", "/api/v1/stats", nil, &s), 200)
 		if got := s.Destinations["billing"]; got.Pending != 1 || got.OldestPendingAgeSeconds < 3500 {
 			t.Errorf("billing = %+v, want 1 pending about an hour old", got)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -20,9 +20,9 @@ func TestVerify(t *testing.T) {
 		gh := b.send(t, webhook{source: "github", id: "gh-verify", typ: "push"})
 		gl := b.send(t, webhook{source: "gitlab", id: "gl-verify", typ: "Push Hook"})
 
-		verify := func(base, id string) adminapi.Verification {
+		verify := func(base, id string) adminwire.Verification {
 			t.Helper()
-			var v adminapi.Verification
+			var v adminwire.Verification
 			wantStatus(t, "verify "+id, call(t, base, readToken, "POST", "/api/v1/events/"+id+"/verify", nil, &v), 200)
 			return v
 		}
@@ -56,7 +56,7 @@ func TestVerify(t *testing.T) {
 			v.SkewSeconds == nil {
 			t.Errorf("verify after the secret was dropped = %+v", v)
 		}
-		var e adminapi.Error
+		var e adminwire.Error
 		wantStatus(t, "verify unknown", b.call(t, readToken, "POST", "/api/v1/events/01NOSUCHEVENT/verify", nil, &e), 404)
 	})
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/cli"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/signature"
@@ -104,7 +104,7 @@ func TestVerifyTwilioQuery(t *testing.T) {
 		}
 		for _, e := range events {
 			id := postTwilio(t, b, e.url, e.token, []byte(e.body))
-			var v adminapi.Verification
+			var v adminwire.Verification
 			wantStatus(t, "verify "+e.name, b.call(t, readToken, "POST", "/api/v1/events/"+id+"/verify", nil, &v), 200)
 			if !v.Valid || v.Slot == nil || *v.Slot != 0 || v.Scheme != "twilio" {
 				t.Errorf("%s: verify = %+v; want valid in slot 0", e.name, v)

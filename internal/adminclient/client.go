@@ -1,7 +1,7 @@
 // Package adminclient is the typed client of hookrelay's admin API: one
-// method per route, answers decoded into the admin API's own JSON shapes.
-// Every CLI verb that talks to a relay uses it, and so do the end-to-end
-// tests.
+// method per route, bodies and answers in the shapes of adminwire, so that
+// it links no server code. Every CLI verb that talks to a relay uses it,
+// and so do the end-to-end tests.
 package adminclient
 
 import (
@@ -15,7 +15,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // Where a client finds a relay unless told otherwise.
@@ -135,7 +135,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	if resp.StatusCode/100 != 2 {
 		se := &StatusError{Status: resp.StatusCode, Header: resp.Header, Body: data}
-		var e adminapi.Error
+		var e adminwire.Error
 		if json.Unmarshal(data, &e) == nil && e.Error != "" && IsRelay(resp.Header) {
 			se.Message, se.FromAPI = e.Error, true
 		} else {
@@ -167,7 +167,7 @@ func isJSON(h http.Header) bool {
 
 // IsRelay reports whether an answer comes from hookrelay's admin API: JSON
 // with the API's own header.
-func IsRelay(h http.Header) bool { return isJSON(h) && h.Get(adminapi.APIHeader) != "" }
+func IsRelay(h http.Header) bool { return isJSON(h) && h.Get(adminwire.APIHeader) != "" }
 
 // NotRelay says that base answered something other than the admin API's
 // JSON (an HTML page, another service's JSON), and what to change. It wraps
@@ -175,7 +175,7 @@ func IsRelay(h http.Header) bool { return isJSON(h) && h.Get(adminapi.APIHeader)
 func NotRelay(base string, h http.Header, body []byte) error {
 	what := "an answer that is not the admin API's JSON"
 	if ct := h.Get("Content-Type"); isJSON(h) {
-		what = "JSON without the " + adminapi.APIHeader + " header of hookrelay's admin API"
+		what = "JSON without the " + adminwire.APIHeader + " header of hookrelay's admin API"
 	} else if ct != "" {
 		what = "a " + ct + " answer"
 	} else if bytes.HasPrefix(bytes.TrimSpace(body), []byte("<")) {

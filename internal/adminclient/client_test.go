@@ -6,8 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // TestAnswers checks how the client reads each kind of answer: the API's
@@ -18,13 +18,13 @@ func TestAnswers(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/stats", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer tok" {
-			w.Header().Set(adminapi.APIHeader, "v1")
+			w.Header().Set(adminwire.APIHeader, "v1")
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusUnauthorized)
 			_, _ = w.Write([]byte(`{"error":"missing or unknown bearer token"}`))
 			return
 		}
-		w.Header().Set(adminapi.APIHeader, "v1")
+		w.Header().Set(adminwire.APIHeader, "v1")
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"destinations":{"d":{"done":2}},"sources":{}}`))
 	})

@@ -8,20 +8,20 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // The routes of the admin API. Those an operator may print as they came
 // also return the answer's JSON as received.
 
 // Events lists events: GET /api/v1/events with the listing's filters.
-func (c *Client) Events(ctx context.Context, q url.Values) (adminapi.EventList, []byte, error) {
-	return call[adminapi.EventList](ctx, c, http.MethodGet, "/api/v1/events", q, nil)
+func (c *Client) Events(ctx context.Context, q url.Values) (adminwire.EventList, []byte, error) {
+	return call[adminwire.EventList](ctx, c, http.MethodGet, "/api/v1/events", q, nil)
 }
 
 // Event reads one event with its deliveries and their attempts.
-func (c *Client) Event(ctx context.Context, id string) (adminapi.EventDetail, []byte, error) {
-	return call[adminapi.EventDetail](ctx, c, http.MethodGet, "/api/v1/events/"+url.PathEscape(id), nil, nil)
+func (c *Client) Event(ctx context.Context, id string) (adminwire.EventDetail, []byte, error) {
+	return call[adminwire.EventDetail](ctx, c, http.MethodGet, "/api/v1/events/"+url.PathEscape(id), nil, nil)
 }
 
 // EventRaw returns the bytes stored for one event, exactly.
@@ -31,70 +31,70 @@ func (c *Client) EventRaw(ctx context.Context, id string) ([]byte, error) {
 }
 
 // Verify re-checks one event's stored signature now.
-func (c *Client) Verify(ctx context.Context, id string) (adminapi.Verification, []byte, error) {
-	return call[adminapi.Verification](ctx, c, http.MethodPost, "/api/v1/events/"+url.PathEscape(id)+"/verify", nil, nil)
+func (c *Client) Verify(ctx context.Context, id string) (adminwire.Verification, []byte, error) {
+	return call[adminwire.Verification](ctx, c, http.MethodPost, "/api/v1/events/"+url.PathEscape(id)+"/verify", nil, nil)
 }
 
 // Replay re-arms the deliveries req selects, or counts them on a dry run.
-func (c *Client) Replay(ctx context.Context, req adminapi.ReplayRequest) (adminapi.ReplayResult, []byte, error) {
-	return call[adminapi.ReplayResult](ctx, c, http.MethodPost, "/api/v1/replay", nil, req)
+func (c *Client) Replay(ctx context.Context, req adminwire.ReplayRequest) (adminwire.ReplayResult, []byte, error) {
+	return call[adminwire.ReplayResult](ctx, c, http.MethodPost, "/api/v1/replay", nil, req)
 }
 
 // Backfill creates the deliveries a destination lacks over a window, or
 // counts them on a dry run.
-func (c *Client) Backfill(ctx context.Context, req adminapi.BackfillRequest) (adminapi.BackfillResult, []byte, error) {
-	return call[adminapi.BackfillResult](ctx, c, http.MethodPost, "/api/v1/backfill", nil, req)
+func (c *Client) Backfill(ctx context.Context, req adminwire.BackfillRequest) (adminwire.BackfillResult, []byte, error) {
+	return call[adminwire.BackfillResult](ctx, c, http.MethodPost, "/api/v1/backfill", nil, req)
 }
 
 // Purge erases the payload of the events a selector selects, keeping a
 // tombstone, or counts them on a dry run.
-func (c *Client) Purge(ctx context.Context, req adminapi.PurgeRequest) (adminapi.PurgeResult, []byte, error) {
-	return call[adminapi.PurgeResult](ctx, c, http.MethodPost, "/api/v1/purge", nil, req)
+func (c *Client) Purge(ctx context.Context, req adminwire.PurgeRequest) (adminwire.PurgeResult, []byte, error) {
+	return call[adminwire.PurgeResult](ctx, c, http.MethodPost, "/api/v1/purge", nil, req)
 }
 
 // Stats counts deliveries per destination and ingest outcomes per source.
-func (c *Client) Stats(ctx context.Context) (adminapi.Stats, []byte, error) {
-	return call[adminapi.Stats](ctx, c, http.MethodGet, "/api/v1/stats", nil, nil)
+func (c *Client) Stats(ctx context.Context) (adminwire.Stats, []byte, error) {
+	return call[adminwire.Stats](ctx, c, http.MethodGet, "/api/v1/stats", nil, nil)
 }
 
 // Secrets lists the sources' secrets, masked, and which verified lately.
-func (c *Client) Secrets(ctx context.Context) (adminapi.Secrets, []byte, error) {
-	return call[adminapi.Secrets](ctx, c, http.MethodGet, "/api/v1/secrets", nil, nil)
+func (c *Client) Secrets(ctx context.Context) (adminwire.Secrets, []byte, error) {
+	return call[adminwire.Secrets](ctx, c, http.MethodGet, "/api/v1/secrets", nil, nil)
 }
 
 // Reload makes the relay read its config again.
-func (c *Client) Reload(ctx context.Context) (adminapi.ReloadSummary, []byte, error) {
-	return call[adminapi.ReloadSummary](ctx, c, http.MethodPost, "/api/v1/reload", nil, nil)
+func (c *Client) Reload(ctx context.Context) (adminwire.ReloadSummary, []byte, error) {
+	return call[adminwire.ReloadSummary](ctx, c, http.MethodPost, "/api/v1/reload", nil, nil)
 }
 
 // Rejections lists the rejected requests, newest first.
-func (c *Client) Rejections(ctx context.Context, q url.Values) (adminapi.Rejections, []byte, error) {
-	return call[adminapi.Rejections](ctx, c, http.MethodGet, "/api/v1/rejections", q, nil)
+func (c *Client) Rejections(ctx context.Context, q url.Values) (adminwire.Rejections, []byte, error) {
+	return call[adminwire.Rejections](ctx, c, http.MethodGet, "/api/v1/rejections", q, nil)
 }
 
 // Audit lists the audit log, newest first.
-func (c *Client) Audit(ctx context.Context, q url.Values) (adminapi.AuditLog, []byte, error) {
-	return call[adminapi.AuditLog](ctx, c, http.MethodGet, "/api/v1/audit", q, nil)
+func (c *Client) Audit(ctx context.Context, q url.Values) (adminwire.AuditLog, []byte, error) {
+	return call[adminwire.AuditLog](ctx, c, http.MethodGet, "/api/v1/audit", q, nil)
 }
 
 // Destinations lists the destinations with their state.
-func (c *Client) Destinations(ctx context.Context) (adminapi.Destinations, []byte, error) {
-	return call[adminapi.Destinations](ctx, c, http.MethodGet, "/api/v1/destinations", nil, nil)
+func (c *Client) Destinations(ctx context.Context) (adminwire.Destinations, []byte, error) {
+	return call[adminwire.Destinations](ctx, c, http.MethodGet, "/api/v1/destinations", nil, nil)
 }
 
 // Pause holds a destination's deliveries until Resume.
-func (c *Client) Pause(ctx context.Context, destination string) (adminapi.PauseResult, []byte, error) {
-	return call[adminapi.PauseResult](ctx, c, http.MethodPost, "/api/v1/destinations/"+url.PathEscape(destination)+"/pause", nil, nil)
+func (c *Client) Pause(ctx context.Context, destination string) (adminwire.PauseResult, []byte, error) {
+	return call[adminwire.PauseResult](ctx, c, http.MethodPost, "/api/v1/destinations/"+url.PathEscape(destination)+"/pause", nil, nil)
 }
 
 // Resume lets a paused destination's deliveries go out again.
-func (c *Client) Resume(ctx context.Context, destination string) (adminapi.PauseResult, []byte, error) {
-	return call[adminapi.PauseResult](ctx, c, http.MethodPost, "/api/v1/destinations/"+url.PathEscape(destination)+"/resume", nil, nil)
+func (c *Client) Resume(ctx context.Context, destination string) (adminwire.PauseResult, []byte, error) {
+	return call[adminwire.PauseResult](ctx, c, http.MethodPost, "/api/v1/destinations/"+url.PathEscape(destination)+"/resume", nil, nil)
 }
 
 // Skip marks one delivery skipped: it is not tried again.
-func (c *Client) Skip(ctx context.Context, deliveryID int64) (adminapi.Delivery, []byte, error) {
-	return call[adminapi.Delivery](ctx, c, http.MethodPost, fmt.Sprintf("/api/v1/deliveries/%d/skip", deliveryID), nil, nil)
+func (c *Client) Skip(ctx context.Context, deliveryID int64) (adminwire.Delivery, []byte, error) {
+	return call[adminwire.Delivery](ctx, c, http.MethodPost, fmt.Sprintf("/api/v1/deliveries/%d/skip", deliveryID), nil, nil)
 }
 
 // ClaimRequest is what a pull consumer asks one claim for; zero fields take
@@ -106,7 +106,7 @@ type ClaimRequest struct {
 
 // Claim leases due deliveries of a pull destination, waiting up to
 // req.Wait for one.
-func (c *Client) Claim(ctx context.Context, destination string, req ClaimRequest) (adminapi.Claimed, error) {
+func (c *Client) Claim(ctx context.Context, destination string, req ClaimRequest) (adminwire.Claimed, error) {
 	q := url.Values{}
 	if req.Max > 0 {
 		q.Set("max", strconv.Itoa(req.Max))
@@ -117,13 +117,13 @@ func (c *Client) Claim(ctx context.Context, destination string, req ClaimRequest
 	if req.Lease > 0 {
 		q.Set("lease", req.Lease.String())
 	}
-	v, _, err := call[adminapi.Claimed](ctx, c, http.MethodPost, "/api/v1/destinations/"+url.PathEscape(destination)+"/claim", q, nil)
+	v, _, err := call[adminwire.Claimed](ctx, c, http.MethodPost, "/api/v1/destinations/"+url.PathEscape(destination)+"/claim", q, nil)
 	return v, err
 }
 
 // Ack records the outcome of a claimed delivery, or hands it back with
-// adminapi.OutcomeReleased.
-func (c *Client) Ack(ctx context.Context, deliveryID int64, req adminapi.AckRequest) (adminapi.AckResult, error) {
-	v, _, err := call[adminapi.AckResult](ctx, c, http.MethodPost, fmt.Sprintf("/api/v1/deliveries/%d/ack", deliveryID), nil, req)
+// adminwire.OutcomeReleased.
+func (c *Client) Ack(ctx context.Context, deliveryID int64, req adminwire.AckRequest) (adminwire.AckResult, error) {
+	v, _, err := call[adminwire.AckResult](ctx, c, http.MethodPost, fmt.Sprintf("/api/v1/deliveries/%d/ack", deliveryID), nil, req)
 	return v, err
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // runAudit prints the audit log: replays, backfills, purges, pauses,
@@ -25,9 +25,9 @@ func runAudit(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.AuditLog, []byte, error) {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminwire.AuditLog, []byte, error) {
 		return c.Audit(ctx, q)
-	}, *asJSON, func(log adminapi.AuditLog) error {
+	}, *asJSON, func(log adminwire.AuditLog) error {
 		if len(log.Entries) == 0 {
 			fmt.Fprintln(env.Stderr, "nothing in the audit log matches")
 			return nil
@@ -43,7 +43,7 @@ func runAudit(ctx context.Context, env Env, args []string) error {
 }
 
 // auditResult says what an audited action did.
-func auditResult(e adminapi.AuditEntry) string {
+func auditResult(e adminwire.AuditEntry) string {
 	dry := ""
 	if e.DryRun {
 		dry = " (dry run)"

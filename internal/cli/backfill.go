@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 func runBackfill(ctx context.Context, env Env, args []string) error {
@@ -34,7 +34,7 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 	if *dest == "" || *since == "" {
 		return fmt.Errorf("%w: --destination and --since are required", errUsage)
 	}
-	req := adminapi.BackfillRequest{Destination: *dest}
+	req := adminwire.BackfillRequest{Destination: *dest}
 	var err error
 	if req.Since, req.Until, err = parseWindow(*since, *until); err != nil {
 		return err
@@ -46,23 +46,23 @@ func runBackfill(ctx context.Context, env Env, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, longTimeout)
 	defer cancel()
 
-	return guardedPost[adminapi.BackfillResult]{
+	return guardedPost[adminwire.BackfillResult]{
 		flagHint: "backfill",
 		dryRun:   *dryRun, yes: *yes, asJSON: *asJSON,
-		count: func(ctx context.Context, c *adminclient.Client) (adminapi.BackfillResult, []byte, error) {
+		count: func(ctx context.Context, c *adminclient.Client) (adminwire.BackfillResult, []byte, error) {
 			dry := req
 			dry.DryRun = true
 			return c.Backfill(ctx, dry)
 		},
-		preview: func(w io.Writer, dry adminapi.BackfillResult) (int64, string) {
+		preview: func(w io.Writer, dry adminwire.BackfillResult) (int64, string) {
 			fmt.Fprintf(w, "%s of the window would get a delivery to %s\n", counted(dry.Matched, eventNoun, eventsNoun), *dest)
 			return dry.Matched, fmt.Sprintf("Create %s to %s?", counted(dry.Matched, deliveryNoun, deliveriesNoun), *dest)
 		},
-		start: func(ctx context.Context, c *adminclient.Client) (adminapi.Job, error) {
+		start: func(ctx context.Context, c *adminclient.Client) (adminwire.Job, error) {
 			return c.StartBackfillJob(ctx, req)
 		},
 		unit: "deliveries",
-		report: func(w io.Writer, j adminapi.Job) (adminapi.BackfillResult, error) {
+		report: func(w io.Writer, j adminwire.Job) (adminwire.BackfillResult, error) {
 			return reportBackfill(w, j, *dest)
 		},
 	}.run(ctx, env, c)

@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // runDestinations dispatches `hookrelay destinations [list|pause|resume|skip]`;
@@ -34,9 +34,9 @@ func runDestinationsList(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.Destinations, []byte, error) {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminwire.Destinations, []byte, error) {
 		return c.Destinations(ctx)
-	}, *asJSON, func(list adminapi.Destinations) error {
+	}, *asJSON, func(list adminwire.Destinations) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "DESTINATION\tKIND\tURL\tSTATE\tBACKLOG\tOLDEST PENDING\tDEAD\tLAST ERROR")
 		for _, d := range list.Destinations {

@@ -15,7 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // runEvents dispatches `hookrelay events list|show|tail|raw`.
@@ -76,7 +76,7 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 	}
 	q.Set("limit", fmt.Sprint(*limit))
 
-	list, data, err := ask(ctx, c, func(ctx context.Context) (adminapi.EventList, []byte, error) { return c.Events(ctx, q) })
+	list, data, err := ask(ctx, c, func(ctx context.Context) (adminwire.EventList, []byte, error) { return c.Events(ctx, q) })
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 	return nil
 }
 
-func deliveryStates(ds []adminapi.DeliveryState) string {
+func deliveryStates(ds []adminwire.DeliveryState) string {
 	if len(ds) == 0 {
 		return "-"
 	}
@@ -128,7 +128,7 @@ func runEventsShow(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ev, data, err := ask(ctx, c, func(ctx context.Context) (adminapi.EventDetail, []byte, error) { return c.Event(ctx, id) })
+	ev, data, err := ask(ctx, c, func(ctx context.Context) (adminwire.EventDetail, []byte, error) { return c.Event(ctx, id) })
 	if err != nil {
 		return eventError(id, err)
 	}
@@ -138,7 +138,7 @@ func runEventsShow(ctx context.Context, env Env, args []string) error {
 	return printEvent(env.Stdout, ev)
 }
 
-func printEvent(w io.Writer, ev adminapi.EventDetail) error {
+func printEvent(w io.Writer, ev adminwire.EventDetail) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	slot := "none (the source verifies nothing)"
 	if ev.SignatureSlot != nil {
@@ -183,7 +183,7 @@ func printEvent(w io.Writer, ev adminapi.EventDetail) error {
 
 // bodyRow says how large the body is and how to read it, or that it was
 // purged.
-func bodyRow(ev adminapi.EventDetail) string {
+func bodyRow(ev adminwire.EventDetail) string {
 	if ev.Purged != nil {
 		return "purged"
 	}
@@ -195,7 +195,7 @@ const snippetShown = 120
 
 // printAttempts prints a delivery's attempts with their response
 // snippets, under a heading for each replay round once it was replayed.
-func printAttempts(w io.Writer, d adminapi.Delivery) {
+func printAttempts(w io.Writer, d adminwire.Delivery) {
 	round := -1
 	for _, a := range d.AttemptLog {
 		if a.Round != round && d.ReplayCount > 0 {
@@ -228,7 +228,7 @@ func shownSnippet(s string) string {
 }
 
 // deliveryNote says what comes next for a delivery, or how it ended.
-func deliveryNote(d adminapi.Delivery) string {
+func deliveryNote(d adminwire.Delivery) string {
 	var parts []string
 	switch {
 	case d.FinishedAt != nil:

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // Timings of `hookrelay events tail`.
@@ -58,7 +58,7 @@ func runEventsTail(ctx context.Context, env Env, args []string) error {
 	fmt.Fprintln(env.Stderr, "waiting for events (Ctrl-C to stop)")
 	for {
 		q.Set("since", from.Add(-tailOverlap).UTC().Format(time.RFC3339Nano))
-		list, _, err := ask(ctx, c, func(ctx context.Context) (adminapi.EventList, []byte, error) { return c.Events(ctx, q) })
+		list, _, err := ask(ctx, c, func(ctx context.Context) (adminwire.EventList, []byte, error) { return c.Events(ctx, q) })
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // guardedPost is a POST to the admin API that changes deliveries: made
@@ -25,13 +25,13 @@ type guardedPost[R any] struct {
 	// would change and the question to confirm it with.
 	preview func(w io.Writer, dry R) (n int64, question string)
 	// start starts the real call as a job.
-	start func(ctx context.Context, c *adminclient.Client) (adminapi.Job, error)
+	start func(ctx context.Context, c *adminclient.Client) (adminwire.Job, error)
 	// unit names what the job counts, for its progress.
 	unit string
 	// report prints how the job ended, returns what it did as the
 	// synchronous route would have answered it, and an error unless it
 	// ran to its end.
-	report func(w io.Writer, j adminapi.Job) (R, error)
+	report func(w io.Writer, j adminwire.Job) (R, error)
 }
 
 // run makes the calls with c. The lines go to stdout, or to stderr when

@@ -8,13 +8,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // jobClient is what following a job needs of the admin API.
 type jobClient interface {
-	Job(ctx context.Context, id string) (adminapi.Job, error)
-	CancelJob(ctx context.Context, id string) (adminapi.Job, error)
+	Job(ctx context.Context, id string) (adminwire.Job, error)
+	CancelJob(ctx context.Context, id string) (adminwire.Job, error)
 }
 
 // pollEvery is how often a followed job is asked for its progress.
@@ -27,7 +27,7 @@ const cancelWait = time.Minute
 // interrupt (Ctrl-C, SIGTERM) cancels the job on the relay and waits until
 // it has stopped between two batches, so that what it reports done is
 // what is done; interrupted is then true. It returns the job as it ended.
-func followJob(ctx context.Context, c jobClient, j adminapi.Job, p *progress) (ended adminapi.Job, interrupted bool, err error) {
+func followJob(ctx context.Context, c jobClient, j adminwire.Job, p *progress) (ended adminwire.Job, interrupted bool, err error) {
 	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer p.end()
@@ -60,7 +60,7 @@ func followJob(ctx context.Context, c jobClient, j adminapi.Job, p *progress) (e
 }
 
 // cancelJob cancels j on the relay and waits until it has ended.
-func cancelJob(ctx context.Context, c jobClient, j adminapi.Job) (adminapi.Job, error) {
+func cancelJob(ctx context.Context, c jobClient, j adminwire.Job) (adminwire.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, cancelWait)
 	defer cancel()
 	next, err := c.CancelJob(ctx, j.ID)

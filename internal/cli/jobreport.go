@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // errInterrupted marks a job the operator interrupted.
@@ -14,12 +14,12 @@ var errInterrupted = errors.New("interrupted")
 // reportReplay prints what an ended replay job did. A job that did not
 // run to its end is an error that says exactly what was re-armed: the
 // deliveries of the selected events up to its last event id, none after.
-func reportReplay(w io.Writer, j adminapi.Job) (adminapi.ReplayResult, error) {
-	res := adminapi.ReplayResult{}
+func reportReplay(w io.Writer, j adminwire.Job) (adminwire.ReplayResult, error) {
+	res := adminwire.ReplayResult{}
 	if j.Replay != nil {
 		res = *j.Replay
 	}
-	if j.State == adminapi.JobDone {
+	if j.State == adminwire.JobDone {
 		fmt.Fprintf(w, "re-armed %s (%d matched, %d in flight left alone)\n", counted(res.Rearmed, deliveryNoun, deliveriesNoun), res.Matched, res.InFlight)
 		return res, nil
 	}
@@ -34,12 +34,12 @@ func reportReplay(w io.Writer, j adminapi.Job) (adminapi.ReplayResult, error) {
 
 // reportBackfill prints what an ended backfill job did, or, for one that
 // did not run to its end, says what was created.
-func reportBackfill(w io.Writer, j adminapi.Job, dest string) (adminapi.BackfillResult, error) {
-	res := adminapi.BackfillResult{}
+func reportBackfill(w io.Writer, j adminwire.Job, dest string) (adminwire.BackfillResult, error) {
+	res := adminwire.BackfillResult{}
 	if j.Backfill != nil {
 		res = *j.Backfill
 	}
-	if j.State == adminapi.JobDone {
+	if j.State == adminwire.JobDone {
 		fmt.Fprintf(w, "created %s to %s\n", counted(res.Created, deliveryNoun, deliveriesNoun), dest)
 		return res, nil
 	}
@@ -52,8 +52,8 @@ func reportBackfill(w io.Writer, j adminapi.Job, dest string) (adminapi.Backfill
 }
 
 // jobStopped is the error of a job that did not run to its end.
-func jobStopped(j adminapi.Job, what string) error {
-	if j.State == adminapi.JobFailed {
+func jobStopped(j adminwire.Job, what string) error {
+	if j.State == adminwire.JobFailed {
 		return fmt.Errorf("%s %s stopped on an error (%s); %s", j.Kind, j.ID, j.Error, what)
 	}
 	return fmt.Errorf("%w: %s", errInterrupted, what)

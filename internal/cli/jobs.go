@@ -6,8 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // runJobs dispatches `hookrelay jobs [list|cancel]`; without a verb it
@@ -29,9 +29,9 @@ func runJobsList(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.JobList, []byte, error) {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminwire.JobList, []byte, error) {
 		return c.Jobs(ctx)
-	}, *asJSON, func(list adminapi.JobList) error {
+	}, *asJSON, func(list adminwire.JobList) error {
 		if len(list.Jobs) == 0 {
 			fmt.Fprintln(env.Stdout, "no jobs: this relay process has run no replay or backfill since it started")
 			return nil
@@ -66,7 +66,7 @@ func runJobsCancel(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	j, err := cancelJob(ctx, c.Client, adminapi.Job{ID: pos[0], Kind: "job"})
+	j, err := cancelJob(ctx, c.Client, adminwire.Job{ID: pos[0], Kind: "job"})
 	if err != nil {
 		return usageIfRefused(c.explain(err))
 	}

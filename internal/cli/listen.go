@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 )
 
@@ -212,7 +212,7 @@ func (l *listener) run(stop, abort context.Context) error {
 }
 
 // claim long-polls the destination once.
-func (l *listener) claim(ctx context.Context) (adminapi.Claimed, error) {
+func (l *listener) claim(ctx context.Context) (adminwire.Claimed, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.wait+listenCallSlack)
 	defer cancel()
 	out, err := l.api.Claim(ctx, l.cfg.destination, adminclient.ClaimRequest{Max: l.cfg.max, Wait: l.cfg.wait, Lease: l.cfg.lease})
@@ -222,7 +222,7 @@ func (l *listener) claim(ctx context.Context) (adminapi.Claimed, error) {
 // handle forwards a batch in order and acknowledges each delivery. What it
 // does not forward, because the listener stops or the lease is too short
 // for another forward, it hands back to the relay.
-func (l *listener) handle(stop, abort context.Context, batch []adminapi.ClaimedDelivery, deadline time.Time) {
+func (l *listener) handle(stop, abort context.Context, batch []adminwire.ClaimedDelivery, deadline time.Time) {
 	for i, d := range batch {
 		if stop.Err() != nil || time.Now().Round(0).Add(listenForwardTimeout+listenAckMargin).After(deadline) {
 			l.release(batch[i:])
@@ -248,23 +248,23 @@ type forwarded struct {
 }
 
 // forward POSTs the delivery's raw body with its headers to the local URL.
-func (l *listener) forward(ctx context.Context, d adminapi.ClaimedDelivery) forwarded {
+func (l *listener) forward(ctx context.Context, d adminwire.ClaimedDelivery) forwarded {
 	body, err := base64.StdEncoding.DecodeString(d.BodyBase64)
 	if err != nil {
-		return forwarded{outcome: adminapi.OutcomeFailed, err: "the relay sent a body that is not base64"}
+		return forwarded{outcome: adminwire.OutcomeFailed, err: "the relay sent a body that is not base64"}
 	}
 	if l.cfg.printJSON {
 		return l.print(d, body)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.cfg.forwardTo, bytes.NewReader(body))
 	if err != nil {
-		return forwarded{outcome: adminapi.OutcomeFailed, err: fmt.Sprintf("build request: %v", err)}
+		return forwarded{outcome: adminwire.OutcomeFailed, err: fmt.Sprintf("build request: %v", err)}
 	}
 	listenHeaders(req.Header, d.Headers)
 	start := time.Now()
 	resp, err := l.local.Do(req)
 	if err != nil {
-		return forwarded{outcome: adminapi.OutcomeFailed, err: listenTransportError(err), duration: time.Since(start)}
+		return forwarded{outcome: adminwire.OutcomeFailed, err: listenTransportError(err), duration: time.Since(start)}
 	}
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -304,8 +304,8 @@ func listenTransportError(err error) string {
 
 // ack records the local outcome, trying again while the relay cannot be
 // reached and the lease lasts.
-func (l *listener) ack(ctx context.Context, d adminapi.ClaimedDelivery, f forwarded, deadline time.Time) (adminapi.AckResult, error) {
-	req := adminapi.AckRequest{Outcome: f.outcome, Error: f.err, LeaseToken: d.LeaseToken, StatusCode: f.status, ResponseSnippet: f.snippet}
+func (l *listener) ack(ctx context.Context, d adminwire.ClaimedDelivery, f forwarded, deadline time.Time) (adminwire.AckResult, error) {
+	req := adminwire.AckRequest{Outcome: f.outcome, Error: f.err, LeaseToken: d.LeaseToken, StatusCode: f.status, ResponseSnippet: f.snippet}
 	var backoff time.Duration
 	for {
 		callCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -324,7 +324,7 @@ func (l *listener) ack(ctx context.Context, d adminapi.ClaimedDelivery, f forwar
 
 // release hands deliveries back to the relay unattempted. One that cannot
 // be handed back returns to the queue when its lease runs out.
-func (l *listener) release(ds []adminapi.ClaimedDelivery) {
+func (l *listener) release(ds []adminwire.ClaimedDelivery) {
 	if len(ds) == 0 {
 		return
 	}
@@ -332,7 +332,7 @@ func (l *listener) release(ds []adminapi.ClaimedDelivery) {
 	defer cancel()
 	failed := 0
 	for _, d := range ds {
-		req := adminapi.AckRequest{Outcome: adminapi.OutcomeReleased, LeaseToken: d.LeaseToken}
+		req := adminwire.AckRequest{Outcome: adminwire.OutcomeReleased, LeaseToken: d.LeaseToken}
 		if _, err := l.api.Ack(ctx, d.ID, req); err != nil {
 			failed++
 		}
@@ -414,7 +414,7 @@ func listenSleep(ctx context.Context, d time.Duration) bool {
 // listenLine is the line printed for one forwarded event: time, source,
 // type, provider event id, local status, duration, and what the relay
 // recorded.
-func listenLine(at time.Time, d adminapi.ClaimedDelivery, f forwarded, res adminapi.AckResult, ackErr error) string {
+func listenLine(at time.Time, d adminwire.ClaimedDelivery, f forwarded, res adminwire.AckResult, ackErr error) string {
 	status := "---"
 	if f.status != 0 {
 		status = fmt.Sprint(f.status)
@@ -439,7 +439,7 @@ func listenLine(at time.Time, d adminapi.ClaimedDelivery, f forwarded, res admin
 	if f.err != "" {
 		recorded += ": " + f.err
 	}
-	if res.Status == adminapi.OutcomeFailed && res.NextAttemptAt != nil {
+	if res.Status == adminwire.OutcomeFailed && res.NextAttemptAt != nil {
 		recorded += "; next try at " + res.NextAttemptAt.In(at.Location()).Format("15:04:05")
 	}
 	return line + "  " + recorded

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // printedEvent is one line of `listen --print-json`: the event as a
@@ -23,7 +23,7 @@ type printedEvent struct {
 
 // print writes a claimed delivery as one JSON line on standard output; it
 // is then acknowledged done, as a local server answering 200 would have.
-func (l *listener) print(d adminapi.ClaimedDelivery, body []byte) forwarded {
+func (l *listener) print(d adminwire.ClaimedDelivery, body []byte) forwarded {
 	start := time.Now()
 	p := printedEvent{EventID: d.EventID, Source: d.Source, Type: d.Type, ProviderEventID: d.ProviderEventID, Headers: d.Headers, BodyBase64: d.BodyBase64}
 	if json.Valid(body) {
@@ -34,7 +34,7 @@ func (l *listener) print(d adminapi.ClaimedDelivery, body []byte) forwarded {
 		_, err = fmt.Fprintf(l.out, "%s\n", line)
 	}
 	if err != nil {
-		return forwarded{outcome: adminapi.OutcomeFailed, err: fmt.Sprintf("print: %v", err), duration: time.Since(start)}
+		return forwarded{outcome: adminwire.OutcomeFailed, err: fmt.Sprintf("print: %v", err), duration: time.Since(start)}
 	}
-	return forwarded{outcome: adminapi.OutcomeDone, duration: time.Since(start)}
+	return forwarded{outcome: adminwire.OutcomeDone, duration: time.Since(start)}
 }

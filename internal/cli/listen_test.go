@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 )
 
@@ -122,28 +122,28 @@ func TestListenLine(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 3, 3, 9, 15, 4, 0, time.UTC)
 	next := at.Add(time.Minute)
-	d := adminapi.ClaimedDelivery{Source: "stripe", Type: "invoice.paid", ProviderEventID: "evt_1",
+	d := adminwire.ClaimedDelivery{Source: "stripe", Type: "invoice.paid", ProviderEventID: "evt_1",
 		Headers: map[string]string{"Hookrelay-Event-Id": "evt_1"}}
 	tests := []struct {
 		name   string
-		d      adminapi.ClaimedDelivery
+		d      adminwire.ClaimedDelivery
 		f      forwarded
-		res    adminapi.AckResult
+		res    adminwire.AckResult
 		ackErr error
 		want   string
 	}{
 		{"done", d, forwarded{status: 200, outcome: "done", duration: 12345 * time.Microsecond},
-			adminapi.AckResult{Status: "done"}, nil, "09:15:04  stripe  invoice.paid  evt_1  200  12ms  done"},
+			adminwire.AckResult{Status: "done"}, nil, "09:15:04  stripe  invoice.paid  evt_1  200  12ms  done"},
 		{"skipped", d, forwarded{status: 202, outcome: "skipped", duration: 3 * time.Millisecond},
-			adminapi.AckResult{Status: "skipped"}, nil, "09:15:04  stripe  invoice.paid  evt_1  202  3ms  skipped"},
+			adminwire.AckResult{Status: "skipped"}, nil, "09:15:04  stripe  invoice.paid  evt_1  202  3ms  skipped"},
 		{"failed", d, forwarded{status: 500, outcome: "failed", err: "status 500", duration: time.Millisecond},
-			adminapi.AckResult{Status: "failed", NextAttemptAt: &next}, nil, "09:15:04  stripe  invoice.paid  evt_1  500  1ms  failed: status 500; next try at 09:16:04"},
+			adminwire.AckResult{Status: "failed", NextAttemptAt: &next}, nil, "09:15:04  stripe  invoice.paid  evt_1  500  1ms  failed: status 500; next try at 09:16:04"},
 		{"no answer", d, forwarded{outcome: "failed", err: "connection refused"},
-			adminapi.AckResult{Status: "dead"}, nil, "09:15:04  stripe  invoice.paid  evt_1  ---  0s  dead: connection refused"},
+			adminwire.AckResult{Status: "dead"}, nil, "09:15:04  stripe  invoice.paid  evt_1  ---  0s  dead: connection refused"},
 		{"lease lost", d, forwarded{status: 200, outcome: "done", duration: 12 * time.Second},
-			adminapi.AckResult{}, &adminclient.StatusError{Status: 409}, "09:15:04  stripe  invoice.paid  evt_1  200  12s  done here, not recorded: the lease ran out; the relay hands it out again"},
-		{"no type", adminapi.ClaimedDelivery{Source: "acme", ProviderEventID: "msg_2"}, forwarded{status: 200, outcome: "done"},
-			adminapi.AckResult{Status: "done"}, nil, "09:15:04  acme  -  msg_2  200  0s  done"},
+			adminwire.AckResult{}, &adminclient.StatusError{Status: 409}, "09:15:04  stripe  invoice.paid  evt_1  200  12s  done here, not recorded: the lease ran out; the relay hands it out again"},
+		{"no type", adminwire.ClaimedDelivery{Source: "acme", ProviderEventID: "msg_2"}, forwarded{status: 200, outcome: "done"},
+			adminwire.AckResult{Status: "done"}, nil, "09:15:04  acme  -  msg_2  200  0s  done"},
 	}
 	for _, tt := range tests {
 		if got := listenLine(at, tt.d, tt.f, tt.res, tt.ackErr); got != tt.want {
@@ -178,7 +178,7 @@ func TestListenForward(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	d := adminapi.ClaimedDelivery{
+	d := adminwire.ClaimedDelivery{
 		BodyBase64: base64.StdEncoding.EncodeToString(body),
 		Headers: map[string]string{
 			"Webhook-Id": "01J0", "Webhook-Signature": "v1,abc", "Content-Type": "application/json",
@@ -188,7 +188,7 @@ func TestListenForward(t *testing.T) {
 	l := &listener{local: &http.Client{Timeout: listenForwardTimeout, CheckRedirect: delivery.NoRedirects}}
 	l.cfg.forwardTo = srv.URL + "/hooks"
 	f := l.forward(context.Background(), d)
-	if f.status != 202 || f.outcome != adminapi.OutcomeSkipped || f.err != "" {
+	if f.status != 202 || f.outcome != adminwire.OutcomeSkipped || f.err != "" {
 		t.Fatalf("forward = %+v, want 202 skipped", f)
 	}
 	s := <-got
@@ -202,7 +202,7 @@ func TestListenForward(t *testing.T) {
 	}
 
 	l.cfg.forwardTo = srv.URL + "/moved"
-	if f := l.forward(context.Background(), d); f.status != 307 || f.outcome != adminapi.OutcomeFailed {
+	if f := l.forward(context.Background(), d); f.status != 307 || f.outcome != adminwire.OutcomeFailed {
 		t.Errorf("forward to a redirect = %+v, want 307 failed", f)
 	}
 	select {
@@ -213,7 +213,7 @@ func TestListenForward(t *testing.T) {
 
 	srv.Close()
 	l.cfg.forwardTo = srv.URL + "/hooks"
-	if f := l.forward(context.Background(), d); f.status != 0 || f.outcome != adminapi.OutcomeFailed || !strings.Contains(f.err, "refused") {
+	if f := l.forward(context.Background(), d); f.status != 0 || f.outcome != adminwire.OutcomeFailed || !strings.Contains(f.err, "refused") {
 		t.Errorf("forward to a closed server = %+v, want failed: connection refused", f)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // barWidth is the number of cells of the progress bar.
@@ -43,8 +43,8 @@ func isTerminal(w io.Writer) bool {
 }
 
 // show writes j's progress at now, if there is something new to show.
-func (p *progress) show(j adminapi.Job, now time.Time) {
-	if j.State == adminapi.JobCounting {
+func (p *progress) show(j adminwire.Job, now time.Time) {
+	if j.State == adminwire.JobCounting {
 		return
 	}
 	if p.tty {
@@ -68,7 +68,7 @@ func (p *progress) end() {
 }
 
 // bar is the terminal's progress line: [####......] 1500/3000 50% 1200/s ETA 1s.
-func (p *progress) bar(j adminapi.Job) string {
+func (p *progress) bar(j adminwire.Job) string {
 	filled := 0
 	if j.Total > 0 {
 		filled = int(min(j.Done, j.Total) * barWidth / j.Total)
@@ -77,7 +77,7 @@ func (p *progress) bar(j adminapi.Job) string {
 }
 
 // line is the counts, rate and time left of j.
-func (p *progress) line(j adminapi.Job) string {
+func (p *progress) line(j adminwire.Job) string {
 	s := fmt.Sprintf("%d of %d %s", j.Done, j.Total, p.unit)
 	if j.Total > 0 {
 		s += fmt.Sprintf(" (%d%%)", min(j.Done, j.Total)*100/j.Total)

@@ -6,16 +6,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 func TestProgressLines(t *testing.T) {
 	eta := 1.5
-	j := adminapi.Job{ID: "job_1", Kind: adminapi.JobReplay, State: adminapi.JobRunning, Total: 3000, Done: 1500, RatePerSecond: 1000, ETASeconds: &eta}
+	j := adminwire.Job{ID: "job_1", Kind: adminwire.JobReplay, State: adminwire.JobRunning, Total: 3000, Done: 1500, RatePerSecond: 1000, ETASeconds: &eta}
 	var buf bytes.Buffer
 	p := &progress{w: &buf, unit: "deliveries", lastDone: -1}
 	start := time.Now()
-	p.show(adminapi.Job{State: adminapi.JobCounting}, start) // nothing while counting
+	p.show(adminwire.Job{State: adminwire.JobCounting}, start) // nothing while counting
 	p.show(j, start)
 	p.show(j, start.Add(2*time.Second)) // nothing new
 	j.Done = 1600

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 func runPurge(ctx context.Context, env Env, args []string) error {
@@ -35,7 +35,7 @@ func runPurge(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	req := adminapi.PurgeRequest{IDs: ids, Source: *source, ProviderEventID: *providerID, Path: *path, Value: *value, Reason: *reason}
+	req := adminwire.PurgeRequest{IDs: ids, Source: *source, ProviderEventID: *providerID, Path: *path, Value: *value, Reason: *reason}
 	if err := checkPurgeFlags(req, *since, *until); err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func runPurge(ctx context.Context, env Env, args []string) error {
 // real. A purge is one call, not a job: its batches are small and it
 // answers when they are done. The lines go to stdout, or to stderr when
 // --json puts the API's answer on stdout.
-func runPurgeCalls(ctx context.Context, env Env, c *apiClient, req adminapi.PurgeRequest, dryRun, yes, asJSON bool) error {
+func runPurgeCalls(ctx context.Context, env Env, c *apiClient, req adminwire.PurgeRequest, dryRun, yes, asJSON bool) error {
 	out := env.Stdout
 	if asJSON {
 		out = env.Stderr
@@ -89,7 +89,7 @@ func runPurgeCalls(ctx context.Context, env Env, c *apiClient, req adminapi.Purg
 
 // checkPurgeFlags refuses a command line that names no selector, or more
 // than one, or no reason, before anything is sent.
-func checkPurgeFlags(req adminapi.PurgeRequest, since, until string) error {
+func checkPurgeFlags(req adminwire.PurgeRequest, since, until string) error {
 	n := 0
 	for _, set := range []bool{len(req.IDs) > 0, req.ProviderEventID != "", req.Path != "" || req.Value != ""} {
 		if set {
@@ -114,7 +114,7 @@ func checkPurgeFlags(req adminapi.PurgeRequest, since, until string) error {
 }
 
 // scanned says how many bodies a path search read.
-func scanned(r adminapi.PurgeResult) string {
+func scanned(r adminwire.PurgeResult) string {
 	if r.Scanned == 0 {
 		return ""
 	}
@@ -122,7 +122,7 @@ func scanned(r adminapi.PurgeResult) string {
 }
 
 // alreadyPurged mentions the events named that were purged before.
-func alreadyPurged(r adminapi.PurgeResult) string {
+func alreadyPurged(r adminwire.PurgeResult) string {
 	if r.AlreadyPurged == 0 {
 		return ""
 	}

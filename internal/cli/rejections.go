@@ -7,8 +7,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // runRejections prints the rejection record: requests that failed
@@ -27,9 +27,9 @@ func runRejections(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.Rejections, []byte, error) {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminwire.Rejections, []byte, error) {
 		return c.Rejections(ctx, q)
-	}, *asJSON, func(list adminapi.Rejections) error {
+	}, *asJSON, func(list adminwire.Rejections) error {
 		if len(list.Rejections) == 0 {
 			fmt.Fprintln(env.Stderr, "no rejections match")
 			return nil

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // errCancelled is the answer "no" to a confirmation.
@@ -42,7 +42,7 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	req := adminapi.ReplayRequest{Filter: adminapi.Filter{IDs: ids, Source: *source, Type: *typ, Status: *status, Destination: *dest}}
+	req := adminwire.ReplayRequest{Filter: adminwire.Filter{IDs: ids, Source: *source, Type: *typ, Status: *status, Destination: *dest}}
 	var err error
 	if req.Since, req.Until, err = parseWindow(*since, *until); err != nil {
 		return err
@@ -60,21 +60,21 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, longTimeout)
 	defer cancel()
 
-	return guardedPost[adminapi.ReplayResult]{
+	return guardedPost[adminwire.ReplayResult]{
 		flagHint: "replay",
 		dryRun:   *dryRun, yes: *yes, asJSON: *asJSON,
-		count: func(ctx context.Context, c *adminclient.Client) (adminapi.ReplayResult, []byte, error) {
+		count: func(ctx context.Context, c *adminclient.Client) (adminwire.ReplayResult, []byte, error) {
 			dry := req
 			dry.DryRun = true
 			return c.Replay(ctx, dry)
 		},
-		preview: func(w io.Writer, dry adminapi.ReplayResult) (int64, string) {
+		preview: func(w io.Writer, dry adminwire.ReplayResult) (int64, string) {
 			would := dry.Matched - dry.InFlight
 			fmt.Fprintf(w, "%s %s: %d would be re-armed, %d in flight left alone\n", counted(dry.Matched, deliveryNoun, deliveriesNoun), verbAgreeing(dry.Matched, "matches", "match"), would, dry.InFlight)
 			return would, fmt.Sprintf("Re-arm %s?", counted(would, deliveryNoun, deliveriesNoun))
 		},
-		start: func(ctx context.Context, c *adminclient.Client) (adminapi.Job, error) {
-			return c.StartReplayJob(ctx, adminapi.JobReplayRequest{ReplayRequest: req, MaxBatch: *maxBatch})
+		start: func(ctx context.Context, c *adminclient.Client) (adminwire.Job, error) {
+			return c.StartReplayJob(ctx, adminwire.JobReplayRequest{ReplayRequest: req, MaxBatch: *maxBatch})
 		},
 		unit: "deliveries", report: reportReplay,
 	}.run(ctx, env, c)

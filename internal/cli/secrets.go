@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 func runSecrets(ctx context.Context, env Env, args []string) error {
@@ -26,16 +26,16 @@ func runSecrets(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.Secrets, []byte, error) {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminwire.Secrets, []byte, error) {
 		return c.Secrets(ctx)
-	}, *asJSON, func(s adminapi.Secrets) error {
+	}, *asJSON, func(s adminwire.Secrets) error {
 		return printSecrets(env.Stdout, s, time.Now())
 	})
 }
 
 // printSecrets writes the slot table, then one line of advice per slot that
 // a rotation may remove.
-func printSecrets(w io.Writer, s adminapi.Secrets, now time.Time) error {
+func printSecrets(w io.Writer, s adminwire.Secrets, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tSLOT\tSTATE\tLAST VERIFIED\tLAST 24H")
 	for _, src := range s.Sources {
@@ -54,7 +54,7 @@ func printSecrets(w io.Writer, s adminapi.Secrets, now time.Time) error {
 	return nil
 }
 
-func slotState(sl adminapi.SlotStatus) string {
+func slotState(sl adminwire.SlotStatus) string {
 	switch {
 	case !sl.Configured:
 		return "removed"
@@ -65,7 +65,7 @@ func slotState(sl adminapi.SlotStatus) string {
 }
 
 // lastUsed says when a slot last verified, as an age.
-func lastUsed(sl adminapi.SlotStatus, now time.Time, keptDays int) string {
+func lastUsed(sl adminwire.SlotStatus, now time.Time, keptDays int) string {
 	if sl.LastVerifiedAt == nil {
 		return "not in " + strconv.Itoa(keptDays) + " days"
 	}
@@ -88,7 +88,7 @@ func ago(d time.Duration) string {
 // rotationAdvice names the active slots that verified nothing in the last
 // day while another active slot of the source did: the provider no longer
 // signs with them, so the rotation may finish by removing them.
-func rotationAdvice(src adminapi.SourceSecrets, now time.Time, keptDays int) []string {
+func rotationAdvice(src adminwire.SourceSecrets, now time.Time, keptDays int) []string {
 	inUse := false
 	for _, sl := range src.Slots {
 		if sl.Active && sl.VerifiedLastDay > 0 {

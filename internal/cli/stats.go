@@ -6,9 +6,10 @@ import (
 	"maps"
 	"slices"
 	"text/tabwriter"
+	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 func runStats(ctx context.Context, env Env, args []string) error {
@@ -24,7 +25,7 @@ func runStats(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminapi.Stats, []byte, error) { return c.Stats(ctx) }, *asJSON, func(s adminapi.Stats) error {
+	return readView(ctx, env, api, func(ctx context.Context, c *adminclient.Client) (adminwire.Stats, []byte, error) { return c.Stats(ctx) }, *asJSON, func(s adminwire.Stats) error {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "DESTINATION\tPENDING\tPROCESSING\tFAILED\tDONE\tSKIPPED\tDEAD\tPURGED\tOLDEST PENDING\tPAUSED")
 		for _, name := range slices.Sorted(maps.Keys(s.Destinations)) {
@@ -51,9 +52,26 @@ func runStats(ctx context.Context, env Env, args []string) error {
 
 // providerLag writes a source's provider lag, or "-" when its scheme gives
 // no provider time.
-func providerLag(src adminapi.SourceStats) string {
+func providerLag(src adminwire.SourceStats) string {
 	if src.ProviderLagSeconds == nil || src.ProviderLagMaxSeconds == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%gs, %gs", *src.ProviderLagSeconds, *src.ProviderLagMaxSeconds)
+	return lagText(*src.ProviderLagSeconds) + ", " + lagText(*src.ProviderLagMaxSeconds)
+}
+
+// lagText writes a lag for a person: milliseconds under a second, tenths
+// of a second under a minute, then hours, minutes and seconds, and whole
+// days from two days on (an event replayed from a fixture is years old).
+func lagText(seconds float64) string {
+	d := time.Duration(seconds * float64(time.Second))
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	case d < 48*time.Hour:
+		return d.Round(time.Second).String()
+	default:
+		return fmt.Sprintf("%dd", int64(d/(24*time.Hour)))
+	}
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // errInvalid reports a stored event that does not verify; the reason is
@@ -29,7 +29,7 @@ func runVerify(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	v, data, err := ask(ctx, c, func(ctx context.Context) (adminapi.Verification, []byte, error) { return c.Verify(ctx, id) })
+	v, data, err := ask(ctx, c, func(ctx context.Context) (adminwire.Verification, []byte, error) { return c.Verify(ctx, id) })
 	if err != nil {
 		return eventError(id, err)
 	}
@@ -46,7 +46,7 @@ func runVerify(ctx context.Context, env Env, args []string) error {
 	return nil
 }
 
-func printVerification(env Env, v adminapi.Verification) {
+func printVerification(env Env, v adminwire.Verification) {
 	w := env.Stdout
 	if v.Valid {
 		fmt.Fprintf(w, "valid: the signature matches secret slot %d (scheme %s)\n", *v.Slot, v.Scheme)

@@ -213,9 +213,32 @@ type Alerts struct {
 	// URL, when set, receives a POST for every delivery that goes dead, and
 	// for every signature-failure alert.
 	URL string `yaml:"url,omitempty"`
+	// Format is how an alert is written: json (its kind, a one-line
+	// summary, its ids and counts, and a console link) or slack (an
+	// incoming-webhook body, {"text": …}, which Slack, Mattermost and
+	// Discord's Slack-compatible endpoints accept).
+	Format string `yaml:"format,omitempty"`
+	// Secret (whsec_…, from ${NAME} or file:PATH like every secret), when
+	// set, signs every alert as a push delivery is signed (Standard
+	// Webhooks headers), so that the receiver can verify it; without it
+	// alerts go unsigned.
+	Secret string `yaml:"secret,omitempty"`
+	// ConsoleURL is the web console's base URL as operators reach it (e.g.
+	// https://relay.example.com:8081); when set, every alert links to the
+	// console page that shows it.
+	ConsoleURL string `yaml:"console_url,omitempty"`
 	// SignatureFailures says when a source's rejections are an alert.
 	SignatureFailures SignatureFailures `yaml:"signature_failures,omitempty"`
 }
+
+// Alert formats, the values of alerts.format.
+const (
+	AlertFormatJSON  = "json"
+	AlertFormatSlack = "slack"
+)
+
+// AlertFormats lists the values alerts.format accepts.
+var AlertFormats = []string{AlertFormatJSON, AlertFormatSlack}
 
 // SignatureFailures sets the rate of rejected requests (bad or missing
 // signatures, stale timestamps) above which a source raises an alert: more
@@ -344,7 +367,7 @@ func Default() *Config {
 			IdleTimeout:       Duration(60 * time.Second),
 		},
 		Log:    Log{Level: "info", Format: "json"},
-		Alerts: Alerts{SignatureFailures: SignatureFailures{Window: Duration(5 * time.Minute)}},
+		Alerts: Alerts{Format: AlertFormatJSON, SignatureFailures: SignatureFailures{Window: Duration(5 * time.Minute)}},
 	}
 }
 

@@ -92,6 +92,7 @@ func parseParts(data []byte, baseDir string, getenv func(string) string, parts [
 	c.dropEmptyTokens()
 	c.warnSources()
 	c.warnMetricsToken()
+	c.warnAlertSecret()
 	return c, nil
 }
 
@@ -155,6 +156,7 @@ func (d *decoder) resolveFiles(c *Config, baseDir string) {
 	for i := range c.Encryption.Keys {
 		read(&c.Encryption.Keys[i].Key, fmt.Sprintf("encryption.keys[%d].key", i))
 	}
+	read(&c.Alerts.Secret, "alerts.secret")
 }
 
 // maxSecretFile bounds the size of a secret file.

@@ -16,9 +16,10 @@ const masked = "****"
 
 // WriteMasked writes the effective configuration, defaults filled, as YAML
 // to w, with every secret replaced by "****" (an empty one stays ""): token
-// and metrics token, source and destination secrets, encryption keys, the database password, the user info and
-// query values of destination and alert URLs, and the path of the alerts URL
-// (which often is the secret, as in chat webhooks). A literal "${" in a value
+// and metrics token, source, destination and alert secrets, encryption keys,
+// the database password, the user info and query values of destination,
+// alert and console URLs, and the path of the alerts URL (which often is the
+// secret, as in chat webhooks). A literal "${" in a value
 // is written "$${", so that the output loads back as it was.
 func (c *Config) WriteMasked(w io.Writer) error {
 	m := *c
@@ -43,6 +44,8 @@ func (c *Config) WriteMasked(w io.Writer) error {
 		m.Destinations[i].URL = maskURL(m.Destinations[i].URL, true, false)
 	}
 	m.Alerts.URL = maskURL(c.Alerts.URL, true, true)
+	m.Alerts.Secret = mask(c.Alerts.Secret)
+	m.Alerts.ConsoleURL = maskURL(c.Alerts.ConsoleURL, true, false)
 	m.Encryption.Keys = slices.Clone(c.Encryption.Keys)
 	for i := range m.Encryption.Keys {
 		m.Encryption.Keys[i].Key = mask(m.Encryption.Keys[i].Key)

@@ -12,12 +12,15 @@ func TestWriteMasked(t *testing.T) {
 		"database: postgres://relay:${DB_PASSWORD}@db:5432/relay?sslmode=disable&password=${DB_PASSWORD}", 1)
 	doc = strings.Replace(doc, "url: http://127.0.0.1:3000/hooks/billing",
 		"url: \"http://svc:${BASIC_PASSWORD}@127.0.0.1:3000/hooks/billing?key=${URL_KEY}\"", 1)
-	doc += "alerts: {url: \"https://hooks.chat.example.com/services/${ALERT_PATH}\"}\n"
+	doc += "alerts: {url: \"https://hooks.chat.example.com/services/${ALERT_PATH}\", secret: \"${ALERT_SECRET}\"," +
+		" console_url: \"https://ops:${CONSOLE_PASSWORD}@relay.example.com:8081\"}\n"
 	vars := map[string]string{
-		"DB_PASSWORD":    "db-password-value",
-		"BASIC_PASSWORD": "basic-password-value",
-		"URL_KEY":        "url-key-value",
-		"ALERT_PATH":     "alert-path-value",
+		"DB_PASSWORD":      "db-password-value",
+		"BASIC_PASSWORD":   "basic-password-value",
+		"URL_KEY":          "url-key-value",
+		"ALERT_PATH":       "alert-path-value",
+		"ALERT_SECRET":     "whsec_YWxlcnQtc2lnbmluZy1rZXk=",
+		"CONSOLE_PASSWORD": "console-password-value",
 	}
 	for k, v := range productEnv {
 		vars[k] = v
@@ -43,6 +46,7 @@ func TestWriteMasked(t *testing.T) {
 `,
 		"url: http://****:****@127.0.0.1:3000/hooks/billing?key=****\n",
 		"url: https://hooks.chat.example.com/****\n",
+		"console_url: https://****:****@relay.example.com:8081\n",
 		"max_attempts: 7\n", // dev-alice's default
 		"max_body: 1MiB\n",
 		"rate: 100/s\n",

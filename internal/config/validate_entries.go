@@ -157,6 +157,12 @@ func (v *validator) signingSecret(key, secret string) {
 		}
 		return
 	}
+	v.whsec(key, secret)
+}
+
+// whsec checks a non-empty Standard Webhooks signing secret: "whsec_" then
+// padded base64.
+func (v *validator) whsec(key, secret string) {
 	if !strings.HasPrefix(secret, "whsec_") {
 		v.add(key, "want whsec_ followed by base64")
 		return

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -190,6 +192,22 @@ func TestValidate(t *testing.T) {
 			c.Alerts.URL = "https://alerts.example.com/hook"
 			c.Alerts.SignatureFailures.Rate = Rate{Events: 0, Per: time.Minute}
 		}, []string{"alerts.signature_failures.rate: want a rate above zero, like 10/m"}},
+		{"slack alerts", func(c *Config) {
+			c.Alerts.URL, c.Alerts.Format = "https://hooks.slack.com/services/T0/B0/x", AlertFormatSlack
+		}, nil},
+		{"alerts format unknown", func(c *Config) { c.Alerts.Format = "slak" }, []string{
+			`alerts.format: unknown format "slak" (did you mean "slack"?) (want json or slack)`}},
+		{"alerts format empty", func(c *Config) { c.Alerts.Format = "" }, []string{`alerts.format: unknown format "" (want json or slack)`}},
+		{"alerts secret", func(c *Config) {
+			c.Alerts.URL, c.Alerts.Secret = "https://alerts.example.com/hook", "whsec_YWxlcnQtc2lnbmluZy1rZXk="
+		}, nil},
+		{"alerts secret not whsec", func(c *Config) { c.Alerts.Secret = "hunter2" }, []string{"alerts.secret: want whsec_ followed by base64"}},
+		{"alerts secret bad base64", func(c *Config) { c.Alerts.Secret = "whsec_!!" }, []string{"alerts.secret: want whsec_ followed by padded base64"}},
+		{"console url", func(c *Config) { c.Alerts.ConsoleURL = "https://relay.example.com:8081/hookrelay" }, nil},
+		{"console url bad", func(c *Config) { c.Alerts.ConsoleURL = "relay.example.com:8081" }, []string{
+			"alerts.console_url: want an absolute http or https URL, like https://relay.example.com:8081"}},
+		{"console url with a query", func(c *Config) { c.Alerts.ConsoleURL = "https://relay.example.com/?a=1" }, []string{
+			"alerts.console_url: want the console's base URL, without a query or fragment"}},
 		{"ingest zeros", func(c *Config) { c.Ingest = Ingest{} }, []string{
 			"ingest.max_concurrency: 0 is less than 1",
 			"ingest.rejections_keep: 0 is less than 1",
@@ -356,3 +374,46 @@ const (
 	testSendGridKey = "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEEDr2LjtURuePQzplybdC+u4CwrqDqBaWjcMMsTbhdbcwHBcepxo7yAQGhHPTnlvFYPAZFceEu/1FwCM/QmGUhA=="
 	testWhpk        = "whpk_ZlN4eg7dSSqi0moX9hQUk3orrOouK3QVQSlJa248c/g="
 )
+
+// alerts.secret is optional: one read from a variable or a file is used,
+// and one written as a variable or a file that comes out empty is a
+// warning while alerts are posted (they go out unsigned), as for
+// metrics_token.
+func TestAlertSecret(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "alert-secret"), []byte("whsec_YWxlcnQtc2lnbmluZy1rZXk=\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "empty"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const key = "whsec_YWxlcnQtc2lnbmluZy1rZXk="
+	tests := []struct {
+		name, alerts, secret string
+		warnings             []string
+	}{
+		{"from a file", `{url: "https://h/", secret: "file:alert-secret"}`, key, nil},
+		{"from a variable", `{url: "https://h/", secret: "${ALERT_SECRET}"}`, key, nil},
+		{"variable unset", `{url: "https://h/", secret: "${UNSET}"}`, "", []string{"alerts.secret: empty (is UNSET set?); alerts go out unsigned"}},
+		{"file empty", `{url: "https://h/", secret: "file:empty"}`, "", []string{
+			"alerts.secret: empty (file " + filepath.Join(dir, "empty") + " is empty); alerts go out unsigned"}},
+		{"no url", `{secret: "${UNSET}"}`, "", nil},
+		{"none", `{url: "https://h/"}`, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := Parse([]byte("alerts: "+tt.alerts+"\n"), dir, env(map[string]string{"ALERT_SECRET": key}))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if c.Alerts.Secret != tt.secret {
+				t.Errorf("secret = %q, want %q", c.Alerts.Secret, tt.secret)
+			}
+			if !slices.Equal(c.Warnings, tt.warnings) {
+				t.Errorf("warnings = %q, want %q", c.Warnings, tt.warnings)
+			}
+		})
+	}
+}

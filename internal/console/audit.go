@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/when"
 )
 
@@ -16,7 +16,7 @@ const auditShown = 200
 // auditRow is one row of the audit page: the entry, its detail as
 // key=value text and its counts in words.
 type auditRow struct {
-	adminapi.AuditEntry
+	adminwire.AuditEntry
 	What   string
 	Counts string
 }
@@ -66,7 +66,7 @@ func auditDetail(d map[string]any) string {
 }
 
 // auditCounts says what an action did, in the words of its kind.
-func auditCounts(e adminapi.AuditEntry) string {
+func auditCounts(e adminwire.AuditEntry) string {
 	var s string
 	switch e.Kind {
 	case "replay":

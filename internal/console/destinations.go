@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // destinationView is one destination's row of the destinations page.
@@ -15,7 +15,7 @@ type destinationView struct {
 	URL     string // empty for a pull or handler destination
 	Pull    bool
 	Handler bool // handled in code, inside the application's transaction
-	Stats   adminapi.DestinationStats
+	Stats   adminwire.DestinationStats
 	Backlog int64
 	// LastError is the last error of its most recent failed or dead
 	// delivery, and LastErrorEvent that delivery's event.
@@ -63,7 +63,7 @@ func (c *Console) destinations(w http.ResponseWriter, r *http.Request, s *sessio
 // delivery of a destination, and its event's id.
 func (c *Console) lastError(ctx context.Context, destination string) (string, string, error) {
 	for _, status := range []string{"failed", "dead"} {
-		list, err := c.svc.ListEvents(ctx, adminapi.Filter{Destination: destination, Status: status}, "", 1)
+		list, err := c.svc.ListEvents(ctx, adminwire.Filter{Destination: destination, Status: status}, "", 1)
 		if err != nil {
 			return "", "", err
 		}
@@ -91,7 +91,7 @@ func (c *Console) lastError(ctx context.Context, destination string) (string, st
 // count and a confirmation page, then, confirmed, the backfill.
 func (c *Console) backfill(w http.ResponseWriter, r *http.Request, s *session) {
 	name := r.PathValue("name")
-	req := adminapi.BackfillRequest{
+	req := adminwire.BackfillRequest{
 		Destination: name,
 		Since:       r.PostForm.Get("since"),
 		Until:       r.PostForm.Get("until"),

@@ -9,19 +9,19 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // eventView is the event page's data.
 type eventView struct {
-	Event adminapi.EventDetail
+	Event adminwire.EventDetail
 	// Body is the body as text: indented when it is JSON, as it is when it
 	// is other UTF-8 text, empty when it is neither.
 	Body     string
 	BodyKind string
 	Headers  []headerLine
 	// Verification is the result of a re-verify just asked for.
-	Verification *adminapi.Verification
+	Verification *adminwire.Verification
 	RawURL       string
 }
 
@@ -35,7 +35,7 @@ func (c *Console) event(w http.ResponseWriter, r *http.Request, s *session) {
 	c.showEvent(w, r, s, nil)
 }
 
-func (c *Console) showEvent(w http.ResponseWriter, r *http.Request, s *session, verification *adminapi.Verification) {
+func (c *Console) showEvent(w http.ResponseWriter, r *http.Request, s *session, verification *adminwire.Verification) {
 	id := r.PathValue("id")
 	detail, err := c.svc.Event(r.Context(), id)
 	if err != nil {

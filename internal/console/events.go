@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -17,7 +18,7 @@ const eventsPageSize = 50
 type eventsView struct {
 	Filter    filterForm
 	Choices   choices
-	Events    []adminapi.Event
+	Events    []adminwire.Event
 	Error     string
 	Paged     bool   // a page after the first
 	NextURL   string // the next page, or empty on the last
@@ -58,15 +59,15 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request, s *session) {
 
 // listEvents reads one page through the admin API's service. A provider
 // event id (q) is looked up in the filter's source, or in every source.
-func (c *Console) listEvents(ctx context.Context, f filterForm, cursor string) (adminapi.EventList, error) {
+func (c *Console) listEvents(ctx context.Context, f filterForm, cursor string) (adminwire.EventList, error) {
 	api := f.api()
 	if f.Q != "" {
 		ids, err := c.byProviderID(ctx, f.Source, f.Q)
 		if err != nil {
-			return adminapi.EventList{}, err
+			return adminwire.EventList{}, err
 		}
 		if len(ids) == 0 {
-			return adminapi.EventList{}, nil
+			return adminwire.EventList{}, nil
 		}
 		api.IDs = ids
 	}

@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -23,8 +23,8 @@ func filterFrom(v url.Values) filterForm {
 }
 
 // api returns the filter as the admin API takes it (q aside).
-func (f filterForm) api() adminapi.Filter {
-	return adminapi.Filter{Source: f.Source, Type: f.Type, Status: f.Status, Destination: f.Destination, Since: f.Since, Until: f.Until}
+func (f filterForm) api() adminwire.Filter {
+	return adminwire.Filter{Source: f.Source, Type: f.Type, Status: f.Status, Destination: f.Destination, Since: f.Since, Until: f.Until}
 }
 
 // values returns the filter's non-empty fields as query values.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // jobs answers GET /jobs: the replay and backfill jobs this relay process
@@ -23,7 +23,7 @@ func (c *Console) cancelJob(w http.ResponseWriter, r *http.Request, s *session) 
 		return
 	}
 	msg := fmt.Sprintf("Job %s asked to stop: it stops between two batches and keeps what it did.", j.ID)
-	if j.State != adminapi.JobCounting && j.State != adminapi.JobRunning {
+	if j.State != adminwire.JobCounting && j.State != adminwire.JobRunning {
 		msg = fmt.Sprintf("Job %s had already ended (%s).", j.ID, j.State)
 	}
 	c.sessions.setFlash(s, msg)

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // overviewView is the overview page's data.
@@ -19,12 +19,12 @@ type overviewView struct {
 
 type sourceRow struct {
 	Name  string
-	Stats adminapi.SourceStats
+	Stats adminwire.SourceStats
 }
 
 type destinationRow struct {
 	Name  string
-	Stats adminapi.DestinationStats
+	Stats adminwire.DestinationStats
 }
 
 // overview answers GET / in a session.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 )
 
 // replayEvent answers POST /events/{id}/replay: first a dry run and a
@@ -14,7 +14,7 @@ import (
 func (c *Console) replayEvent(w http.ResponseWriter, r *http.Request, s *session) {
 	id := r.PathValue("id")
 	dest := r.PostForm.Get("destination")
-	req := adminapi.ReplayRequest{Filter: adminapi.Filter{IDs: []string{id}, Destination: dest}, DryRun: !confirmed(r)}
+	req := adminwire.ReplayRequest{Filter: adminwire.Filter{IDs: []string{id}, Destination: dest}, DryRun: !confirmed(r)}
 	if _, err := c.svc.StoredEvent(r.Context(), id); err != nil {
 		c.fail(w, r, s, err)
 		return
@@ -51,7 +51,7 @@ func (c *Console) replayEvent(w http.ResponseWriter, r *http.Request, s *session
 }
 
 // replayLines says what a replay's dry run counted.
-func replayLines(res adminapi.ReplayResult) []string {
+func replayLines(res adminwire.ReplayResult) []string {
 	return []string{
 		fmt.Sprintf("%s match: %s would be re-armed, %s in flight left alone.",
 			plural(res.Matched, "delivery", "deliveries"), formatCount(res.Matched-res.InFlight), formatCount(res.InFlight)),
@@ -102,7 +102,7 @@ func (c *Console) replaySet(w http.ResponseWriter, r *http.Request, s *session) 
 	}
 	formURL := "/replay?" + f.values().Encode()
 	dryRun := !confirmed(r)
-	res, err := c.svc.Replay(r.Context(), s.token.Name, adminapi.ReplayRequest{Filter: api, DryRun: dryRun})
+	res, err := c.svc.Replay(r.Context(), s.token.Name, adminwire.ReplayRequest{Filter: api, DryRun: dryRun})
 	if err != nil {
 		c.fail(w, r, s, err)
 		return

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
+	"github.com/hookrelay/hookrelay/internal/console/link"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -167,6 +168,28 @@ var suite = []struct {
 				t.Errorf("unknown event: %d\n%s", status, page)
 			}
 		}
+	}},
+	{"the pages alerts link to", func(t *testing.T, b *bundle) {
+		id := b.ingest(t, seed{source: "stripe", id: "evt_linked", typ: "invoice.paid"})
+		if err := b.store.RecordRejections(context.Background(), []store.Rejection{
+			{At: time.Now(), Source: "stripe", Reason: "signature_mismatch", RemoteAddr: "203.0.113.7", BodySize: 321},
+			{At: time.Now(), Source: "github", Reason: "signature_missing", RemoteAddr: "198.51.100.9", BodySize: 123},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		c := b.login(t, readToken)
+		event := link.Event(b.srv.URL, id, "billing")
+		status, page := c.get(strings.TrimPrefix(event, b.srv.URL))
+		wantPage(t, event, status, page, http.StatusOK, "evt_linked", `id="delivery-billing"`)
+
+		rejections := link.Rejections(b.srv.URL, "stripe")
+		status, page = c.get(strings.TrimPrefix(rejections, b.srv.URL))
+		wantPage(t, rejections, status, page, http.StatusOK, "203.0.113.7", `id="rejections-source"`, "Show every source")
+		if strings.Contains(page, "198.51.100.9") {
+			t.Errorf("%s lists another source's rejection", rejections)
+		}
+		status, page = c.get("/rejections")
+		wantPage(t, "/rejections", status, page, http.StatusOK, "203.0.113.7", "198.51.100.9", `href="/rejections?source=github"`)
 	}},
 	{"no session goes to the login page", func(t *testing.T, b *bundle) {
 		c := b.anonymous(t)
@@ -537,7 +560,7 @@ func contains(list []string, s string) bool {
 // answered status.
 // onlyDelivery returns the one delivery of an event, as the admin API
 // shows it.
-func (b *bundle) onlyDelivery(t *testing.T, eventID string) adminapi.Delivery {
+func (b *bundle) onlyDelivery(t *testing.T, eventID string) adminwire.Delivery {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, b.srv.URL+"/api/v1/events/"+eventID, nil)
 	req.Header.Set("Authorization", "Bearer "+readToken)
@@ -546,7 +569,7 @@ func (b *bundle) onlyDelivery(t *testing.T, eventID string) adminapi.Delivery {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var ev adminapi.EventDetail
+	var ev adminwire.EventDetail
 	if err := json.NewDecoder(resp.Body).Decode(&ev); err != nil || len(ev.Deliveries) != 1 {
 		t.Fatalf("event %s: %d deliveries, %v", eventID, len(ev.Deliveries), err)
 	}

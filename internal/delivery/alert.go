@@ -3,28 +3,19 @@ package delivery
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
-)
 
-// Alert is the JSON body posted to alerts.url when a delivery goes dead. It
-// identifies the delivery and why it failed; it never carries the payload.
-type Alert struct {
-	DeliveryID      int64  `json:"delivery_id"`
-	EventID         string `json:"event_id"`
-	ProviderEventID string `json:"provider_event_id"`
-	Source          string `json:"source"`
-	Type            string `json:"type"`
-	Destination     string `json:"destination"`
-	Attempts        int    `json:"attempts"`
-	LastError       string `json:"last_error"`
-	LastStatusCode  int    `json:"last_status_code"`
-}
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/console/link"
+	"github.com/hookrelay/hookrelay/internal/signature"
+)
 
 // Alerting limits. Alerts go out from their own goroutine, one at a time, so
 // a slow alert endpoint never holds a delivery worker.
@@ -42,28 +33,40 @@ var alertRetryDelays = []time.Duration{time.Second, 5 * time.Second}
 // alerter posts alerts in the background: dead letters, and whatever an
 // Alerter is given.
 type alerter struct {
-	url     string
-	client  *http.Client
-	delays  []time.Duration
-	queue   chan queuedAlert
-	logger  *slog.Logger
-	metrics *metrics // nil when only an Alerter posts
-	done    chan struct{}
+	url        string
+	format     string                    // config.AlertFormatJSON or config.AlertFormatSlack
+	signer     *signature.StandardSigner // nil: alerts go unsigned
+	consoleURL string                    // "": alerts carry no link
+	client     *http.Client
+	delays     []time.Duration
+	queue      chan queuedAlert
+	logger     *slog.Logger
+	metrics    *metrics // nil when only an Alerter posts
+	done       chan struct{}
 }
 
 // queuedAlert is one alert waiting to be posted: what it is (for the log),
-// its JSON body, where its outcome is counted, and the log attributes that
-// name it.
+// its webhook-id (the same for every try), its body, where its outcome is
+// counted, and the log attributes that name it.
 type queuedAlert struct {
 	what    string
-	body    any
+	id      string
+	body    AlertBody
 	counted func(outcome string)
 	attrs   []any
 }
 
-func newAlerter(url string, logger *slog.Logger, m *metrics) *alerter {
-	return &alerter{
-		url: url,
+// newAlerter returns an alerter that posts as t says: to t.URL, in
+// t.Format (JSON when empty), signed with t.Secret when set, linking to the
+// console at t.ConsoleURL when set. Its errors never carry the secret.
+func newAlerter(t config.Alerts, logger *slog.Logger, m *metrics) (*alerter, error) {
+	if !absoluteHTTP(t.URL) {
+		return nil, errors.New("alerts.url is not an absolute http(s) URL")
+	}
+	a := &alerter{
+		url:        t.URL,
+		format:     t.Format,
+		consoleURL: t.ConsoleURL,
 		client: &http.Client{
 			Timeout:       alertTimeout,
 			CheckRedirect: NoRedirects,
@@ -74,12 +77,30 @@ func newAlerter(url string, logger *slog.Logger, m *metrics) *alerter {
 		metrics: m,
 		done:    make(chan struct{}),
 	}
+	switch t.Format {
+	case "":
+		a.format = config.AlertFormatJSON
+	case config.AlertFormatJSON, config.AlertFormatSlack:
+	default:
+		return nil, fmt.Errorf("alerts.format %q is neither %s", t.Format, strings.Join(config.AlertFormats, " nor "))
+	}
+	if t.Secret != "" {
+		signer, err := signature.NewStandardSigner(t.Secret)
+		if err != nil {
+			return nil, fmt.Errorf("alerts.secret: %w", err)
+		}
+		a.signer = signer
+	}
+	return a, nil
 }
 
-// enqueue queues one dead-letter alert without blocking; when the queue is
-// full the alert is dropped and counted (the dead letter itself is already
-// logged).
+// enqueue queues one dead-letter alert without blocking, with its kind,
+// summary and console link; when the queue is full the alert is dropped
+// and counted (the dead letter itself is already logged).
 func (a *alerter) enqueue(al Alert) {
+	al.Kind = AlertKindDeadLetter
+	al.Summary = al.summary()
+	al.URL = link.Event(a.consoleURL, al.EventID, al.Destination)
 	a.push(queuedAlert{
 		what:    "dead-letter alert",
 		body:    al,
@@ -89,8 +110,9 @@ func (a *alerter) enqueue(al Alert) {
 }
 
 // push queues q without blocking, or drops and counts it when the queue is
-// full.
+// full. It gives q its webhook-id.
 func (a *alerter) push(q queuedAlert) {
+	q.id = newAlertID()
 	select {
 	case a.queue <- q:
 	default:
@@ -108,7 +130,7 @@ func (a *alerter) run(ctx context.Context) {
 			q.counted(alertFailed)
 			continue
 		}
-		if err := a.send(ctx, q.body); err != nil {
+		if err := a.send(ctx, q); err != nil {
 			q.counted(alertFailed)
 			a.logger.Error(q.what+" failed", append(q.attrs, keyError, err)...)
 			continue
@@ -132,13 +154,13 @@ func (a *alerter) stop(cancel context.CancelFunc) {
 }
 
 // send posts one alert, trying again after each of a.delays.
-func (a *alerter) send(ctx context.Context, al any) error {
-	body, err := json.Marshal(al)
+func (a *alerter) send(ctx context.Context, q queuedAlert) error {
+	body, err := a.encode(q.body)
 	if err != nil {
 		return fmt.Errorf("encode alert: %w", err)
 	}
 	for i := 0; ; i++ {
-		err = a.post(ctx, body)
+		err = a.post(ctx, q.id, body)
 		if err == nil || i >= len(a.delays) {
 			return err
 		}
@@ -152,13 +174,26 @@ func (a *alerter) send(ctx context.Context, al any) error {
 	}
 }
 
-func (a *alerter) post(ctx context.Context, body []byte) error {
+// post makes one try of the alert id whose encoded body is body, signed
+// at the time of the try when the alerter has a secret, as a push delivery
+// is signed.
+func (a *alerter) post(ctx context.Context, id string, body []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.url, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("build alert request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "hookrelay")
+	if a.signer != nil {
+		now := time.Now()
+		sig, err := a.signer.Sign(id, now, body)
+		if err != nil {
+			return fmt.Errorf("sign alert: %w", err)
+		}
+		req.Header.Set(HeaderWebhookID, id)
+		req.Header.Set(HeaderWebhookTimestamp, strconv.FormatInt(now.Unix(), 10))
+		req.Header.Set(HeaderWebhookSignature, sig)
+	}
 	resp, err := a.client.Do(req)
 	if err != nil {
 		return errors.New("post alert: " + transportError(err, alertTimeout))

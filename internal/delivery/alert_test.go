@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hookrelay/hookrelay/internal/config"
 )
 
 // alertSink is a test alert endpoint that fails its first failures posts.
@@ -60,7 +62,10 @@ func testAlerter(t *testing.T, url string, queue int) (*alerter, *prometheus.Reg
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newAlerter(url, slog.New(slog.DiscardHandler), m)
+	a, err := newAlerter(config.Alerts{URL: url}, slog.New(slog.DiscardHandler), m)
+	if err != nil {
+		t.Fatal(err)
+	}
 	a.delays = []time.Duration{time.Millisecond, time.Millisecond}
 	a.queue = make(chan queuedAlert, queue)
 	return a, reg
@@ -90,6 +95,7 @@ func TestAlerter(t *testing.T) {
 			want := Alert{DeliveryID: 7, EventID: "evt_1", ProviderEventID: "p1", Source: "stripe", Type: "invoice.paid",
 				Destination: "billing", Attempts: 3, LastError: "status 500", LastStatusCode: 500}
 			a.enqueue(want)
+			want.Kind, want.Summary = "dead_letter", "billing: delivery 7 of stripe event p1 (invoice.paid) is dead after 3 attempts: status 500"
 			a.stop(cancel)
 
 			posts, alerts, raw := sink.snapshot()
@@ -102,14 +108,14 @@ func TestAlerter(t *testing.T) {
 				}
 				var fields map[string]any
 				_ = json.Unmarshal([]byte(raw[0]), &fields)
-				for _, k := range []string{"delivery_id", "event_id", "provider_event_id", "source", "type",
+				for _, k := range []string{"kind", "summary", "delivery_id", "event_id", "provider_event_id", "source", "type",
 					"destination", "attempts", "last_error", "last_status_code"} {
 					if _, ok := fields[k]; !ok {
 						t.Errorf("alert lacks %q: %s", k, raw[0])
 					}
 				}
-				if len(fields) != 9 {
-					t.Errorf("alert has %d fields, want 9: %s", len(fields), raw[0])
+				if len(fields) != 11 {
+					t.Errorf("alert has %d fields, want 11 (no url without a console URL): %s", len(fields), raw[0])
 				}
 			}
 			if got := counterValue(t, reg, "hookrelay_dead_letter_alerts_total", map[string]string{"outcome": "sent"}); got != tt.wantSent {

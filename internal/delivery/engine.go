@@ -51,8 +51,10 @@ type Options struct {
 	// Destinations are the push destinations; pull destinations are
 	// claimed over the admin API and are ignored here.
 	Destinations []config.Destination
-	// AlertURL, when set, receives one JSON POST per dead delivery.
-	AlertURL string
+	// Alerts, when its URL is set, receives one POST per dead delivery,
+	// in its format, signed with its secret when it has one, linking to
+	// its console when it has one.
+	Alerts config.Alerts
 	// Logger receives the engine's logs; nil discards them.
 	Logger *slog.Logger
 	// Registerer receives the engine's metrics; nil registers none.
@@ -157,11 +159,10 @@ func New(o Options) (*Engine, error) {
 		return nil, fmt.Errorf("new delivery engine: %w", err)
 	}
 	e.metrics = m
-	if o.AlertURL != "" {
-		if !absoluteHTTP(o.AlertURL) {
-			return nil, errors.New("new delivery engine: alerts.url is not an absolute http(s) URL")
+	if o.Alerts.URL != "" {
+		if e.alerts, err = newAlerter(o.Alerts, e.logger, m); err != nil {
+			return nil, fmt.Errorf("new delivery engine: %w", err)
 		}
-		e.alerts = newAlerter(o.AlertURL, e.logger, m)
 	}
 	e.outcomes = groupcommit.NewOutcomes(o.Queue, o.Outcomes, e.logger)
 	return e, nil

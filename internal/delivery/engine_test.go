@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -127,7 +128,7 @@ func TestEngineDeadAfterMaxAttemptsAlertsOnce(t *testing.T) {
 		events := ingestEvents(t, b.store, 1, []string{"d"}, nil)
 		dest := testDestination("d", ep.srv.URL)
 		dest.MaxAttempts = 3
-		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{dest}, AlertURL: alertSrv.URL, Registerer: b.reg})
+		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{dest}, Alerts: config.Alerts{URL: alertSrv.URL}, Registerer: b.reg})
 
 		waitStatus(t, b.store, events, "d", store.StatusDead, 10*time.Second)
 		waitFor(t, "the alert", 5*time.Second, func() bool { _, alerts, _ := sink.snapshot(); return len(alerts) > 0 })
@@ -142,6 +143,8 @@ func TestEngineDeadAfterMaxAttemptsAlertsOnce(t *testing.T) {
 		}
 		posts, alerts, raw := sink.snapshot()
 		want := Alert{
+			Kind:       "dead_letter",
+			Summary:    fmt.Sprintf("d: delivery %d of src event %s (thing.happened) is dead after 3 attempts: status 503", d.ID, events[0].ProviderEventID),
 			DeliveryID: d.ID, EventID: events[0].ID, ProviderEventID: events[0].ProviderEventID,
 			Source: "src", Type: "thing.happened", Destination: "d", Attempts: 3,
 			LastError: "status 503", LastStatusCode: 503,
@@ -383,7 +386,7 @@ func TestNewRejects(t *testing.T) {
 		{name: "twice", o: Options{Queue: nopQueue{}, Destinations: []config.Destination{ok, ok}}},
 		{name: "no timeout", o: Options{Queue: nopQueue{}, Destinations: []config.Destination{noTimeout}}},
 		{name: "no concurrency", o: Options{Queue: nopQueue{}, Destinations: []config.Destination{noConcurrency}}},
-		{name: "bad alert url", o: Options{Queue: nopQueue{}, AlertURL: "mailto:ops@example.com"}},
+		{name: "bad alert url", o: Options{Queue: nopQueue{}, Alerts: config.Alerts{URL: "mailto:ops@example.com"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -441,7 +444,7 @@ func TestEngineLeaseLostIsDropped(t *testing.T) {
 		var logs bytes.Buffer
 		var logMu sync.Mutex
 		e, err := New(Options{
-			Queue: b.queue, Destinations: []config.Destination{dest}, AlertURL: alertSrv.URL, Registerer: b.reg,
+			Queue: b.queue, Destinations: []config.Destination{dest}, Alerts: config.Alerts{URL: alertSrv.URL}, Registerer: b.reg,
 			Logger: slog.New(slog.NewJSONHandler(lockedWriter{&logMu, &logs}, nil)),
 		})
 		if err != nil {

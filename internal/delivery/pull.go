@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -48,8 +49,9 @@ type PullerOptions struct {
 	// Destinations names the pull destinations, whose metric series are
 	// set to zero from the start.
 	Destinations []string
-	// AlertURL, when set, receives one JSON POST per dead delivery.
-	AlertURL string
+	// Alerts, when its URL is set, receives one POST per dead delivery,
+	// as the engine's does.
+	Alerts config.Alerts
 	// Logger receives the Puller's logs; nil discards them.
 	Logger *slog.Logger
 	// Registerer receives the metrics, shared with the engine's when it is
@@ -108,12 +110,13 @@ func NewPuller(o PullerOptions) (*Puller, error) {
 		waiting: newSignals(),
 		stop:    func() {},
 	}
-	if o.AlertURL != "" {
-		if !absoluteHTTP(o.AlertURL) {
-			return nil, errors.New("new puller: alerts.url is not an absolute http(s) URL")
+	if o.Alerts.URL != "" {
+		a, err := newAlerter(o.Alerts, p.logger, m)
+		if err != nil {
+			return nil, fmt.Errorf("new puller: %w", err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		p.alerts, p.stop = newAlerter(o.AlertURL, p.logger, m), cancel
+		p.alerts, p.stop = a, cancel
 		go p.alerts.run(ctx)
 	}
 	return p, nil

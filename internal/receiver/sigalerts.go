@@ -1,6 +1,11 @@
 package receiver
 
 import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -9,13 +14,51 @@ import (
 // once they pass the threshold. It carries counts and reasons, never a body,
 // a header or an address.
 type SignatureAlert struct {
-	Kind          string           `json:"kind"` // always "signature_failures"
+	Kind string `json:"kind"` // always "signature_failures"
+	// Summary says in one line what, where and how many: "stripe: 51
+	// requests rejected within 5m, above the alert threshold of 50:
+	// signature_mismatch 51".
+	Summary string `json:"summary"`
+	// URL is the console's rejection record of the source; the raiser
+	// sets it, and leaves it out without a console URL.
+	URL           string           `json:"url,omitempty"`
 	Source        string           `json:"source"`
 	WindowStart   time.Time        `json:"window_start"`
 	WindowSeconds float64          `json:"window_seconds"`
 	Rejections    int64            `json:"rejections"`
 	Threshold     float64          `json:"threshold"`
 	Reasons       map[string]int64 `json:"reasons"`
+}
+
+// AlertSummary returns a.Summary, what the slack format of alerts says.
+func (a SignatureAlert) AlertSummary() string { return a.Summary }
+
+// AlertLink returns a.URL, the link the slack format of alerts adds.
+func (a SignatureAlert) AlertLink() string { return a.URL }
+
+// summary is the alert's Summary: source, count, window, threshold and
+// reasons, the most frequent first.
+func (a SignatureAlert) summary(window time.Duration) string {
+	reasons := slices.SortedFunc(maps.Keys(a.Reasons), func(x, y string) int {
+		return cmp.Or(cmp.Compare(a.Reasons[y], a.Reasons[x]), strings.Compare(x, y))
+	})
+	for i, r := range reasons {
+		reasons[i] = fmt.Sprintf("%s %d", r, a.Reasons[r])
+	}
+	return fmt.Sprintf("%s: %d requests rejected within %s, above the alert threshold of %g: %s",
+		a.Source, a.Rejections, windowText(window), a.Threshold, strings.Join(reasons, ", "))
+}
+
+// windowText writes a window as a config would: "5m", "1h", "1m30s".
+func windowText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // RejectionWatch counts each source's rejected requests in fixed windows and
@@ -74,6 +117,7 @@ func (w *RejectionWatch) rejected(source, reason string, at time.Time) {
 			Threshold:     w.threshold,
 			Reasons:       reasons,
 		}
+		alert.Summary = alert.summary(w.window)
 	}
 	w.mu.Unlock()
 	if alert != nil {

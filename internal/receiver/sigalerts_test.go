@@ -29,6 +29,12 @@ func TestRejectionWatchOnePerWindow(t *testing.T) {
 		!a.WindowStart.Equal(t0) || a.WindowSeconds != 60 || a.Threshold != 3 {
 		t.Errorf("alert = %+v", a)
 	}
+	if want := "stripe: 4 requests rejected within 1m, above the alert threshold of 3: signature_mismatch 3, signature_missing 1"; a.Summary != want {
+		t.Errorf("summary = %q, want %q", a.Summary, want)
+	}
+	if a.Kind != "signature_failures" || a.URL != "" {
+		t.Errorf("kind %q, url %q: want signature_failures and no link (the raiser adds it)", a.Kind, a.URL)
+	}
 	for i := range 4 {
 		w.rejected("stripe", "signature_mismatch", t0.Add(time.Minute+time.Duration(i)*time.Second))
 	}

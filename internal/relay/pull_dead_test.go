@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -71,8 +71,8 @@ destinations:
 				if d.Attempt != attempt {
 					t.Errorf("claim %d: attempt %d", attempt, d.Attempt)
 				}
-				res, err := api.Ack(t.Context(), d.ID, adminapi.AckRequest{
-					Outcome: adminapi.OutcomeFailed, Error: "local server down", StatusCode: 502, LeaseToken: d.LeaseToken,
+				res, err := api.Ack(t.Context(), d.ID, adminwire.AckRequest{
+					Outcome: adminwire.OutcomeFailed, Error: "local server down", StatusCode: 502, LeaseToken: d.LeaseToken,
 				})
 				if want := map[int]string{1: "failed", 2: "dead"}[attempt]; err != nil || res.Status != want {
 					t.Fatalf("ack %d: %v, status %q, want %q", attempt, err, res.Status, want)

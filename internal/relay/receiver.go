@@ -33,7 +33,11 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 		Keep:      cfg.Ingest.RejectionsKeep,
 		PerSecond: float64(cfg.Ingest.RejectionsPerSecond),
 	}, metrics, r.logger)
-	r.signals = r.newIngestSignals()
+	signals, err := r.newIngestSignals()
+	if err != nil {
+		return nil, err
+	}
+	r.signals = signals
 	rc, tally, err := r.newReceiver(cfg)
 	if err != nil {
 		return nil, err

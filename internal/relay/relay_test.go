@@ -26,6 +26,13 @@ const secret = "whsec_cmVsYXktdGVzdC1zZWNyZXQ="
 // startRelay runs a whole relay in-process on loopback ports.
 func startRelay(t *testing.T, database, extra string) *relay.Relay {
 	t.Helper()
+	return startRelayLogging(t, database, extra, io.Discard)
+}
+
+// startRelayLogging is startRelay with the relay's JSON logs written to
+// logs.
+func startRelayLogging(t *testing.T, database, extra string, logs io.Writer) *relay.Relay {
+	t.Helper()
 	yaml := `database: "` + database + `"
 listen: 127.0.0.1:0
 admin_listen: 127.0.0.1:0
@@ -36,7 +43,7 @@ sources:
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	r, err := relay.New(context.Background(), cfg, relay.RoleAll, logger)
 	if err != nil {
 		t.Fatal(err)

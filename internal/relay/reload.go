@@ -12,7 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hookrelay/hookrelay/internal/adminapi"
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 )
@@ -95,17 +95,17 @@ func (r *Relay) SetConfigLoader(load func() (*config.Config, error)) {
 // problems and the running config stays. Keys that only a restart applies
 // (database, listeners, ingest, log, retention, alerts) keep their running
 // values and are named in the summary.
-func (r *Relay) Reload(ctx context.Context) (adminapi.ReloadSummary, error) {
+func (r *Relay) Reload(ctx context.Context) (adminwire.ReloadSummary, error) {
 	st := r.reload
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.load == nil {
-		return adminapi.ReloadSummary{}, ErrNoReload
+		return adminwire.ReloadSummary{}, ErrNoReload
 	}
 	next, err := st.load()
 	if err != nil {
 		r.logger.Error("config reload refused: the running config stays", "error", err)
-		return adminapi.ReloadSummary{}, err
+		return adminwire.ReloadSummary{}, err
 	}
 	cfg, restart := keepRestartOnly(r.cfg, next)
 
@@ -117,7 +117,7 @@ func (r *Relay) Reload(ctx context.Context) (adminapi.ReloadSummary, error) {
 	if r.role.receives() {
 		if rc, tally, err = r.newReceiver(cfg); err != nil {
 			r.logger.Error("config reload refused: the running config stays", "error", err)
-			return adminapi.ReloadSummary{}, err
+			return adminwire.ReloadSummary{}, err
 		}
 	}
 	old := r.cfg
@@ -128,7 +128,7 @@ func (r *Relay) Reload(ctx context.Context) (adminapi.ReloadSummary, error) {
 			tally.Close()
 		}
 		r.logger.Error("config reload refused: the running config stays", "error", err)
-		return adminapi.ReloadSummary{}, err
+		return adminwire.ReloadSummary{}, err
 	}
 	if rc != nil {
 		st.ingest.set(rc)
@@ -140,7 +140,7 @@ func (r *Relay) Reload(ctx context.Context) (adminapi.ReloadSummary, error) {
 	st.admin.set(r.adminMux())
 	r.registerBacklog(cfg)
 
-	sum := adminapi.ReloadSummary{
+	sum := adminwire.ReloadSummary{
 		Sources: len(cfg.Sources), Destinations: len(cfg.Destinations), Tokens: len(cfg.Tokens),
 		RestartRequired: restart,
 	}

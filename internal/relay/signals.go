@@ -2,10 +2,12 @@ package relay
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hookrelay/hookrelay/internal/console/link"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 )
@@ -19,8 +21,9 @@ type ingestSignals struct {
 }
 
 // newIngestSignals builds the slot counter and, when the config asks for
-// signature-failure alerts, the watch that raises them.
-func (r *Relay) newIngestSignals() *ingestSignals {
+// signature-failure alerts, the watch that raises them, each linking to
+// the source's rejections in the console.
+func (r *Relay) newIngestSignals() (*ingestSignals, error) {
 	s := &ingestSignals{slots: receiver.NewSlotCounter(r.store, r.logger)}
 	outcomes := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookrelay_signature_alerts_total",
@@ -29,22 +32,28 @@ func (r *Relay) newIngestSignals() *ingestSignals {
 	r.registry.MustRegister(outcomes)
 	f := r.cfg.Alerts.SignatureFailures
 	if f.Threshold() <= 0 || r.cfg.Alerts.URL == "" {
-		return s
+		return s, nil
 	}
 	for _, src := range r.cfg.Sources {
 		for _, o := range []string{delivery.AlertSent, delivery.AlertFailed, delivery.AlertDropped} {
 			outcomes.WithLabelValues(src.Name, o)
 		}
 	}
-	s.alerter = delivery.StartAlerter(context.Background(), r.cfg.Alerts.URL, r.logger)
+	alerter, err := delivery.StartAlerter(context.Background(), r.cfg.Alerts, r.logger)
+	if err != nil {
+		return nil, fmt.Errorf("start signature-failure alerts: %w", err)
+	}
+	s.alerter = alerter
+	console := r.cfg.Alerts.ConsoleURL
 	s.watch = receiver.NewRejectionWatch(f.Threshold(), time.Duration(f.Window), func(a receiver.SignatureAlert) {
 		r.logger.Warn("signature failures above the alert rate",
 			"source", a.Source, "rejections", a.Rejections, "window_seconds", a.WindowSeconds)
+		a.URL = link.Rejections(console, a.Source)
 		s.alerter.Post("signature-failure alert", a, func(outcome string) {
 			outcomes.WithLabelValues(a.Source, outcome).Inc()
 		}, "source", a.Source)
 	})
-	return s
+	return s, nil
 }
 
 // close writes the last slot counts and posts the alerts still queued.

@@ -24,7 +24,7 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 	eng, err := delivery.New(delivery.Options{
 		Queue:        r.store,
 		Destinations: push,
-		AlertURL:     r.cfg.Alerts.URL,
+		Alerts:       r.cfg.Alerts,
 		Logger:       r.logger,
 		Registerer:   r.registry,
 		Claimers:     claimers,
@@ -67,7 +67,7 @@ func (r *Relay) newPuller() (*delivery.Puller, error) {
 		Queue:        r.store,
 		Events:       r.store,
 		Destinations: pull,
-		AlertURL:     r.cfg.Alerts.URL,
+		Alerts:       r.cfg.Alerts,
 		Logger:       r.logger,
 		Registerer:   r.registry,
 	})

@@ -1,4 +1,4 @@
-package adminapi
+package adminwire
 
 import "time"
 
@@ -23,6 +23,16 @@ const (
 	JobReplay   = "replay"
 	JobBackfill = "backfill"
 )
+
+// JobReplayRequest is the body of POST /api/v1/jobs/replay: a replay's,
+// with the size of its batches.
+type JobReplayRequest struct {
+	ReplayRequest
+	// MaxBatch, when set, bounds the deliveries one transaction re-arms
+	// (below the store's own batch): smaller is gentler on ingest and
+	// moves the progress in finer steps.
+	MaxBatch int `json:"max_batch"`
+}
 
 // Job is a replay or a backfill run in the background, as GET
 // /api/v1/jobs/{id} answers it.

@@ -1,4 +1,4 @@
-package adminapi
+package adminwire
 
 import (
 	"time"
@@ -6,8 +6,12 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// timePtr returns t in UTC, or nil when it is zero.
-func timePtr(t time.Time) *time.Time {
+// The conversions of the store's records into their wire form: times in
+// UTC, a time that does not apply as null, an event verified by no secret
+// with a null slot.
+
+// OptionalTime returns t in UTC, or nil (null on the wire) when it is zero.
+func OptionalTime(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
 	}
@@ -15,16 +19,17 @@ func timePtr(t time.Time) *time.Time {
 	return &u
 }
 
-// slotPtr returns a signature slot, or nil for an event that was not
+// slot returns a signature slot, or nil for an event that was not
 // verified by a secret.
-func slotPtr(slot int) *int {
-	if slot == store.NoSlot {
+func slot(n int) *int {
+	if n == store.NoSlot {
 		return nil
 	}
-	return &slot
+	return &n
 }
 
-func eventSummary(s store.EventSummary) Event {
+// EventOf returns a listed event as GET /api/v1/events lists it.
+func EventOf(s store.EventSummary) Event {
 	ev := s.Event
 	out := Event{
 		ID:              ev.ID,
@@ -34,8 +39,8 @@ func eventSummary(s store.EventSummary) Event {
 		Type:            ev.Type,
 		ContentType:     ev.ContentType,
 		ReceivedAt:      ev.ReceivedAt.UTC(),
-		OccurredAt:      timePtr(ev.OccurredAt),
-		SignatureSlot:   slotPtr(ev.SignatureSlot),
+		OccurredAt:      OptionalTime(ev.OccurredAt),
+		SignatureSlot:   slot(ev.SignatureSlot),
 		BodySize:        s.BodySize,
 		Deliveries:      make([]DeliveryState, len(s.Deliveries)),
 	}
@@ -45,7 +50,10 @@ func eventSummary(s store.EventSummary) Event {
 	return out
 }
 
-func eventDetail(ev store.Event, ds []Delivery) EventDetail {
+// EventDetailOf returns an event with its deliveries ds as GET
+// /api/v1/events/{id} answers it; its headers are {} rather than null when
+// it has none. Purged is left for the caller to set.
+func EventDetailOf(ev store.Event, ds []Delivery) EventDetail {
 	headers := ev.Headers
 	if headers == nil {
 		headers = map[string][]string{}
@@ -58,15 +66,16 @@ func eventDetail(ev store.Event, ds []Delivery) EventDetail {
 		Type:            ev.Type,
 		ContentType:     ev.ContentType,
 		ReceivedAt:      ev.ReceivedAt.UTC(),
-		OccurredAt:      timePtr(ev.OccurredAt),
-		SignatureSlot:   slotPtr(ev.SignatureSlot),
+		OccurredAt:      OptionalTime(ev.OccurredAt),
+		SignatureSlot:   slot(ev.SignatureSlot),
 		BodySize:        int64(len(ev.Body)),
 		Headers:         headers,
 		Deliveries:      ds,
 	}
 }
 
-func deliveryDetail(d store.Delivery, attempts []store.Attempt) Delivery {
+// DeliveryOf returns a delivery with its attempts, oldest first, in full.
+func DeliveryOf(d store.Delivery, attempts []store.Attempt) Delivery {
 	out := Delivery{
 		ID:             d.ID,
 		Destination:    d.Destination,
@@ -74,13 +83,13 @@ func deliveryDetail(d store.Delivery, attempts []store.Attempt) Delivery {
 		Attempts:       d.Attempts,
 		ReplayCount:    d.ReplayCount,
 		OrderingKey:    d.OrderingKey,
-		NextAttemptAt:  timePtr(d.NextAttemptAt),
-		LeaseUntil:     timePtr(d.LeaseUntil),
+		NextAttemptAt:  OptionalTime(d.NextAttemptAt),
+		LeaseUntil:     OptionalTime(d.LeaseUntil),
 		LastError:      d.LastError,
 		LastStatusCode: d.LastStatusCode,
 		CreatedAt:      d.CreatedAt.UTC(),
 		UpdatedAt:      d.UpdatedAt.UTC(),
-		FinishedAt:     timePtr(d.FinishedAt),
+		FinishedAt:     OptionalTime(d.FinishedAt),
 		AttemptLog:     make([]Attempt, len(attempts)),
 	}
 	for i, a := range attempts {

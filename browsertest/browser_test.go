@@ -1,4 +1,4 @@
-package console_test
+package browsertest
 
 import (
 	"context"
@@ -104,6 +104,12 @@ func (s *sink) of(providerID string) []sinkDelivery {
 	}
 	return out
 }
+
+// Bearer secrets of the test config's tokens.
+const (
+	adminToken = "browser-admin-token-0123456789"
+	readToken  = "browser-read-token-0123456789"
+)
 
 const browserSecret = "whsec_YnJvd3Nlci10ZXN0LXNlY3JldC1zdHJpcGU="
 

@@ -1,0 +1,30 @@
+package adminwire
+
+import "time"
+
+// SlotStatus is one secret slot of a source in GET /api/v1/secrets.
+type SlotStatus struct {
+	Slot int `json:"slot"`
+	// Configured is false for a slot the store saw verify but the config no
+	// longer lists; Active is false for a listed slot that is empty.
+	Configured bool `json:"configured"`
+	Active     bool `json:"active"`
+	// LastVerifiedAt is nil when the slot verified nothing in the kept
+	// history (store.SlotUsageKeep).
+	LastVerifiedAt  *time.Time `json:"last_verified_at"`
+	VerifiedLastDay int64      `json:"verified_last_day"`
+}
+
+// SourceSecrets is one source's slots, in slot order.
+type SourceSecrets struct {
+	Source string       `json:"source"`
+	Slots  []SlotStatus `json:"slots"`
+}
+
+// Secrets is the answer of GET /api/v1/secrets: the rotation status of
+// every configured source. It never carries a secret.
+type Secrets struct {
+	Sources []SourceSecrets `json:"sources"`
+	// KeptDays is how far back LastVerifiedAt can see.
+	KeptDays int `json:"kept_days"`
+}

@@ -1,0 +1,42 @@
+package adminwire
+
+// DestinationStats counts one destination's deliveries by status.
+type DestinationStats struct {
+	Pending    int64 `json:"pending"`
+	Processing int64 `json:"processing"`
+	Failed     int64 `json:"failed"`
+	Done       int64 `json:"done"`
+	Skipped    int64 `json:"skipped"`
+	Dead       int64 `json:"dead"`
+	// Purged counts the deliveries ended because their event's payload
+	// was purged.
+	Purged                  int64   `json:"purged"`
+	OldestPendingAgeSeconds float64 `json:"oldest_pending_age_seconds"`
+}
+
+// SourceStats counts one source's ingest outcomes.
+type SourceStats struct {
+	Received   int64 `json:"received"`
+	Duplicates int64 `json:"duplicates"`
+	Rejected   int64 `json:"rejected"`
+	// ProviderLagSeconds and ProviderLagMaxSeconds are the median and the
+	// largest receive time minus provider time over the source's newest
+	// events; null when its scheme gives no provider time.
+	ProviderLagSeconds    *float64 `json:"provider_lag_seconds"`
+	ProviderLagMaxSeconds *float64 `json:"provider_lag_max_seconds"`
+}
+
+// Stats is the answer of GET /api/v1/stats.
+type Stats struct {
+	Destinations map[string]DestinationStats `json:"destinations"`
+	Sources      map[string]SourceStats      `json:"sources"`
+	// Paused holds the paused destinations (hookrelay destinations pause),
+	// apart from Destinations so that every field there stays a number;
+	// empty when none is.
+	Paused map[string]PausedStats `json:"paused"`
+}
+
+// PausedStats tells how long a destination has been paused.
+type PausedStats struct {
+	PausedForSeconds float64 `json:"paused_for_seconds"`
+}
