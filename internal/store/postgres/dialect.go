@@ -9,7 +9,10 @@ import (
 // dialect is PostgreSQL's SQL for the WHERE clause of an event filter:
 // numbered placeholders, LIKE with '\' escapes for type globs, ids as a
 // text array, on every column holding the event id, and times as
-// timestamptz.
+// timestamptz. The rows a transaction reads to rewrite are locked FOR NO
+// KEY UPDATE, which does not hold off the inserts of rows that reference
+// them (a delivery of an event being re-sealed); deliveries made due
+// again are announced with pg_notify.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Dollar,
 	Pattern:     sqlstore.LikePattern,
@@ -19,5 +22,8 @@ var dialect = sqlstore.Dialect{
 			w.Add(c+" = ANY(%s::text[])", ids)
 		}
 	},
-	Time: func(t time.Time) any { return t },
+	Time:     func(t time.Time) any { return t },
+	Blob:     "bytea",
+	LockRows: "FOR NO KEY UPDATE",
+	Notify:   notifyDestinations,
 }

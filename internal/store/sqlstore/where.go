@@ -26,6 +26,18 @@ type Dialect struct {
 	// Time returns t as the driver stores a time, to compare with
 	// e.received_at.
 	Time func(t time.Time) any
+	// Blob is the SQL type of a column of bytes, for a CAST: BLOB or
+	// bytea.
+	Blob string
+	// LockRows ends a SELECT whose rows the transaction then updates, to
+	// hold off other writers of those rows until it ends; empty when a
+	// write transaction already holds off every other writer.
+	LockRows string
+	// Notify is the statement that tells the listening processes that
+	// deliveries of some destinations are due (its one argument, a list
+	// of names), run in the transaction that makes them due; empty when
+	// the driver has no listeners.
+	Notify string
 }
 
 // Question is SQLite's placeholder, ?, whatever the argument's number.
