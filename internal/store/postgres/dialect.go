@@ -9,10 +9,12 @@ import (
 // dialect is PostgreSQL's SQL for the WHERE clause of an event filter:
 // numbered placeholders, LIKE with '\' escapes for type globs, ids as a
 // text array, on every column holding the event id, and times as
-// timestamptz. The rows a transaction reads to rewrite are locked FOR NO
-// KEY UPDATE, which does not hold off the inserts of rows that reference
-// them (a delivery of an event being re-sealed); deliveries made due
-// again are announced with pg_notify.
+// timestamptz. Lists of rows are arrays, one a column, unnested, so that
+// a batch of any size is one statement of few arguments. The rows a
+// transaction reads to rewrite are locked FOR NO KEY UPDATE, which does
+// not hold off the inserts of rows that reference them (a delivery of an
+// event being re-sealed); deliveries made due again are announced with
+// pg_notify.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Dollar,
 	Pattern:     sqlstore.LikePattern,
@@ -23,7 +25,7 @@ var dialect = sqlstore.Dialect{
 		}
 	},
 	Time:     func(t time.Time) any { return t },
-	Blob:     "bytea",
+	Rows:     sqlstore.UnnestRows,
 	LockRows: "FOR NO KEY UPDATE",
 	Notify:   notifyDestinations,
 }

@@ -9,9 +9,9 @@ import (
 // dialect is SQLite's SQL for the WHERE clause of an event filter: ?
 // placeholders, GLOB for type globs, ids as a JSON array matched on one
 // column alone — the deliveries' event_id in a replay's walk, which reads
-// the deliveries first, else e.id — and times as unix microseconds. Its
-// write transactions hold off every other writer, so it locks no rows,
-// and it has no listeners to notify.
+// the deliveries first, else e.id — and times as unix microseconds. Lists
+// of rows are VALUES lists. Its write transactions hold off every other
+// writer, so it locks no rows, and it has no listeners to notify.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Question,
 	Pattern:     sqlstore.GlobPattern,
@@ -20,5 +20,5 @@ var dialect = sqlstore.Dialect{
 		w.Add(columns[len(columns)-1]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
 	},
 	Time: func(t time.Time) any { return micros(t) },
-	Blob: "BLOB",
+	Rows: sqlstore.ValuesRows,
 }

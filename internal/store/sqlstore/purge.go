@@ -11,20 +11,19 @@ import (
 // with Dialect.InIDs: each is a format whose %s is that condition, and
 // whose arguments are those it lists, then the events'. A purge clears
 // what the events' payloads reached; key_id goes with the sealed bytes:
-// the empty body, headers, query and snippets are stored plain, an empty
-// byte column as CAST('' AS Dialect.Blob) (its %[2]s).
+// the empty body, headers, query and snippets are stored plain.
 
 const (
 	// purgeEvents empties the payload of the events that are not purged
-	// yet and writes their tombstone (time, actor, reason); it returns
-	// their ids. Two purges of one event at once: in PostgreSQL the
+	// yet (to no bytes) and writes their tombstone (time, actor,
+	// reason); it returns their ids. Two purges of one event at once: in PostgreSQL the
 	// second waits for the first's row lock, checks purged_at again on
 	// the row the first committed, and passes it by; in SQLite they do
 	// not overlap.
 	purgeEvents = `UPDATE events SET
-	body = CAST('' AS %[2]s), headers = '{}', raw_query = '', key_id = NULL,
+	body = ?, headers = '{}', raw_query = '', key_id = NULL,
 	purged_at = ?, purged_by = ?, purge_reason = ?
-WHERE %[1]s AND purged_at IS NULL
+WHERE %s AND purged_at IS NULL
 RETURNING id`
 
 	// purgeDeliveries ends the live deliveries of the events (finished
@@ -36,32 +35,36 @@ RETURNING id`
 	purgeDeliveries = `UPDATE deliveries SET
 	status = 'purged', lease_until = NULL, lease_token = NULL,
 	finished_at = ?, updated_at = ?, last_error = ?
-WHERE %[1]s AND status IN ('pending', 'failed', 'processing')`
+WHERE %s AND status IN ('pending', 'failed', 'processing')`
 
 	// purgeOrderingKeys clears the ordering keys of the events'
 	// deliveries, values read from the body; all are final now.
 	purgeOrderingKeys = `UPDATE deliveries SET ordering_key = ''
-WHERE %[1]s AND ordering_key <> ''`
+WHERE %s AND ordering_key <> ''`
 
 	// purgeSnippets clears the response snippets of the attempts of the
-	// events' deliveries: a destination may echo what it was sent.
-	purgeSnippets = `UPDATE attempts SET response_snippet = CAST('' AS %[2]s), key_id = NULL
-WHERE delivery_id IN (SELECT id FROM deliveries WHERE %[1]s)
+	// events' deliveries (to no bytes): a destination may echo what it
+	// was sent.
+	purgeSnippets = `UPDATE attempts SET response_snippet = ?, key_id = NULL
+WHERE delivery_id IN (SELECT id FROM deliveries WHERE %s)
 	AND (length(response_snippet) > 0 OR key_id IS NOT NULL)`
 
 	selectTombstones = `SELECT id, purged_at, coalesce(purged_by, ''), coalesce(purge_reason, '') FROM events
-WHERE %[1]s AND purged_at IS NOT NULL`
+WHERE %s AND purged_at IS NOT NULL`
 
 	recordPurge = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, purged)
 VALUES (?, ?, ?, ?, 0, 0, ?, 'purge', ?)`
 )
+
+// noBytes is what a purge leaves in a column of bytes: empty, not NULL.
+var noBytes = []byte{}
 
 // ofEvents returns the statement format with the condition that column
 // is one of ids, and its arguments: args, then those of the condition.
 func (o *Ops) ofEvents(format, column string, ids []string, args ...any) (string, []any) {
 	w := NewWhere(o.b.Dialect, args...)
 	o.b.Dialect.InIDs(w, []string{column}, ids)
-	return fmt.Sprintf(format, w.SQL(), o.b.Dialect.Blob), w.Args()
+	return fmt.Sprintf(format, w.SQL()), w.Args()
 }
 
 // PurgeEvents erases the payload of the events req.IDs not purged yet,
@@ -82,7 +85,7 @@ func (o *Ops) PurgeEvents(ctx context.Context, req store.PurgeRequest) (store.Pu
 		return res, nil
 	}
 	err = o.b.InTx(ctx, func(tx Conn) error {
-		q, args := o.ofEvents(purgeEvents, "id", req.IDs, o.b.Dialect.Time(req.Now), req.Actor, req.Reason)
+		q, args := o.ofEvents(purgeEvents, "id", req.IDs, noBytes, o.b.Dialect.Time(req.Now), req.Actor, req.Reason)
 		rows, err := tx.Query(ctx, q, args...)
 		if res.Purged, err = collect(rows, err, func(row Rows) (string, error) {
 			var id string
@@ -96,13 +99,13 @@ func (o *Ops) PurgeEvents(ctx context.Context, req store.PurgeRequest) (store.Pu
 		if res.Ended, err = tx.Exec(ctx, q, args...); err != nil {
 			return err
 		}
-		for _, format := range []string{purgeOrderingKeys, purgeSnippets} {
-			q, args = o.ofEvents(format, "event_id", res.Purged)
-			if _, err := tx.Exec(ctx, q, args...); err != nil {
-				return err
-			}
+		q, args = o.ofEvents(purgeOrderingKeys, "event_id", res.Purged)
+		if _, err := tx.Exec(ctx, q, args...); err != nil {
+			return err
 		}
-		return nil
+		q, args = o.ofEvents(purgeSnippets, "event_id", res.Purged, noBytes)
+		_, err = tx.Exec(ctx, q, args...)
+		return err
 	})
 	if err != nil {
 		return store.PurgeResult{Purged: []string{}}, o.fail(ctx, "purge", err)

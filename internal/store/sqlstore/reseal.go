@@ -3,16 +3,14 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"strings"
 )
 
 // Re-sealing reads a batch of rows that are not under the current key and
 // rewrites them in the same write transaction, the rows locked meanwhile
 // (Dialect.LockRows) so that nothing changes them between read and write.
-// The batch is written by one UPDATE joined to a VALUES list of the new
-// columns (more than one when the batch is larger than one statement's
-// arguments allow); its byte columns are cast to Dialect.Blob, for
-// PostgreSQL reads an untyped VALUES column as text.
+// The batch is written by one UPDATE joined to the list of its new columns
+// (Dialect.Rows); more than one when a VALUES list would take more
+// arguments than a statement allows.
 
 const (
 	// selectEventsToReseal is a batch of events after ?1, plain or under
@@ -21,27 +19,32 @@ const (
 WHERE id > ?1 AND key_id IS DISTINCT FROM ?2 ORDER BY id LIMIT ?3
 `
 
-	// updateEventSeals sets the key id ? and, for each row of its VALUES
-	// (id, body, headers, raw_query), the event's sealed columns.
+	// updateEventSeals sets the key id ? and, from each row of the list
+	// %s (id, body, headers, raw_query), an event's sealed columns.
 	updateEventSeals = `UPDATE events SET body = u.column2, headers = u.column3, raw_query = u.column4, key_id = ?
-FROM (VALUES %s) AS u WHERE events.id = u.column1`
-	eventSealsRow = `(?, CAST(? AS %[1]s), ?, ?)`
+FROM %s WHERE events.id = u.column1`
 
 	selectAttemptsToReseal = `SELECT id, delivery_id, response_snippet, key_id FROM attempts
 WHERE id > ?1 AND key_id IS DISTINCT FROM ?2 ORDER BY id LIMIT ?3
 `
 
-	// updateAttemptSeals sets the key id ? and, for each row of its VALUES
-	// (id, response_snippet), the attempt's sealed snippet.
+	// updateAttemptSeals sets the key id ? and, from each row of the list
+	// %s (id, response_snippet), an attempt's sealed snippet.
 	updateAttemptSeals = `UPDATE attempts SET response_snippet = u.column2, key_id = ?
-FROM (VALUES %s) AS u WHERE attempts.id = u.column1`
-	attemptSealsRow = `(CAST(? AS BIGINT), CAST(? AS %[1]s))`
+FROM %s WHERE attempts.id = u.column1`
+)
+
+// The types of the columns of the lists of updateEventSeals and
+// updateAttemptSeals.
+var (
+	eventSealTypes   = []string{"text", "bytea", "text", "text"}
+	attemptSealTypes = []string{"bigint", "bytea"}
 )
 
 // ResealEvents re-seals under the current key at most limit events after
 // after that are plain or under another key.
 func (o *Ops) ResealEvents(ctx context.Context, after string, limit int) (int, string, error) {
-	n, last, err := resealBatch(ctx, o, after, limit, selectEventsToReseal, updateEventSeals, eventSealsRow, func(row Rows) (string, []any, error) {
+	n, last, err := resealBatch(ctx, o, after, limit, selectEventsToReseal, updateEventSeals, eventSealTypes, func(row Rows) (string, []any, error) {
 		var (
 			id, headers, query string
 			body               []byte
@@ -61,7 +64,7 @@ func (o *Ops) ResealEvents(ctx context.Context, after string, limit int) (int, s
 
 // ResealAttempts is ResealEvents for attempts' response snippets.
 func (o *Ops) ResealAttempts(ctx context.Context, after int64, limit int) (int, int64, error) {
-	n, last, err := resealBatch(ctx, o, after, limit, selectAttemptsToReseal, updateAttemptSeals, attemptSealsRow, func(row Rows) (int64, []any, error) {
+	n, last, err := resealBatch(ctx, o, after, limit, selectAttemptsToReseal, updateAttemptSeals, attemptSealTypes, func(row Rows) (int64, []any, error) {
 		var (
 			id, deliveryID int64
 			snippet        []byte
@@ -81,10 +84,10 @@ func (o *Ops) ResealAttempts(ctx context.Context, after int64, limit int) (int, 
 
 // resealBatch runs, in one write transaction, query for a batch of at
 // most limit rows after after that are not under the current key; reseal
-// scans each row and returns its id and its row of update's VALUES (row,
-// whose %[1]s is Dialect.Blob), which writes them. It returns how many
+// scans each row and returns its id and its row of the list of update,
+// whose columns are of types, which writes them all. It returns how many
 // rows it wrote and the last one's id. Its errors are not mapped.
-func resealBatch[C any](ctx context.Context, o *Ops, after C, limit int, query, update, row string, reseal func(Rows) (C, []any, error)) (int, C, error) {
+func resealBatch[C any](ctx context.Context, o *Ops, after C, limit int, query, update string, types []string, reseal func(Rows) (C, []any, error)) (int, C, error) {
 	release, err := o.enter()
 	if err != nil {
 		return 0, after, err
@@ -95,47 +98,28 @@ func resealBatch[C any](ctx context.Context, o *Ops, after C, limit int, query, 
 		return 0, after, err
 	}
 	var (
-		last   = after
-		writes [][]any
+		last = after
+		n    int
 	)
 	err = o.b.InTx(ctx, func(tx Conn) error {
 		rows, err := tx.Query(ctx, query+o.b.Dialect.LockRows, after, current, limit)
-		if err != nil {
-			return err
-		}
-		writes, err = collect(rows, err, func(r Rows) ([]any, error) {
+		writes, err := collect(rows, err, func(r Rows) ([]any, error) {
 			id, args, err := reseal(r)
 			last = id
 			return args, err
 		})
-		if err != nil || len(writes) == 0 {
-			return err
+		n = len(writes)
+		per := (maxArgs - 1) / len(types) // a VALUES list's rows, after the key id
+		for err == nil && len(writes) > 0 {
+			batch := writes[:min(len(writes), per)]
+			from, args := o.b.Dialect.Rows(types, batch)
+			_, err = tx.Exec(ctx, fmt.Sprintf(update, from), append([]any{current}, args...)...)
+			writes = writes[len(batch):]
 		}
-		return updateRows(ctx, tx, update, fmt.Sprintf(row, o.b.Dialect.Blob), current, writes)
+		return err
 	})
 	if err != nil {
 		return 0, after, err
 	}
-	return len(writes), last, nil
-}
-
-// updateRows runs update, its VALUES list (its %s) made of rows of row,
-// over first and then rows, in as few statements as the limits on
-// arguments allow.
-func updateRows(ctx context.Context, c Conn, update, row string, first any, rows [][]any) error {
-	per := (maxArgs - 1) / len(rows[0])
-	for len(rows) > 0 {
-		n := min(len(rows), per)
-		args := make([]any, 0, 1+n*len(rows[0]))
-		args = append(args, first)
-		for _, r := range rows[:n] {
-			args = append(args, r...)
-		}
-		list := strings.Repeat(row+", ", n-1) + row
-		if _, err := c.Exec(ctx, fmt.Sprintf(update, list), args...); err != nil {
-			return err
-		}
-		rows = rows[n:]
-	}
-	return nil
+	return n, last, nil
 }

@@ -26,9 +26,14 @@ type Dialect struct {
 	// Time returns t as the driver stores a time, to compare with
 	// e.received_at.
 	Time func(t time.Time) any
-	// Blob is the SQL type of a column of bytes, for a CAST: BLOB or
-	// bytea.
-	Blob string
+	// Rows returns a FROM item named u that lists rows, each of one
+	// value per column, its columns named column1, column2, …, and the
+	// arguments it takes: a VALUES list, or one array per column
+	// unnested, which binds any number of rows with one argument per
+	// column: ValuesRows or UnnestRows. types are the PostgreSQL types
+	// of the columns (text, bytea, bigint), for the arrays. Its
+	// placeholders are ?, for a Conn.
+	Rows func(types []string, rows [][]any) (from string, args []any)
 	// LockRows ends a SELECT whose rows the transaction then updates, to
 	// hold off other writers of those rows until it ends; empty when a
 	// write transaction already holds off every other writer.
