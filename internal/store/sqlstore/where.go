@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// Dialect is how a driver's SQL differs in the WHERE clause of an event
-// filter. Its fields are all set.
+// Dialect is how a driver's SQL differs: in the WHERE clause of an event
+// filter, and in the statements of Ops. Its fields are all set, but
+// LockRows and Notify, which may be empty.
 type Dialect struct {
 	// Placeholder returns the placeholder of a statement's nth argument,
 	// from 1: Question or Dollar.
