@@ -12,6 +12,12 @@ import (
 // timestamptz. Beyond filters: the delivery counts are the sums of
 // appended deltas (see FoldCounts), and the microseconds between two times
 // are read from their interval.
+// timestamptz. Lists of rows are arrays, one a column, unnested, so that
+// a batch of any size is one statement of few arguments. The rows a
+// transaction reads to rewrite are locked FOR NO KEY UPDATE, which does
+// not hold off the inserts of rows that reference them (a delivery of an
+// event being re-sealed); deliveries made due again are announced with
+// pg_notify.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Dollar,
 	Pattern:     sqlstore.LikePattern,
@@ -26,4 +32,7 @@ var dialect = sqlstore.Dialect{
 	MicrosSince: "(extract(epoch FROM %s - %s) * 1000000)::bigint",
 	HasTable:    `SELECT to_regclass(?) IS NOT NULL`,
 	Migrations:  migrationFiles,
+	Rows:        sqlstore.UnnestRows,
+	LockRows:    "FOR NO KEY UPDATE",
+	Notify:      notifyDestinations,
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // vacuumErased rewrites the tables a purge writes, with their TOAST tables
@@ -23,16 +22,4 @@ func (s *Store) ClearErased(context.Context) (string, error) {
 		return "", fmt.Errorf("clear erased bytes: %w: store closed", store.ErrUnavailable)
 	}
 	return vacuumErased, nil
-}
-
-// AuditKey returns the database's audit key, made by the first caller.
-func (s *Store) AuditKey(ctx context.Context) ([]byte, error) {
-	if _, err := s.other.Exec(ctx, insertAuditKey, sqlstore.AuditKeyName, sqlstore.NewAuditKey()); err != nil {
-		return nil, fmt.Errorf("make audit key: %w", s.mapErr(ctx, err))
-	}
-	var key []byte
-	if err := s.other.QueryRow(ctx, selectAuditKey, sqlstore.AuditKeyName).Scan(&key); err != nil {
-		return nil, fmt.Errorf("read audit key: %w", s.mapErr(ctx, err))
-	}
-	return sqlstore.CheckAuditKey(key)
 }

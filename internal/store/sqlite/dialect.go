@@ -12,6 +12,9 @@ import (
 // the deliveries first, else e.id — and times as unix microseconds.
 // Beyond filters: the delivery counts are one row per destination and
 // status, and the microseconds between two times are their difference.
+// the deliveries first, else e.id — and times as unix microseconds. Lists
+// of rows are VALUES lists. Its write transactions hold off every other
+// writer, so it locks no rows, and it has no listeners to notify.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Question,
 	Pattern:     sqlstore.GlobPattern,
@@ -24,4 +27,5 @@ var dialect = sqlstore.Dialect{
 	MicrosSince: "(%s - %s)",
 	HasTable:    `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?`,
 	Migrations:  migrationFiles,
+	Rows:        sqlstore.ValuesRows,
 }

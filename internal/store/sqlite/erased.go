@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // clearErasedWait bounds how long ClearErased tries to truncate the
@@ -47,21 +45,4 @@ func (s *Store) ClearErased(ctx context.Context) (string, error) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-}
-
-// AuditKey returns the database's audit key, made by the first caller.
-func (s *Store) AuditKey(ctx context.Context) ([]byte, error) {
-	release, err := s.enter()
-	if err != nil {
-		return nil, fmt.Errorf("read audit key: %w", err)
-	}
-	defer release()
-	if _, err := s.writer.ExecContext(ctx, insertAuditKey, sqlstore.AuditKeyName, sqlstore.NewAuditKey(), micros(time.Now())); err != nil {
-		return nil, fmt.Errorf("make audit key: %w", mapErr(ctx, err))
-	}
-	var key []byte
-	if err := s.writer.QueryRowContext(ctx, selectAuditKey, sqlstore.AuditKeyName).Scan(&key); err != nil {
-		return nil, fmt.Errorf("read audit key: %w", mapErr(ctx, err))
-	}
-	return sqlstore.CheckAuditKey(key)
 }

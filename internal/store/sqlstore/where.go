@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// Dialect is how a driver's SQL differs in the WHERE clause of an event
-// filter. Its fields are all set.
+// Dialect is how a driver's SQL differs: in the WHERE clause of an event
+// filter, and in the statements of Ops. Its fields are all set, but
+// LockRows and Notify, which may be empty.
 type Dialect struct {
 	// Placeholder returns the placeholder of a statement's nth argument,
 	// from 1: Question or Dollar.
@@ -42,6 +43,23 @@ type Dialect struct {
 	// Migrations holds the driver's numbered migrations, in its
 	// directory migrations (see ReadMigrations).
 	Migrations fs.FS
+	// Rows returns a FROM item named u that lists rows, each of one
+	// value per column, its columns named column1, column2, …, and the
+	// arguments it takes: a VALUES list, or one array per column
+	// unnested, which binds any number of rows with one argument per
+	// column: ValuesRows or UnnestRows. types are the PostgreSQL types
+	// of the columns (text, bytea, bigint), for the arrays. Its
+	// placeholders are ?, for a Conn.
+	Rows func(types []string, rows [][]any) (from string, args []any)
+	// LockRows ends a SELECT whose rows the transaction then updates, to
+	// hold off other writers of those rows until it ends; empty when a
+	// write transaction already holds off every other writer.
+	LockRows string
+	// Notify is the statement that tells the listening processes that
+	// deliveries of some destinations are due (its one argument, a list
+	// of names), run in the transaction that makes them due; empty when
+	// the driver has no listeners.
+	Notify string
 }
 
 // Question is SQLite's placeholder, ?, whatever the argument's number.

@@ -111,6 +111,7 @@ var tests = []conformanceTest{
 
 	{"Activity", testActivity},
 	{"PauseHoldsClaims", testPauseHoldsClaims},
+	{"ResumeNotifies", testResumeNotifies},
 	{"SkipDelivery", testSkipDelivery},
 	{"AuditLog", testAuditLog},
 	{"AttemptRounds", testAttemptRounds},
