@@ -9,7 +9,9 @@ import (
 // dialect is PostgreSQL's SQL for the WHERE clause of an event filter:
 // numbered placeholders, LIKE with '\' escapes for type globs, ids as a
 // text array, on every column holding the event id, and times as
-// timestamptz.
+// timestamptz. Lists are arrays; rows are locked against concurrent
+// writers; the batches of a replay commit without waiting for the flush
+// and wake the listeners of what they re-armed, two stretches at once.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Dollar,
 	Pattern:     sqlstore.LikePattern,
@@ -19,5 +21,18 @@ var dialect = sqlstore.Dialect{
 			w.Add(c+" = ANY(%s::text[])", ids)
 		}
 	},
-	Time: func(t time.Time) any { return t },
+	Time:            func(t time.Time) any { return t },
+	List:            func(vs any) any { return vs },
+	InList:          "%[1]s = ANY(%[2]s::%[3]s[])",
+	JSONRows:        "jsonb_array_elements(%s::jsonb)",
+	RowLocks:        true,
+	AsyncCommit:     asyncCommit,
+	Notify:          notifyDestinations,
+	ReplayStretches: replayStretches,
+	BackfillIDs:     backfillIDs,
+	ResetIdentity:   resetIdentity,
 }
+
+// replayStretches is how many stretches of a replay are re-armed at once:
+// each is a transaction of its own that keeps one server process busy.
+const replayStretches = 2

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
@@ -9,7 +10,12 @@ import (
 // dialect is SQLite's SQL for the WHERE clause of an event filter: ?
 // placeholders, GLOB for type globs, ids as a JSON array matched on one
 // column alone — the deliveries' event_id in a replay's walk, which reads
-// the deliveries first, else e.id — and times as unix microseconds.
+// the deliveries first, else e.id — and times as unix microseconds. Lists
+// are JSON arrays read with json_each; the single writer needs no row
+// locks, makes no listener to wake, and re-arms a replay's batches in
+// turn, each short enough that an ingest commit waits at most some tens
+// of milliseconds behind one. An AUTOINCREMENT table carries on after
+// the largest id ever inserted, imported ones included.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Question,
 	Pattern:     sqlstore.GlobPattern,
@@ -18,4 +24,17 @@ var dialect = sqlstore.Dialect{
 		w.Add(columns[len(columns)-1]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
 	},
 	Time: func(t time.Time) any { return micros(t) },
+	List: func(vs any) any {
+		switch vs := vs.(type) {
+		case []string:
+			return jsonArray(vs)
+		case []int64:
+			return jsonArray(vs)
+		}
+		panic(fmt.Sprintf("sqlite: a list of %T", vs))
+	},
+	InList:          "%[1]s IN (SELECT value FROM json_each(%[2]s))",
+	JSONRows:        "json_each(%s)",
+	ReplayStretches: 1,
+	BackfillIDs:     backfillIDs,
 }

@@ -26,6 +26,45 @@ type Dialect struct {
 	// Time returns t as the driver stores a time, to compare with
 	// e.received_at.
 	Time func(t time.Time) any
+	// List binds a list of values, a []string or a []int64, as InList
+	// and the driver's statements read one: a JSON array (SQLite) or an
+	// array (PostgreSQL).
+	List func(vs any) any
+	// InList is the condition that a column (%[1]s) is one of the values
+	// of a list bound with List at a placeholder (%[2]s), of SQL type
+	// %[3]s: text or bigint.
+	InList string
+	// JSONRows is the table, of one column named value, of the elements
+	// of a JSON array bound at a placeholder (%s); ->> reads their
+	// fields.
+	JSONRows string
+	// RowLocks tells that statements lock the rows they read, FOR UPDATE
+	// or FOR SHARE, against concurrent writers (PostgreSQL); without it
+	// they leave their locking clauses out, one writer at a time making
+	// them needless (SQLite).
+	RowLocks bool
+	// AsyncCommit, when set, lets the transaction it runs in commit
+	// without waiting for the flush of its log: for the batches of a
+	// long write, before the last commit that waits for it.
+	AsyncCommit string
+	// Notify, when set, wakes the listeners (see store.Listener) of
+	// the destinations of a list bound with List as its transaction
+	// commits.
+	Notify string
+	// ReplayBatch is how many deliveries one transaction of a replay
+	// re-arms, and ReplayStretches how many stretches of a replay may be
+	// re-armed at once (see RangeReplayer); 1 re-arms them in turn.
+	ReplayBatch, ReplayStretches int
+	// BackfillIDs selects the ids of up to ?6 events of the sources of a
+	// list bound with List at ?1, with ids after ?2 in [?3, ?4) (the
+	// window's id range) and received in [?7, ?8), in id order, that
+	// were not purged and have no delivery to destination ?5: the
+	// candidates of a backfill, whose columns BackfillCandidates reads.
+	BackfillIDs string
+	// ResetIdentity, when set, makes the ids the database generates for
+	// the table it names (%s) follow the largest one it holds, after an
+	// import of ids.
+	ResetIdentity string
 }
 
 // Question is SQLite's placeholder, ?, whatever the argument's number.
