@@ -10,8 +10,9 @@ import (
 // numbered placeholders, LIKE with '\' escapes for type globs, ids as a
 // text array, on every column holding the event id, and times as
 // timestamptz. Lists are arrays; rows are locked against concurrent
-// writers; the batches of a replay commit without waiting for the flush
-// and wake the listeners of what they re-armed, two stretches at once.
+// writers; a batch of a replay is selected and re-armed in one
+// statement, commits without waiting for the flush and wakes the
+// listeners of what it re-armed, two stretches at once.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Dollar,
 	Pattern:     sqlstore.LikePattern,
@@ -29,6 +30,7 @@ var dialect = sqlstore.Dialect{
 	AsyncCommit:     asyncCommit,
 	Notify:          notifyDestinations,
 	ReplayStretches: replayStretches,
+	RearmBatch:      rearmBatch,
 	BackfillIDs:     backfillIDs,
 	ResetIdentity:   resetIdentity,
 }

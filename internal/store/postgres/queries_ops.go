@@ -27,6 +27,26 @@ LIMIT %[2]s`
 FROM deliveries WHERE event_id = ANY($1::text[])
 ORDER BY event_id, destination`
 
+	// rearmBatch is the Dialect's RearmBatch: it re-arms (%[2]s) the
+	// deliveries of the batch (%[1]s) that may be re-armed (%[3]s) when
+	// the UPDATE reaches them (the condition is checked again on a row a
+	// concurrent claim or purge changed meanwhile), and counts those
+	// processing in the statement's snapshot, so that a delivery is
+	// counted once, re-armed or in flight.
+	rearmBatch = `WITH sel AS MATERIALIZED (
+%[1]s
+), last AS (
+	SELECT event_id, destination FROM sel ORDER BY event_id DESC, destination DESC LIMIT 1
+), upd AS (
+	UPDATE deliveries d SET %[2]s
+	FROM sel
+	WHERE d.id = sel.id AND %[3]s
+	RETURNING d.destination
+)
+SELECT (SELECT count(*) FROM sel), (SELECT count(*) FROM sel WHERE status = 'processing'),
+	(SELECT count(*) FROM upd), coalesce((SELECT event_id FROM last), ''), coalesce((SELECT destination FROM last), ''),
+	(SELECT coalesce(array_agg(DISTINCT destination), '{}') FROM upd)`
+
 	// backfillIDs is the Dialect's BackfillIDs: the sources are a text
 	// array. Each source is read in id order from the (source, id) index,
 	// up to the limit, and the results merged, so that a page costs the

@@ -39,22 +39,6 @@ ORDER BY d.event_id, d.destination
 SELECT (SELECT count(*) FROM sel), (SELECT count(*) FROM sel WHERE status = 'processing'),
 	coalesce((SELECT event_id FROM last), ''), coalesce((SELECT destination FROM last), '')`
 
-	// replayRearm re-arms at ?2 the deliveries of a list at ?1 (%[1]s)
-	// that are not processing, nor purged, when it reaches them, with a
-	// condition on their status when the filter has one (%[2]s).
-	replayRearm = `UPDATE deliveries AS d SET
-	status = 'pending', attempts = 0, next_attempt_at = ?2,
-	lease_until = NULL, lease_token = NULL, finished_at = NULL,
-	last_error = '', last_status_code = 0,
-	replay_count = d.replay_count + 1, updated_at = ?2
-WHERE %[1]s AND d.status NOT IN ('processing', 'purged') %[2]s`
-
-	// replayBusy counts the deliveries of a list (%[1]s) that are
-	// processing, with a condition on their status when the filter has
-	// one (%[2]s).
-	replayBusy = `SELECT count(*) FROM deliveries d
-WHERE %[1]s AND d.status = 'processing' %[2]s`
-
 	insertReplay = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
 VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
 )
@@ -111,7 +95,7 @@ type replayer struct {
 // once (see Dialect.ReplayStretches).
 func (r replayer) ReplayStretches() int { return r.o.b.Dialect.ReplayStretches }
 
-// ReplayBatch counts, in one statement, or re-arms a batch.
+// ReplayBatch counts, in one statement, or re-arms a batch (see rearm).
 func (r replayer) ReplayBatch(ctx context.Context, after ReplayKey, n int, dryRun bool) (ReplayBatch, error) {
 	w := NewWhere(r.o.b.Dialect, after.EventID, after.Destination)
 	if err := w.FilterDeliveries(r.req.Filter); err != nil {
@@ -138,58 +122,6 @@ func (r replayer) ReplayRange(ctx context.Context, after, upto ReplayKey, open b
 		w.Add("(d.event_id, d.destination) <= (%s, %s) AND e.id <= %s", upto.EventID, upto.Destination, upto.EventID)
 	}
 	return r.rearm(ctx, w, "")
-}
-
-// rearm reads the deliveries w selects, up to limit (a LIMIT clause, or
-// none), and re-arms them in one transaction: those not processing are
-// re-armed, then those processing counted, so that a delivery claimed
-// meanwhile is counted once, in flight. When it re-arms any, the
-// transaction wakes the listeners of the destinations read.
-func (r replayer) rearm(ctx context.Context, w *Where, limit string) (ReplayBatch, error) {
-	var (
-		b     ReplayBatch
-		ids   []int64
-		dests []string
-	)
-	rows, err := r.o.b.Read.Query(ctx, fmt.Sprintf(replaySelection, w.SQL(), limit), w.Args()...)
-	_, err = collect(rows, err, func(row Rows) (struct{}, error) {
-		var (
-			id   int64
-			dest string
-		)
-		err := row.Scan(&id, &b.Last.EventID, &dest, new(string))
-		b.Last.Destination = dest
-		ids, dests = append(ids, id), append(dests, dest)
-		return struct{}{}, err
-	})
-	if err != nil || len(ids) == 0 {
-		return ReplayBatch{}, err
-	}
-	b.Selected = len(ids)
-	d := r.o.b.Dialect
-	list, cond := d.List(ids), ReplayStatus(r.req.Filter.Status)
-	err = r.o.b.InTx(ctx, func(tx Conn) error {
-		if d.AsyncCommit != "" { // the audit row's commit waits, for every batch
-			if _, err := tx.Exec(ctx, d.AsyncCommit); err != nil {
-				return err
-			}
-		}
-		var err error
-		if b.Rearmed, err = tx.Exec(ctx, fmt.Sprintf(replayRearm, d.in("d.id", "?1", "bigint"), cond), list, d.Time(r.req.Now)); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, fmt.Sprintf(replayBusy, d.in("d.id", "?", "bigint"), cond), list).Scan(&b.InFlight); err != nil {
-			return fmt.Errorf("count in flight: %w", err)
-		}
-		if b.Rearmed == 0 {
-			return nil
-		}
-		return r.o.notify(ctx, tx, dests)
-	})
-	if err != nil {
-		return ReplayBatch{}, err // rolled back: nothing re-armed
-	}
-	return b, nil
 }
 
 // ReplayAudit writes the audit row of the replay.

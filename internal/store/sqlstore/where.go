@@ -55,6 +55,16 @@ type Dialect struct {
 	// re-arms, and ReplayStretches how many stretches of a replay may be
 	// re-armed at once (see RangeReplayer); 1 re-arms them in turn.
 	ReplayBatch, ReplayStretches int
+	// RearmBatch, when set, selects and re-arms a batch of a replay in
+	// one statement, where the database writes from a WITH query
+	// (PostgreSQL): %[1]s is a statement that returns the id, event_id,
+	// destination and status of the batch's deliveries, %[2]s the
+	// assignments that re-arm a delivery d, and %[3]s the condition that
+	// d may be re-armed. It returns how many it selected, how many of
+	// those were processing, how many it re-armed, the last key, and the
+	// destinations it re-armed. Without it a batch is read, then re-armed
+	// by id.
+	RearmBatch string
 	// BackfillIDs selects the ids of up to ?6 events of the sources of a
 	// list bound with List at ?1, with ids after ?2 in [?3, ?4) (the
 	// window's id range) and received in [?7, ?8), in id order, that
