@@ -50,20 +50,18 @@ VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
 // time when zero), with attempts 0, replay_count + 1, no lease and no
 // finished_at, and its last error and status code cleared — they belong
 // to the run the replay supersedes; the attempts table keeps them. A
-// batch is read from the read connections, so that only its re-arming
-// holds a writer; one that re-arms rows wakes the listeners of its
-// destinations as it commits, so delivery starts before the replay ends.
+// batch that re-arms rows wakes the listeners of their destinations as
+// it commits, so delivery starts before the replay ends (see rearm).
 // Without req.Progress, up to Dialect.ReplayStretches stretches of the
 // selection are re-armed at once behind a walk that finds where they
 // end; with it, batches run one after the other, so that a stop is
 // exact. It then writes the audit row.
 //
 // InFlight counts the selected deliveries that were processing as their
-// batch was re-armed, and Matched = Rearmed + InFlight. (A delivery that
-// finishes while its batch is re-armed, after the re-arming passed it
-// by, is counted in neither.) A dry run counts the same way, changes
-// nothing, and still writes its audit row. A bad glob or status is
-// store.ErrBadFilter.
+// batch was re-armed, and Matched = Rearmed + InFlight. (A delivery
+// whose status changes while its batch is re-armed may be counted in
+// neither.) A dry run counts the same way, changes nothing, and still
+// writes its audit row. A bad glob or status is store.ErrBadFilter.
 func (o *Ops) Replay(ctx context.Context, req store.ReplayRequest) (store.ReplayResult, error) {
 	release, err := o.enter()
 	if err != nil {
