@@ -11,11 +11,10 @@ import (
 // placeholders, GLOB for type globs, ids as a JSON array matched on one
 // column alone — the deliveries' event_id in a replay's walk, which reads
 // the deliveries first, else e.id — and times as unix microseconds. Lists
-// are JSON arrays read with json_each; the single writer needs no row
-// locks, makes no listener to wake, and re-arms a replay's batches in
-// turn, each short enough that an ingest commit waits at most some tens
-// of milliseconds behind one. An AUTOINCREMENT table carries on after
-// the largest id ever inserted, imported ones included.
+// are JSON arrays read with json_each. With one writer, statements take
+// no row locks, no listener is woken, and a replay's batches run in turn.
+// An AUTOINCREMENT table carries on after the largest id ever inserted,
+// imported ones included, so an import resets nothing.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Question,
 	Pattern:     sqlstore.GlobPattern,
