@@ -18,6 +18,10 @@ import (
 // not hold off the inserts of rows that reference them (a delivery of an
 // event being re-sealed); deliveries made due again are announced with
 // pg_notify.
+// timestamptz. Lists are arrays; rows are locked against concurrent
+// writers; a batch of a replay is selected and re-armed in one
+// statement, commits without waiting for the flush and wakes the
+// listeners of what it re-armed, two stretches at once.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Dollar,
 	Pattern:     sqlstore.LikePattern,
@@ -27,12 +31,24 @@ var dialect = sqlstore.Dialect{
 			w.Add(c+" = ANY(%s::text[])", ids)
 		}
 	},
-	Time:        func(t time.Time) any { return t },
-	CountsTable: "delivery_count_deltas",
-	MicrosSince: "(extract(epoch FROM %s - %s) * 1000000)::bigint",
-	HasTable:    `SELECT to_regclass(?) IS NOT NULL`,
-	Migrations:  migrationFiles,
-	Rows:        sqlstore.UnnestRows,
-	LockRows:    "FOR NO KEY UPDATE",
-	Notify:      notifyDestinations,
+	Time:            func(t time.Time) any { return t },
+	CountsTable:     "delivery_count_deltas",
+	MicrosSince:     "(extract(epoch FROM %s - %s) * 1000000)::bigint",
+	HasTable:        `SELECT to_regclass(?) IS NOT NULL`,
+	Migrations:      migrationFiles,
+	Rows:            sqlstore.UnnestRows,
+	Notify:          notifyDestinations,
+	List:            func(vs any) any { return vs },
+	InList:          "%[1]s = ANY(%[2]s::%[3]s[])",
+	JSONRows:        "jsonb_array_elements(%s::jsonb)",
+	RowLocks:        true,
+	AsyncCommit:     asyncCommit,
+	ReplayStretches: replayStretches,
+	RearmBatch:      rearmBatch,
+	BackfillIDs:     backfillIDs,
+	ResetIdentity:   resetIdentity,
 }
+
+// replayStretches is how many stretches of a replay are re-armed at once:
+// each is a transaction of its own that keeps one server process busy.
+const replayStretches = 2

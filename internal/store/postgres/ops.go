@@ -9,11 +9,16 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
+// replayBatch is, by default, how many deliveries one transaction of a replay
+// re-arms.
+const replayBatch = 10_000
+
 // newOps returns the operations written once, over the pool that is not
 // reserved for Ingest.
 func (s *Store) newOps() *sqlstore.Ops {
 	d := dialect
 	d.Placeholder = sqlstore.Question // pgConn rebinds
+	d.ReplayBatch = s.replayBatch
 	c := pgConn{q: s.other, rb: &s.rebinder}
 	return sqlstore.NewOps(sqlstore.Backend{
 		Read:  c,

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
@@ -15,6 +16,11 @@ import (
 // the deliveries first, else e.id — and times as unix microseconds. Lists
 // of rows are VALUES lists. Its write transactions hold off every other
 // writer, so it locks no rows, and it has no listeners to notify.
+// the deliveries first, else e.id — and times as unix microseconds. Lists
+// are JSON arrays read with json_each. With one writer, statements take
+// no row locks, no listener is woken, and a replay's batches run in turn.
+// An AUTOINCREMENT table carries on after the largest id ever inserted,
+// imported ones included, so an import resets nothing.
 var dialect = sqlstore.Dialect{
 	Placeholder: sqlstore.Question,
 	Pattern:     sqlstore.GlobPattern,
@@ -28,4 +34,17 @@ var dialect = sqlstore.Dialect{
 	HasTable:    `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?`,
 	Migrations:  migrationFiles,
 	Rows:        sqlstore.ValuesRows,
+	List: func(vs any) any {
+		switch vs := vs.(type) {
+		case []string:
+			return jsonArray(vs)
+		case []int64:
+			return jsonArray(vs)
+		}
+		panic(fmt.Sprintf("sqlite: a list of %T", vs))
+	},
+	InList:          "%[1]s IN (SELECT value FROM json_each(%[2]s))",
+	JSONRows:        "json_each(%s)",
+	ReplayStretches: 1,
+	BackfillIDs:     backfillIDs,
 }

@@ -45,10 +45,10 @@ func (o *Ops) SetPaused(ctx context.Context, destination string, paused bool, ac
 		if _, err := tx.Exec(ctx, insertAction, o.b.Dialect.Time(now), actor, AuditDestination(destination), kind); err != nil {
 			return err
 		}
-		if !paused && o.b.Dialect.Notify != "" {
-			_, err = tx.Exec(ctx, o.b.Dialect.Notify, []string{destination})
+		if !paused {
+			return o.notify(ctx, tx, []string{destination})
 		}
-		return err
+		return nil
 	})
 	pauses.Add(1) // whatever the outcome: the caches read the set again
 	if err != nil {

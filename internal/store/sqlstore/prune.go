@@ -1,9 +1,63 @@
 package sqlstore
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+const (
+	// pruneCandidates returns, oldest first, up to ?5 events received
+	// before ?2 (the later of the two retention bounds; ?1 is its id
+	// bound) that look prunable: no live delivery, and received before
+	// ?3 when one delivery is dead, else before ?4 (a NULL bound prunes
+	// nothing). Each event's deliveries are read by a correlated
+	// aggregate, one probe of the (event_id, destination) index per
+	// event, which no planner turns into a scan of every live delivery.
+	// Where rows are locked (%s), it locks the events it returns and
+	// skips those another transaction holds (a backfill adding
+	// deliveries holds one).
+	pruneCandidates = `SELECT e.id, e.received_at FROM events e
+WHERE e.id < ?1 AND e.received_at < ?2
+	AND (SELECT CASE
+		WHEN count(*) FILTER (WHERE d.status IN ('pending', 'processing', 'failed')) > 0 THEN false
+		WHEN count(*) FILTER (WHERE d.status = 'dead') > 0 THEN e.received_at < ?3
+		ELSE e.received_at < ?4 END
+	FROM deliveries d WHERE d.event_id = e.id)
+ORDER BY e.id
+LIMIT ?5
+%s`
+
+	// pruneCheck returns, for each event of a list (%[1]s) that has
+	// deliveries, how many it has, how many were locked, and how many of
+	// those are live and how many dead. Where rows are locked (%[2]s), it
+	// locks the deliveries, of events the transaction holds locked so
+	// that none can be added, skipping any another transaction holds
+	// (such as a replay re-arming it); a locked row is read in its latest
+	// committed version, so a status changed since pruneCandidates's
+	// snapshot is seen.
+	pruneCheck = `WITH held AS MATERIALIZED (
+	SELECT d.event_id, d.status FROM deliveries d
+	WHERE %[1]s
+	%[2]s
+), h AS (
+	SELECT event_id, count(*) AS n,
+		count(*) FILTER (WHERE status IN ('pending', 'processing', 'failed')) AS live,
+		count(*) FILTER (WHERE status = 'dead') AS dead
+	FROM held GROUP BY event_id
+), t AS (
+	SELECT d.event_id, count(*) AS n FROM deliveries d
+	WHERE %[1]s GROUP BY d.event_id
+)
+SELECT t.event_id, t.n, coalesce(h.n, 0), coalesce(h.live, 0), coalesce(h.dead, 0)
+FROM t LEFT JOIN h ON h.event_id = t.event_id`
+
+	// pruneEvents deletes the events of a list (%s), and with them their
+	// deliveries and attempts (by cascade on SQLite, by triggers on
+	// PostgreSQL).
+	pruneEvents = `DELETE FROM events WHERE %s`
 )
 
 // PruneBound returns what bounds the events req may prune: bound, the
@@ -23,4 +77,102 @@ func PruneBound(req store.PruneRequest) (bound time.Time, boundID string, ok boo
 		boundID = AboveEveryID
 	}
 	return bound, boundID, true
+}
+
+// Prune deletes up to req.Limit finished events past their retention,
+// oldest first, with their deliveries and attempts, and returns how many
+// it deleted: events received before DoneBefore whose deliveries are all
+// done or skipped (or that have none), and events received before
+// DeadBefore whose deliveries are all final with at least one dead. A
+// zero bound prunes nothing by its rule; a Limit below 1 deletes nothing.
+//
+// It never deletes an event with a live delivery, whatever runs
+// alongside. In one transaction it reads, and where rows are locked
+// locks, the candidate events (skipping any another transaction holds),
+// so that no delivery can be added to them; then, in a later statement
+// whose snapshot sees every delivery added before, locks their
+// deliveries (skipping any another transaction holds, such as a replay
+// re-arming them) and reads their latest statuses; and deletes only the
+// events whose deliveries were all locked and still qualify. Nothing
+// waits on another writer, so it cannot deadlock with a replay or a
+// claim. On SQLite the transaction holds the single writer, so nothing
+// changes between the reads and the delete.
+func (o *Ops) Prune(ctx context.Context, req store.PruneRequest) (int64, error) {
+	release, err := o.enter()
+	if err != nil {
+		return 0, fmt.Errorf("prune: %w", err)
+	}
+	defer release()
+	bound, boundID, ok := PruneBound(req)
+	if !ok {
+		return 0, nil
+	}
+	d := o.b.Dialect
+	var deleted int64
+	err = o.b.InTx(ctx, func(tx Conn) error {
+		rows, err := tx.Query(ctx, fmt.Sprintf(pruneCandidates, d.locking("FOR UPDATE OF e SKIP LOCKED")),
+			boundID, d.Time(bound), d.NullTime(req.DeadBefore), d.NullTime(req.DoneBefore), req.Limit)
+		candidates, err := collect(rows, err, func(row Rows) (pruneCandidate, error) {
+			var c pruneCandidate
+			return c, row.Scan(&c.id, At(&c.received))
+		})
+		if err != nil || len(candidates) == 0 {
+			return err
+		}
+		ids, err := o.stillPrunable(ctx, tx, candidates, req)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		deleted, err = tx.Exec(ctx, fmt.Sprintf(pruneEvents, d.in("id", "?", "text")), d.List(ids))
+		return err
+	})
+	if err != nil {
+		return 0, o.fail(ctx, "prune", err)
+	}
+	return deleted, nil
+}
+
+// pruneCandidate is an event a prune may delete, and when it was
+// received.
+type pruneCandidate struct {
+	id       string
+	received time.Time
+}
+
+// stillPrunable locks the deliveries of the candidates and returns the
+// ids of those that still qualify, in order.
+func (o *Ops) stillPrunable(ctx context.Context, tx Conn, candidates []pruneCandidate, req store.PruneRequest) ([]string, error) {
+	ids := make([]string, len(candidates))
+	for i, c := range candidates {
+		ids[i] = c.id
+	}
+	d := o.b.Dialect
+	type check struct{ total, held, live, dead int64 }
+	checks := map[string]check{}
+	rows, err := tx.Query(ctx, fmt.Sprintf(pruneCheck, d.in("d.event_id", "?1", "text"), d.locking("FOR UPDATE OF d SKIP LOCKED")),
+		d.List(ids))
+	_, err = collect(rows, err, func(row Rows) (struct{}, error) {
+		var (
+			id string
+			c  check
+		)
+		err := row.Scan(&id, &c.total, &c.held, &c.live, &c.dead)
+		checks[id] = c
+		return struct{}{}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids = ids[:0]
+	for _, cand := range candidates {
+		c := checks[cand.id] // zero: the event has no delivery
+		before := req.DoneBefore
+		if c.dead > 0 {
+			before = req.DeadBefore
+		}
+		if c.held == c.total && c.live == 0 && cand.received.Before(before) {
+			ids = append(ids, cand.id)
+		}
+	}
+	return ids, nil
 }

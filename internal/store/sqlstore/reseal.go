@@ -7,7 +7,7 @@ import (
 
 // Re-sealing reads a batch of rows that are not under the current key and
 // rewrites them in the same write transaction, the rows locked meanwhile
-// (Dialect.LockRows) so that nothing changes them between read and write.
+// (FOR NO KEY UPDATE where the database locks rows: Dialect.RowLocks) so that nothing changes them between read and write.
 // The batch is written by one UPDATE joined to the list of its new columns
 // (Dialect.Rows); more than one when a VALUES list would take more
 // arguments than a statement allows.
@@ -102,7 +102,7 @@ func resealBatch[C any](ctx context.Context, o *Ops, after C, limit int, query, 
 		n    int
 	)
 	err = o.b.InTx(ctx, func(tx Conn) error {
-		rows, err := tx.Query(ctx, query+o.b.Dialect.LockRows, after, current, limit)
+		rows, err := tx.Query(ctx, query+" "+o.b.Dialect.locking("FOR NO KEY UPDATE"), after, current, limit)
 		writes, err := collect(rows, err, func(r Rows) ([]any, error) {
 			id, args, err := reseal(r)
 			last = id

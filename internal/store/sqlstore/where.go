@@ -10,7 +10,9 @@ import (
 
 // Dialect is how a driver's SQL differs: in the WHERE clause of an event
 // filter, and in the statements of Ops. Its fields are all set, but
-// LockRows and Notify, which may be empty.
+// Notify, AsyncCommit, RearmBatch and ResetIdentity, which are empty where
+// the database has no such thing. Adding an operation to Ops should need
+// at most one new field here, set in each driver's dialect.go.
 type Dialect struct {
 	// Placeholder returns the placeholder of a statement's nth argument,
 	// from 1: Question or Dollar.
@@ -51,15 +53,56 @@ type Dialect struct {
 	// of the columns (text, bytea, bigint), for the arrays. Its
 	// placeholders are ?, for a Conn.
 	Rows func(types []string, rows [][]any) (from string, args []any)
-	// LockRows ends a SELECT whose rows the transaction then updates, to
-	// hold off other writers of those rows until it ends; empty when a
-	// write transaction already holds off every other writer.
-	LockRows string
 	// Notify is the statement that tells the listening processes that
 	// deliveries of some destinations are due (its one argument, a list
 	// of names), run in the transaction that makes them due; empty when
 	// the driver has no listeners.
 	Notify string
+	// List binds a list of values, a []string or a []int64, as InList
+	// and the driver's statements read one: a JSON array (SQLite) or an
+	// array (PostgreSQL).
+	List func(vs any) any
+	// InList is the condition that a column (%[1]s) is one of the values
+	// of a list bound with List at a placeholder (%[2]s), of SQL type
+	// %[3]s: text or bigint.
+	InList string
+	// JSONRows is the table, of one column named value, of the elements
+	// of a JSON array bound at a placeholder (%s); ->> reads their
+	// fields.
+	JSONRows string
+	// RowLocks tells that statements lock the rows they read, FOR UPDATE
+	// or FOR SHARE, against concurrent writers (PostgreSQL); without it
+	// they leave their locking clauses out, one writer at a time making
+	// them needless (SQLite).
+	RowLocks bool
+	// AsyncCommit, when set, lets the transaction it runs in commit
+	// without waiting for the flush of its log: for the batches of a
+	// long write, before the last commit that waits for it.
+	AsyncCommit string
+	// ReplayBatch is how many deliveries one transaction of a replay
+	// re-arms, and ReplayStretches how many stretches of a replay may be
+	// re-armed at once (see RangeReplayer); 1 re-arms them in turn.
+	ReplayBatch, ReplayStretches int
+	// RearmBatch, when set, selects and re-arms a batch of a replay in
+	// one statement, where the database writes from a WITH query
+	// (PostgreSQL): %[1]s is a statement that returns the id, event_id,
+	// destination and status of the batch's deliveries, %[2]s the
+	// assignments that re-arm a delivery d, and %[3]s the condition that
+	// d may be re-armed. It returns how many it selected, how many of
+	// those were processing, how many it re-armed, the last key, and the
+	// destinations it re-armed. Without it a batch is read, then re-armed
+	// by id.
+	RearmBatch string
+	// BackfillIDs selects the ids of up to ?6 events of the sources of a
+	// list bound with List at ?1, with ids after ?2 in [?3, ?4) (the
+	// window's id range) and received in [?7, ?8), in id order, that
+	// were not purged and have no delivery to destination ?5: the
+	// candidates of a backfill, whose columns BackfillCandidates reads.
+	BackfillIDs string
+	// ResetIdentity, when set, makes the ids the database generates for
+	// the table it names (%s) follow the largest one it holds, after an
+	// import of ids.
+	ResetIdentity string
 }
 
 // Question is SQLite's placeholder, ?, whatever the argument's number.

@@ -95,6 +95,7 @@ var tests = []conformanceTest{
 	{"ReplayProgress", testReplayProgress},
 	{"BackfillCandidates", testBackfillCandidates},
 	{"CreateDeliveriesOnce", testCreateDeliveries},
+	{"RearmWakes", testRearmWakes},
 	{"StatsEmpty", testStatsEmpty},
 	{"StatsCounts", testStatsCounts},
 	{"StatsExactThroughTransitions", testStatsExactThroughTransitions},
