@@ -108,17 +108,17 @@ func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, boo
 // scanClaim reads one row of the columns claimRows returns.
 func (s *Store) scanClaim(row pgx.CollectableRow) (store.Claim, error) {
 	var (
-		d     deliveryRow
-		e     eventRow
+		d     sqlstore.DeliveryRow
+		e     sqlstore.EventRow
 		token string
 	)
-	dest := append(d.dest(), &token)
-	if err := row.Scan(append(dest, e.dest()...)...); err != nil {
+	dest := append(d.Dest(), &token)
+	if err := row.Scan(append(dest, e.Dest()...)...); err != nil {
 		return store.Claim{}, err
 	}
-	ev, err := e.event(s.payloads)
+	ev, err := e.Event(s.payloads)
 	if err != nil {
 		return store.Claim{}, err
 	}
-	return store.Claim{Delivery: d.delivery(), LeaseToken: token, Event: ev}, nil
+	return store.Claim{Delivery: d.Delivery(), LeaseToken: token, Event: ev}, nil
 }

@@ -5,28 +5,6 @@ package postgres
 // sqlstore.Where and dialect); their fixed parts are here.
 
 const (
-	// listColumns are an event's columns but its body and headers, and
-	// the body's size, read without detoasting the body; a sealed body is
-	// payloadcrypt.Overhead (28) bytes longer than the body.
-	listColumns = `e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.content_type,
-	e.signature_slot, e.occurred_at, e.received_at,
-	octet_length(e.body) - CASE WHEN e.key_id IS NULL THEN 0 ELSE 28 END`
-
-	// listEvents selects a page of events, newest first by id: the
-	// conditions of its filter and cursor (%[1]s) and the placeholder of
-	// its limit (%[2]s) are spliced in.
-	listEvents = `SELECT ` + listColumns + `
-FROM events e
-WHERE %[1]s
-ORDER BY e.id DESC
-LIMIT %[2]s`
-
-	// listDeliveries returns the delivery states of the events $1, by
-	// event and destination, from the (event_id, destination) index.
-	listDeliveries = `SELECT event_id, id, destination, status, attempts
-FROM deliveries WHERE event_id = ANY($1::text[])
-ORDER BY event_id, destination`
-
 	// rearmBatch is the Dialect's RearmBatch: it re-arms (%[2]s) the
 	// deliveries of the batch (%[1]s) that may be re-armed (%[3]s) when
 	// the UPDATE reaches them (the condition is checked again on a row a

@@ -114,17 +114,17 @@ func (s *Store) readClaimed(ctx context.Context, tx *sql.Tx, ids []int64) ([]sto
 	claims := make([]store.Claim, 0, len(ids))
 	err := s.queryChunks(ctx, tx, &s.selectClaimed, 1, args, func(rows *sql.Rows) error {
 		var (
-			d deliveryRow
-			e eventRow
+			d sqlstore.DeliveryRow
+			e sqlstore.EventRow
 		)
-		if err := rows.Scan(append(d.dest(), e.dest()...)...); err != nil {
+		if err := rows.Scan(append(d.Dest(), e.Dest()...)...); err != nil {
 			return err
 		}
-		ev, err := e.event(s.payloads)
+		ev, err := e.Event(s.payloads)
 		if err != nil {
 			return err
 		}
-		claims = append(claims, store.Claim{Delivery: d.delivery(), Event: ev})
+		claims = append(claims, store.Claim{Delivery: d.Delivery(), Event: ev})
 		return nil
 	})
 	if err != nil {

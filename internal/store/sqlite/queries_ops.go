@@ -6,29 +6,6 @@ package sqlite
 // microseconds.
 
 const (
-	// listColumns are an event's columns but its body and headers, and
-	// the body's size, which SQLite reads from the record header without
-	// loading the body; a sealed body is payloadcrypt.Overhead (28) bytes
-	// longer than the body.
-	listColumns = `e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.content_type,
-	e.signature_slot, e.occurred_at, e.received_at,
-	length(e.body) - CASE WHEN e.key_id IS NULL THEN 0 ELSE 28 END`
-
-	// listEvents selects a page of events, newest first by id: the
-	// conditions of its filter and cursor (%[1]s) and the placeholder of
-	// its limit (%[2]s) are spliced in.
-	listEvents = `SELECT ` + listColumns + `
-FROM events e
-WHERE %[1]s
-ORDER BY e.id DESC
-LIMIT %[2]s`
-
-	// listDeliveries returns the delivery states of the events of the
-	// JSON array ?, by event and destination.
-	listDeliveries = `SELECT event_id, id, destination, status, attempts
-FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?))
-ORDER BY event_id, destination`
-
 	// backfillIDs is the Dialect's BackfillIDs: the sources are a JSON
 	// array.
 	backfillIDs = `SELECT e.id FROM events e

@@ -15,7 +15,7 @@ const (
 	backfillCandidates = `WITH c AS (
 %s
 )
-SELECT ` + summaryColumns + `
+SELECT ` + listColumns + `
 FROM c JOIN events e ON e.id = c.id
 ORDER BY e.id`
 

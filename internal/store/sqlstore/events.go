@@ -52,11 +52,11 @@ func (o *Ops) queryEvent(ctx context.Context, query string, args ...any) (store.
 		return store.Event{}, err
 	}
 	defer release()
-	var r eventRow
-	if err := o.b.Read.QueryRow(ctx, query, args...).Scan(append(r.dest(), &r.query)...); err != nil {
+	var r EventRow
+	if err := o.b.Read.QueryRow(ctx, query, args...).Scan(append(r.Dest(), &r.query)...); err != nil {
 		return store.Event{}, o.b.MapErr(ctx, err)
 	}
-	return r.event(o.b.Payloads)
+	return r.Event(o.b.Payloads)
 }
 
 // CountEvents returns how many events source stored, or all sources when

@@ -15,8 +15,9 @@ const (
 	created_at, updated_at, finished_at`
 )
 
-// eventRow receives an event's columns, those eventColumns lists.
-type eventRow struct {
+// EventRow receives an event's columns, those eventColumns lists: the
+// operations' reads and the drivers' claims scan events with it.
+type EventRow struct {
 	e               store.Event
 	origin, headers string
 	// query is the stored raw_query, which eventColumns lists last;
@@ -25,8 +26,8 @@ type eventRow struct {
 	keyID *string
 }
 
-// dest returns the scan destinations of eventColumns but raw_query.
-func (r *eventRow) dest() []any {
+// Dest returns the scan destinations of eventColumns but raw_query.
+func (r *EventRow) Dest() []any {
 	e := &r.e
 	return []any{
 		&e.ID, &e.Source, &e.ProviderEventID, &r.origin, &e.Type, &e.Body, &e.ContentType,
@@ -34,8 +35,8 @@ func (r *eventRow) dest() []any {
 	}
 }
 
-// event returns the event scanned, its payload opened with p.
-func (r *eventRow) event(p Payloads) (store.Event, error) {
+// Event returns the event scanned, its payload opened with p.
+func (r *EventRow) Event(p Payloads) (store.Event, error) {
 	e := r.e
 	if err := p.OpenEvent(&e, r.headers, r.keyID); err != nil {
 		return store.Event{}, err
@@ -48,15 +49,31 @@ func (r *eventRow) event(p Payloads) (store.Event, error) {
 	return e, nil
 }
 
+// DeliveryRow receives a delivery's columns, those deliveryColumns lists:
+// the operations' reads and the drivers' claims scan deliveries with it.
+type DeliveryRow struct {
+	d      store.Delivery
+	status string
+}
+
+// Dest returns the scan destinations of deliveryColumns.
+func (r *DeliveryRow) Dest() []any {
+	d := &r.d
+	return []any{&d.ID, &d.EventID, &d.Destination, &r.status, &d.Attempts, &d.ReplayCount, &d.OrderingKey,
+		At(&d.NextAttemptAt), At(&d.LeaseUntil), &d.LastError, &d.LastStatusCode,
+		At(&d.CreatedAt), At(&d.UpdatedAt), At(&d.FinishedAt)}
+}
+
+// Delivery returns the delivery scanned.
+func (r *DeliveryRow) Delivery() store.Delivery {
+	d := r.d
+	d.Status = store.DeliveryStatus(r.status)
+	return d
+}
+
 // scanDelivery reads one row of deliveryColumns.
 func scanDelivery(row Rows) (store.Delivery, error) {
-	var (
-		d      store.Delivery
-		status string
-	)
-	err := row.Scan(&d.ID, &d.EventID, &d.Destination, &status, &d.Attempts, &d.ReplayCount, &d.OrderingKey,
-		At(&d.NextAttemptAt), At(&d.LeaseUntil), &d.LastError, &d.LastStatusCode,
-		At(&d.CreatedAt), At(&d.UpdatedAt), At(&d.FinishedAt))
-	d.Status = store.DeliveryStatus(status)
-	return d, err
+	var r DeliveryRow
+	err := row.Scan(r.Dest()...)
+	return r.Delivery(), err
 }
