@@ -35,4 +35,5 @@ var dialect = sqlstore.Dialect{
 	Rows:        sqlstore.UnnestRows,
 	LockRows:    "FOR NO KEY UPDATE",
 	Notify:      notifyDestinations,
+	Contains:    "strpos(%s, %s) > 0",
 }

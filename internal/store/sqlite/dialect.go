@@ -28,4 +28,5 @@ var dialect = sqlstore.Dialect{
 	HasTable:    `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?`,
 	Migrations:  migrationFiles,
 	Rows:        sqlstore.ValuesRows,
+	Contains:    "instr(%s, %s) > 0",
 }

@@ -55,6 +55,10 @@ type Dialect struct {
 	// hold off other writers of those rows until it ends; empty when a
 	// write transaction already holds off every other writer.
 	LockRows string
+	// Contains is the condition that a text contains another, byte for
+	// byte, case included, with two %s: the text, then what it must
+	// contain.
+	Contains string
 	// Notify is the statement that tells the listening processes that
 	// deliveries of some destinations are due (its one argument, a list
 	// of names), run in the transaction that makes them due; empty when

@@ -1,0 +1,154 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/hookrelay/hookrelay/internal/failure"
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+const (
+	// groupFailures counts the deliveries a condition (%[2]s) selects by
+	// destination and kind (the expression %[1]s, see
+	// Dialect.FailureKind), with the bounds of their last changes and of
+	// their event ids.
+	groupFailures = `SELECT destination, %[1]s, count(*), min(updated_at), max(updated_at), min(event_id), max(event_id)
+FROM deliveries
+WHERE %[2]s
+GROUP BY 1, 2`
+
+	// failureExample reads what one delivery's last attempt recorded, by
+	// the (event_id, destination) index, while it is still in a status.
+	failureExample = `SELECT last_error, last_status_code FROM deliveries
+WHERE event_id = ? AND destination = ? AND status = ?`
+)
+
+// failureStatuses are the statuses Failures groups, in the order it lists
+// them, each with its condition: a literal the planner matches to the
+// partial index that holds the status's rows.
+var failureStatuses = []struct {
+	status store.DeliveryStatus
+	cond   string
+}{
+	{store.StatusFailed, "status = 'failed'"},
+	{store.StatusDead, "status = 'dead'"},
+}
+
+// Failures groups the failed and the dead deliveries by destination and
+// kind, in one statement a status, then reads each group's example by
+// its newest event. The groups are ordered by destination, then failed
+// before dead, then by kind.
+func (o *Ops) Failures(ctx context.Context, req store.FailuresRequest) ([]store.FailureGroup, error) {
+	release, err := o.enter()
+	if err != nil {
+		return nil, fmt.Errorf("group failures: %w", err)
+	}
+	defer release()
+	kind := o.b.Dialect.FailureKind("last_status_code", "last_error")
+	out := make([]store.FailureGroup, 0)
+	for _, st := range failureStatuses {
+		w := NewWhere(o.b.Dialect)
+		w.Add(st.cond)
+		if req.Destination != "" {
+			w.Add("destination = %s", req.Destination)
+		}
+		rows, err := o.b.Read.Query(ctx, fmt.Sprintf(groupFailures, kind, w.SQL()), w.Args()...)
+		groups, err := collect(rows, err, func(rows Rows) (failureRow, error) {
+			var r failureRow
+			err := rows.Scan(&r.g.Destination, &r.kind, &r.g.Count, At(&r.g.FirstSeen), At(&r.g.LastSeen), &r.oldest, &r.newest)
+			return r, err
+		})
+		if err != nil {
+			return nil, o.fail(ctx, "group failures", err)
+		}
+		for _, r := range groups {
+			g := r.group(st.status)
+			if err := o.failureExample(ctx, &g, r.newest); err != nil {
+				return nil, o.fail(ctx, "group failures", err)
+			}
+			out = append(out, g)
+		}
+	}
+	sortFailures(out)
+	return out, nil
+}
+
+// failureRow is one row of groupFailures.
+type failureRow struct {
+	g              store.FailureGroup
+	kind           string
+	oldest, newest string
+}
+
+// group returns the row as the group of status, its window read from its
+// events' ids.
+func (r failureRow) group(status store.DeliveryStatus) store.FailureGroup {
+	g := r.g
+	g.Status, g.Kind = status, failure.Kind(r.kind)
+	since, err1 := ulid.ParseStrict(r.oldest)
+	until, err2 := ulid.ParseStrict(r.newest)
+	if err1 == nil && err2 == nil {
+		// An id's time is its event's receive time truncated to the
+		// millisecond: the window ends with the newest one's millisecond.
+		g.ReceivedSince, g.ReceivedUntil = ulid.Time(since.Time()).UTC(), ulid.Time(until.Time()+1).UTC()
+	}
+	return g
+}
+
+// failureExample sets g's example from the delivery of its newest event,
+// unless that delivery left the group since it was counted.
+func (o *Ops) failureExample(ctx context.Context, g *store.FailureGroup, eventID string) error {
+	type example struct {
+		text string
+		code int
+	}
+	rows, err := o.b.Read.Query(ctx, failureExample, eventID, g.Destination, string(g.Status))
+	found, err := collect(rows, err, func(rows Rows) (example, error) {
+		var e example
+		err := rows.Scan(&e.text, &e.code)
+		return e, err
+	})
+	if err != nil {
+		return err
+	}
+	if len(found) == 0 || failure.Classify(found[0].code, found[0].text) != g.Kind {
+		return nil
+	}
+	g.ExampleEventID, g.ExampleError, g.ExampleStatusCode = eventID, found[0].text, found[0].code
+	return nil
+}
+
+// sortFailures orders groups by destination, status as failureStatuses
+// lists them, then kind as failure.Kinds does.
+func sortFailures(gs []store.FailureGroup) {
+	rank := func(g store.FailureGroup) (int, int) {
+		s, k := 0, len(failure.Kinds)
+		for i, st := range failureStatuses {
+			if st.status == g.Status {
+				s = i
+			}
+		}
+		for i, kind := range failure.Kinds {
+			if kind == g.Kind {
+				k = i
+			}
+		}
+		return s, k
+	}
+	slices.SortStableFunc(gs, func(a, b store.FailureGroup) int {
+		if c := strings.Compare(a.Destination, b.Destination); c != 0 {
+			return c
+		}
+		as, ak := rank(a)
+		bs, bk := rank(b)
+		if as != bs {
+			return as - bs
+		}
+		return ak - bk
+	})
+}
