@@ -73,7 +73,7 @@ func testFailuresGrouped(t *testing.T, s store.DB) {
 	failWith(t, s, "billing", store.StatusDead, 500, "status 500", settled(3))
 	failWith(t, s, "billing", store.StatusDead, 0, "dial tcp 127.0.0.1:9: connect: connection refused", settled(4))
 	complete(t, s, outcome(claim(t, s, "billing", 1, settled(5))[0], store.StatusDone, settled(5))) // ev[5]
-	held := claim(t, s, "billing", 1, settled(6))                                                    // ev[6] processing
+	held := claim(t, s, "billing", 1, settled(6))                                                   // ev[6] processing
 	if err := s.ReleaseDeliveries(context.Background(), []store.Release{{DeliveryID: held[0].Delivery.ID, LeaseToken: held[0].LeaseToken}}); err != nil {
 		t.Fatal(err) // ev[6] pending again
 	}
