@@ -13,14 +13,27 @@ import (
 )
 
 const (
-	// groupFailures counts the deliveries a condition (%[2]s) selects by
-	// destination and kind (the expression %[1]s, see
-	// Dialect.FailureKind), with the bounds of their last changes and of
-	// their event ids.
-	groupFailures = `SELECT destination, %[1]s, count(*), min(updated_at), max(updated_at), min(event_id), max(event_id)
-FROM deliveries
-WHERE %[2]s
-GROUP BY 1, 2`
+	// groupFailures counts the failed and dead deliveries by status,
+	// destination and kind, with the bounds of their last changes and of
+	// their event ids. Its condition (%[2]s) starts with that of the
+	// partial index deliveries_failures, written as the index's is, for
+	// SQLite's planner matches the two by their text. The inner query
+	// groups by what the kind is read from, in the index's order (SQLite
+	// reads it without sorting), so that the kind (the expression %[1]s,
+	// see Dialect.FailureKind) is worked out once for each distinct last
+	// status code and error, not once a delivery.
+	groupFailures = `SELECT status, destination, %[1]s, CAST(sum(n) AS bigint), min(first_seen), max(last_seen), min(oldest), max(newest)
+FROM (
+	SELECT status, destination, last_status_code, last_error, count(*) AS n,
+		min(updated_at) AS first_seen, max(updated_at) AS last_seen, min(event_id) AS oldest, max(event_id) AS newest
+	FROM deliveries
+	WHERE %[2]s
+	GROUP BY status, destination, last_status_code, last_error
+) AS f
+GROUP BY 1, 2, 3`
+
+	// failuresIndexed is the condition of deliveries_failures.
+	failuresIndexed = "status IN ('failed', 'dead')"
 
 	// failureExample reads what one delivery's last attempt recorded, by
 	// the (event_id, destination) index, while it is still in a status.
@@ -29,50 +42,41 @@ WHERE event_id = ? AND destination = ? AND status = ?`
 )
 
 // failureStatuses are the statuses Failures groups, in the order it lists
-// them, each with its condition: a literal the planner matches to the
-// partial index that holds the status's rows.
-var failureStatuses = []struct {
-	status store.DeliveryStatus
-	cond   string
-}{
-	{store.StatusFailed, "status = 'failed'"},
-	{store.StatusDead, "status = 'dead'"},
-}
+// them.
+var failureStatuses = []store.DeliveryStatus{store.StatusFailed, store.StatusDead}
 
 // Failures groups the failed and the dead deliveries by destination and
-// kind, in one statement a status, then reads each group's example by
-// its newest event. The groups are ordered by destination, then failed
-// before dead, then by kind.
+// kind in one statement, then reads each group's example by its newest
+// event. The groups are ordered by destination, then failed before dead,
+// then by kind as failure.Kinds lists them.
 func (o *Ops) Failures(ctx context.Context, req store.FailuresRequest) ([]store.FailureGroup, error) {
 	release, err := o.enter()
 	if err != nil {
 		return nil, fmt.Errorf("group failures: %w", err)
 	}
 	defer release()
-	kind := o.b.Dialect.FailureKind("last_status_code", "last_error")
-	out := make([]store.FailureGroup, 0)
-	for _, st := range failureStatuses {
-		w := NewWhere(o.b.Dialect)
-		w.Add(st.cond)
-		if req.Destination != "" {
-			w.Add("destination = %s", req.Destination)
-		}
-		rows, err := o.b.Read.Query(ctx, fmt.Sprintf(groupFailures, kind, w.SQL()), w.Args()...)
-		groups, err := collect(rows, err, func(rows Rows) (failureRow, error) {
-			var r failureRow
-			err := rows.Scan(&r.g.Destination, &r.kind, &r.g.Count, At(&r.g.FirstSeen), At(&r.g.LastSeen), &r.oldest, &r.newest)
-			return r, err
-		})
-		if err != nil {
+	w := NewWhere(o.b.Dialect)
+	w.Add(failuresIndexed)
+	if req.Destination != "" {
+		w.Add("destination = %s", req.Destination)
+	}
+	query := fmt.Sprintf(groupFailures, o.b.Dialect.FailureKind("last_status_code", "last_error"), w.SQL())
+	rows, err := o.b.Read.Query(ctx, query, w.Args()...)
+	groups, err := collect(rows, err, func(rows Rows) (failureRow, error) {
+		var r failureRow
+		err := rows.Scan(&r.status, &r.g.Destination, &r.kind, &r.g.Count, At(&r.g.FirstSeen), At(&r.g.LastSeen), &r.oldest, &r.newest)
+		return r, err
+	})
+	if err != nil {
+		return nil, o.fail(ctx, "group failures", err)
+	}
+	out := make([]store.FailureGroup, 0, len(groups))
+	for _, r := range groups {
+		g := r.group()
+		if err := o.failureExample(ctx, &g, r.newest); err != nil {
 			return nil, o.fail(ctx, "group failures", err)
 		}
-		for _, r := range groups {
-			g := r.group(st.status)
-			if err := o.failureExample(ctx, &g, r.newest); err != nil {
-				return nil, o.fail(ctx, "group failures", err)
-			}
-			out = append(out, g)
-		}
+		out = append(out, g)
 	}
 	sortFailures(out)
 	return out, nil
@@ -81,15 +85,15 @@ func (o *Ops) Failures(ctx context.Context, req store.FailuresRequest) ([]store.
 // failureRow is one row of groupFailures.
 type failureRow struct {
 	g              store.FailureGroup
-	kind           string
+	status, kind   string
 	oldest, newest string
 }
 
-// group returns the row as the group of status, its window read from its
-// events' ids.
-func (r failureRow) group(status store.DeliveryStatus) store.FailureGroup {
+// group returns the row as a group, its window read from its events'
+// ids.
+func (r failureRow) group() store.FailureGroup {
 	g := r.g
-	g.Status, g.Kind = status, failure.Kind(r.kind)
+	g.Status, g.Kind = store.DeliveryStatus(r.status), failure.Kind(r.kind)
 	since, err1 := ulid.ParseStrict(r.oldest)
 	until, err2 := ulid.ParseStrict(r.newest)
 	if err1 == nil && err2 == nil {
@@ -129,7 +133,7 @@ func sortFailures(gs []store.FailureGroup) {
 	rank := func(g store.FailureGroup) (int, int) {
 		s, k := 0, len(failure.Kinds)
 		for i, st := range failureStatuses {
-			if st.status == g.Status {
+			if st == g.Status {
 				s = i
 			}
 		}
