@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -130,29 +131,11 @@ func (o *Ops) failureExample(ctx context.Context, g *store.FailureGroup, eventID
 // sortFailures orders groups by destination, status as failureStatuses
 // lists them, then kind as failure.Kinds does.
 func sortFailures(gs []store.FailureGroup) {
-	rank := func(g store.FailureGroup) (int, int) {
-		s, k := 0, len(failure.Kinds)
-		for i, st := range failureStatuses {
-			if st == g.Status {
-				s = i
-			}
-		}
-		for i, kind := range failure.Kinds {
-			if kind == g.Kind {
-				k = i
-			}
-		}
-		return s, k
-	}
 	slices.SortStableFunc(gs, func(a, b store.FailureGroup) int {
-		if c := strings.Compare(a.Destination, b.Destination); c != 0 {
-			return c
-		}
-		as, ak := rank(a)
-		bs, bk := rank(b)
-		if as != bs {
-			return as - bs
-		}
-		return ak - bk
+		return cmp.Or(
+			strings.Compare(a.Destination, b.Destination),
+			cmp.Compare(slices.Index(failureStatuses, a.Status), slices.Index(failureStatuses, b.Status)),
+			cmp.Compare(slices.Index(failure.Kinds, a.Kind), slices.Index(failure.Kinds, b.Kind)),
+		)
 	})
 }
