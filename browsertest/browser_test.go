@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -127,6 +128,19 @@ func startBrowserRelay(t *testing.T, driver testdb.Driver) *browserRelay {
 	sk := &sink{}
 	srv := httptest.NewServer(sk)
 	t.Cleanup(srv.Close)
+	// Two destinations of charge events fail: one answers 503 and has a
+	// single attempt, so its deliveries die; at the other nothing
+	// listens, and it tries again in an hour.
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(busy.Close)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nobody := closed.Addr().String()
+	_ = closed.Close()
 	yaml := `database: "` + driver.URL(t) + `"
 listen: 127.0.0.1:0
 admin_listen: 127.0.0.1:0
@@ -137,6 +151,8 @@ sources:
   - {name: stripe, verify: stripe, secrets: ["` + browserSecret + `"]}
 destinations:
   - {name: billing, url: "` + srv.URL + `/hooks", secret: "` + browserSecret + `", sources: [stripe], types: ["invoice.*"], backoff: [1s]}
+  - {name: ledger, url: "` + busy.URL + `/hooks", secret: "` + browserSecret + `", sources: [stripe], types: ["charge.*"], max_attempts: 1}
+  - {name: archive, url: "http://` + nobody + `/hooks", secret: "` + browserSecret + `", sources: [stripe], types: ["charge.*"], backoff: [1h]}
 `
 	cfg, err := config.Parse([]byte(yaml), t.TempDir(), func(string) string { return "" })
 	if err != nil {
@@ -534,10 +550,43 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 	}
 	b.shoot("audit")
 
+	// Failures, grouped: each group's events, and its replay after the
+	// replay page's dry run.
+	for i := 1; i <= 2; i++ {
+		if status := br.send(t, fmt.Sprintf("evt_charge_%d", i), "charge.failed", browserSecret); status != http.StatusOK {
+			t.Fatalf("ingest: %d", status)
+		}
+	}
+	eventually(t, "both failing destinations' groups", func() bool {
+		b.open("/failures", "main h1")
+		rows := b.liveText("#failures tbody")
+		return strings.Contains(rows, "ledger") && strings.Contains(rows, "archive") &&
+			b.liveText("#failure-ledger-dead-5xx td[data-label=Count]") == "2" && b.liveText("#failure-archive-failed-refused td[data-label=Count]") == "2"
+	})
+	b.shoot("failures")
+	b.docShot("console-failures")
+	if hidden := b.outOfSight(390, `#failures td.group-actions a`, `#failures td.group-actions button`, `#failures td.example`); len(hidden) > 0 {
+		t.Errorf("failures at 390 px out of sight: %v", hidden)
+	}
+	b.run("open a group's events", chromedp.Click(chromedp.CSS(`#failure-archive-failed-refused td.group-actions a`)), chromedp.WaitVisible(chromedp.CSS("#events")))
+	if rows := b.text("#events tbody"); !strings.Contains(rows, "evt_charge_1") || !strings.Contains(rows, "evt_charge_2") || strings.Contains(rows, "evt_browser_1") {
+		t.Errorf("the group's events list %q", rows)
+	}
+	b.open("/failures", "#failure-ledger-dead-5xx")
+	b.run("replay the dead group", chromedp.Click(chromedp.CSS(`#failure-ledger-dead-5xx button`)), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	if got := b.text("#dry-run"); !strings.Contains(got, "2 deliveries match: 2 would be re-armed") {
+		t.Fatalf("the group's dry run says %q", got)
+	}
+	b.shoot("failures-confirm")
+	b.run("confirm the group's replay", chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS(".flash")))
+	if got := b.text(".flash"); !strings.Contains(got, "2 re-armed") {
+		t.Fatalf("the group's replay says %q", got)
+	}
+
 	// A read session sees no mutating button.
 	b.open("/logout", `input[name="token"]`)
 	b.login(readToken)
-	for _, path := range []string{"/", "/events", "/replay", "/destinations", "/rejections"} {
+	for _, path := range []string{"/", "/events", "/replay", "/destinations", "/rejections", "/failures"} {
 		b.open(path, "main h1")
 		if got := b.mutatingButtons(); len(got) != 0 {
 			t.Errorf("%s: a read session sees %q", path, got)

@@ -24,7 +24,7 @@ func TestHelp(t *testing.T) {
 		{"serve"}, {"migrate"}, {"check-config"}, {"send"}, {"events", "list"}, {"events", "show"}, {"events", "tail"},
 		{"events", "raw"}, {"replay"}, {"backfill"}, {"verify"}, {"stats"}, {"listen"}, {"version"},
 		{"rejections"}, {"audit"}, {"destinations", "list"}, {"destinations", "pause"}, {"destinations", "resume"}, {"destinations", "skip"},
-		{"jobs"}, {"jobs", "list"}, {"jobs", "cancel"},
+		{"jobs"}, {"jobs", "list"}, {"jobs", "cancel"}, {"failures"},
 	} {
 		r := wantRun(t, nil, 0, append([]string{"help"}, verb...)...)
 		contains(t, fmt.Sprint(verb, " help"), r.stdout, "Usage: hookrelay "+strings.Join(verb, " "), "Example:\n  hookrelay "+verb[0])

@@ -89,6 +89,7 @@ func (s *Service) Handler() http.Handler {
 	h.handleAudited("POST /api/v1/reload", allowAdmin, h.reload)
 	h.handle("GET /api/v1/rejections", allowRead, h.rejections)
 	h.handle("GET /api/v1/audit", allowRead, h.auditLog)
+	h.handle("GET /api/v1/failures", allowRead, h.failures)
 	h.handle("GET /api/v1/destinations", allowRead, h.listDestinations)
 	h.handleAudited("POST /api/v1/destinations/{name}/pause", allowAdmin, h.pause)
 	h.handleAudited("POST /api/v1/destinations/{name}/resume", allowAdmin, h.resume)

@@ -76,6 +76,7 @@ func TestEveryRouteEveryRole(t *testing.T) {
 			{"GET", "/api/v1/rejections?source=stripe&since=2020-01-01T00:00:00Z", nil, 200, 200, 403, 403},
 			{"GET", "/api/v1/audit?since=2020-01-01T00:00:00Z&limit=5", nil, 200, 200, 403, 403},
 			{"GET", "/api/v1/destinations", nil, 200, 200, 403, 403},
+			{"GET", "/api/v1/failures", nil, 200, 200, 403, 403},
 			{"POST", "/api/v1/destinations/billing/pause", nil, 200, 403, 403, 403},
 			{"POST", "/api/v1/destinations/billing/resume", nil, 200, 403, 403, 403},
 			{"POST", "/api/v1/destinations/no-such/pause", nil, 404, 403, 403, 403},

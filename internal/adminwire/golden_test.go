@@ -49,6 +49,7 @@ var wireShapes = []struct {
 	{"PauseResult", adminwire.PauseResult{}},
 	{"Secrets", adminwire.Secrets{}},
 	{"ReloadSummary", adminwire.ReloadSummary{}},
+	{"Failures", adminwire.Failures{}},
 }
 
 // TestWireGolden encodes every body twice, with each of its fields set and

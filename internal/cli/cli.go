@@ -58,6 +58,7 @@ func commands() []command {
 		{"jobs", runJobs},
 		{"rejections", runRejections},
 		{"audit", runAudit},
+		{"failures", runFailures},
 		{"listen", runListen},
 		{"health", runHealth},
 		{"version", runVersion},

@@ -46,6 +46,7 @@ var helps = map[string]help{
 	"secrets":             {"when each secret slot last verified an event: rotation status (admin API)", "hookrelay secrets --json"},
 	"rejections":          {"requests that failed verification: time, source, reason, skew (admin API)", "hookrelay rejections --source stripe --since -1h"},
 	"audit":               {"who replayed, backfilled or purged what, and when (admin API)", "hookrelay audit --since -7d"},
+	"failures":            {"failed and dead deliveries grouped by destination and kind (5xx, timeout, TLS, DNS, ...), with counts and an example (admin API)", "hookrelay failures --destination billing"},
 	"destinations":        {"list destinations with their backlog; pause, resume, skip a delivery (admin API)", "hookrelay destinations"},
 	"destinations list":   {"each destination with its kind, URL, backlog, oldest pending age, dead count and last error", "hookrelay destinations list"},
 	"destinations pause":  {"stop delivering to a destination: deliveries wait, nothing is dropped", "hookrelay destinations pause billing"},

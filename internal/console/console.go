@@ -104,6 +104,7 @@ func New(o Options) *Console {
 	c.admin("POST /destinations/{name}/pause", c.pause(true))
 	c.admin("POST /destinations/{name}/resume", c.pause(false))
 	c.read("GET /rejections", c.rejections)
+	c.read("GET /failures", c.failures)
 	c.read("GET /audit", c.audit)
 	c.read("GET /jobs", c.jobs)
 	c.admin("POST /jobs/{id}/cancel", c.cancelJob)

@@ -142,6 +142,7 @@ var suite = []struct {
 			"/replay":       {"Replay a set", `name="status"`},
 			"/destinations": {"billing", "http://127.0.0.1:9/hooks", "Backlog", "Dead"},
 			"/rejections":   {"signature mismatch", "203.0.113.7"},
+			"/failures":     {"Failures", "No delivery is failing or dead"},
 			"/events?source=stripe&type=invoice.*&status=pending&destination=billing": {"evt_pages"},
 		}
 		for _, tok := range []string{readToken, adminToken} {
@@ -193,7 +194,7 @@ var suite = []struct {
 	}},
 	{"no session goes to the login page", func(t *testing.T, b *bundle) {
 		c := b.anonymous(t)
-		for _, path := range []string{"/events", "/replay", "/destinations", "/rejections"} {
+		for _, path := range []string{"/events", "/replay", "/destinations", "/rejections", "/failures"} {
 			status, page := c.get(path)
 			wantPage(t, path, status, page, http.StatusOK, `name="token"`)
 		}
@@ -488,6 +489,7 @@ var suite = []struct {
 		status, page = c.post("/replay", url.Values{"destination": {"billing"}, "status": {"dead"}})
 		wantPage(t, "no dead letters", status, page, http.StatusOK, "0 deliveries match", "nothing to do")
 	}},
+	{"failures grouped, their events, and replay all after its dry run", testFailuresPage},
 	{"backfill with its dry-run count", func(t *testing.T, b *bundle) {
 		b.ingest(t, seed{source: "stripe", id: "evt_b1", typ: "invoice.paid", at: time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)})
 		b.ingest(t, seed{source: "stripe", id: "evt_b2", typ: "invoice.paid", at: time.Date(2026, 3, 3, 9, 30, 0, 0, time.UTC)})

@@ -193,4 +193,5 @@ type Operations interface {
 	Prune(ctx context.Context, req PruneRequest) (int64, error)
 
 	Operator
+	Failures
 }

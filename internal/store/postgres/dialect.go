@@ -47,6 +47,7 @@ var dialect = sqlstore.Dialect{
 	RearmBatch:      rearmBatch,
 	BackfillIDs:     backfillIDs,
 	ResetIdentity:   resetIdentity,
+	Contains:        "strpos(%s, %s) > 0",
 }
 
 // replayStretches is how many stretches of a replay are re-armed at once:

@@ -47,4 +47,5 @@ var dialect = sqlstore.Dialect{
 	JSONRows:        "json_each(%s)",
 	ReplayStretches: 1,
 	BackfillIDs:     backfillIDs,
+	Contains:        "instr(%s, %s) > 0",
 }

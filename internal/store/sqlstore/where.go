@@ -53,6 +53,10 @@ type Dialect struct {
 	// of the columns (text, bytea, bigint), for the arrays. Its
 	// placeholders are ?, for a Conn.
 	Rows func(types []string, rows [][]any) (from string, args []any)
+	// Contains is the condition that a text contains another, byte for
+	// byte, case included, with two %s: the text, then what it must
+	// contain.
+	Contains string
 	// Notify is the statement that tells the listening processes that
 	// deliveries of some destinations are due (its one argument, a list
 	// of names), run in the transaction that makes them due; empty when

@@ -134,6 +134,10 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			_, err := s.SkipDelivery(ctx, 1, "ops", now)
 			return err
 		},
+		"Failures": func(ctx context.Context) error {
+			_, err := s.Failures(ctx, store.FailuresRequest{Destination: "billing"})
+			return err
+		},
 		"AuditLog": func(ctx context.Context) error {
 			_, err := s.AuditLog(ctx, now.Add(-time.Hour), 10)
 			return err

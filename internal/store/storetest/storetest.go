@@ -116,6 +116,8 @@ var tests = []conformanceTest{
 	{"SkipDelivery", testSkipDelivery},
 	{"AuditLog", testAuditLog},
 	{"AttemptRounds", testAttemptRounds},
+	{"FailuresGrouped", testFailuresGrouped},
+	{"FailureKindsAsClassify", testFailureKindsAsClassify},
 
 	{"PurgeErasesPayload", testPurgeErasesPayload},
 	{"PurgeOnce", testPurgeOnce},

@@ -40,6 +40,19 @@ type Spec struct {
 	// 200 (no attempt row is written); otherwise every delivery is
 	// pending, due at its event's receive time.
 	Done bool
+	// Failed leaves the deliveries of some routes failed or dead instead.
+	Failed []Failed
+}
+
+// Failed is how the deliveries of the events of one source and type
+// failed: their status ("failed" or "dead") after one attempt that
+// recorded StatusCode and Error, their last change at their event's
+// receive time. Its source and type are a route's.
+type Failed struct {
+	Source, Type string
+	Status       string
+	StatusCode   int
+	Error        string
 }
 
 // Seeded is what a seed stored, for a test to refer to.
@@ -144,7 +157,18 @@ FROM events`
 	}
 	counts := `INSERT INTO ingest_counts (source, received, duplicates, rejected)
 SELECT source, count(*), 0, 0 FROM events GROUP BY source`
-	return []string{events, deliveries, counts}
+	out := []string{events, deliveries}
+	for _, f := range s.Failed {
+		finished := "NULL"
+		if f.Status == "dead" {
+			finished = "created_at"
+		}
+		out = append(out, fmt.Sprintf(`UPDATE deliveries SET status = %s, attempts = 1, last_status_code = %d,
+	last_error = %s, updated_at = created_at, finished_at = %s
+WHERE event_id IN (SELECT id FROM events WHERE source = %s AND type = %s)`,
+			quote(f.Status), f.StatusCode, quote(f.Error), finished, quote(f.Source), quote(f.Type)))
+	}
+	return append(out, counts)
 }
 
 // seedSQLite runs the seed in one transaction on the SQLite file at path.

@@ -83,3 +83,43 @@ func TestSeed(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedFailed leaves one route's deliveries dead after an attempt
+// answered 503, counted as such, and the other's as they were.
+func TestSeedFailed(t *testing.T) {
+	for _, d := range testdb.Drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			ctx := context.Background()
+			url := d.URL(t)
+			st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			_, err = bulkseed.Seed(ctx, url, bulkseed.Spec{N: 10, First: time.Now().UTC().Add(-time.Hour), Step: time.Second,
+				Routes: []bulkseed.Route{{Source: "a", Type: "x", Destination: "one"}, {Source: "b", Type: "y", Destination: "two"}},
+				Failed: []bulkseed.Failed{{Source: "b", Type: "y", Status: "dead", StatusCode: 503, Error: "status 503"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stats, err := st.Stats(ctx, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if one, two := stats.Destinations["one"].Counts, stats.Destinations["two"].Counts; one[store.StatusPending] != 5 ||
+				two[store.StatusDead] != 5 || two[store.StatusPending] != 0 {
+				t.Errorf("counts: one %v, two %v; want one 5 pending, two 5 dead", one, two)
+			}
+			gs, err := st.Failures(ctx, store.FailuresRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(gs) != 1 || gs[0].Destination != "two" || gs[0].Count != 5 || gs[0].ExampleError != "status 503" || gs[0].ExampleStatusCode != 503 {
+				t.Errorf("failures: %+v, want two's 5 dead with status 503", gs)
+			}
+		})
+	}
+}
