@@ -5,12 +5,14 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,8 +20,10 @@ import (
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
-// binary is the hookrelay binary built once for the package's tests.
-var binary string
+// binary is the hookrelay binary built once for the package's tests, and
+// seeder the bulkseed command that fills a database with a large history
+// (see hostile_seed_test.go).
+var binary, seeder string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "hookrelay-e2e-")
@@ -27,7 +31,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if binary, err = relayproc.Build(context.Background(), dir, "../cmd/hookrelay"); err != nil {
+	var (
+		wg                sync.WaitGroup
+		binErr, seederErr error
+		ctx               = context.Background()
+	)
+	wg.Go(func() { binary, binErr = relayproc.Build(ctx, dir, "../cmd/hookrelay") })
+	wg.Go(func() {
+		seeder, seederErr = relayproc.BuildNamed(ctx, dir, "../internal/testkit/bulkseed/cmd/bulkseed", "bulkseed")
+	})
+	wg.Wait()
+	if err := errors.Join(binErr, seederErr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
