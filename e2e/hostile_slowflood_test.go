@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -86,6 +87,7 @@ func runSlowFlood(t *testing.T, driver testdb.Driver, f slowFlood) {
 		fig     = slowFloodFigures{slowAnswers: map[string]int{}, statuses: map[int]int{}}
 		mu      sync.Mutex
 		heads   atomic.Int64
+		begun   atomic.Int64 // slow uploads whose first head is sent
 		bytes   atomic.Int64
 		stop    = make(chan struct{})
 		slow    sync.WaitGroup
@@ -93,9 +95,13 @@ func runSlowFlood(t *testing.T, driver testdb.Driver, f slowFlood) {
 	)
 	for range f.conns {
 		slow.Go(func() {
-			for {
+			for first := true; ; first = false {
 				heads.Add(1)
-				c := trickle(p.public, head, stop)
+				c := trickle(p.public, head, stop, func() {
+					if first {
+						begun.Add(1)
+					}
+				})
 				bytes.Add(c.sent)
 				if c.stopped {
 					return
@@ -124,7 +130,9 @@ func runSlowFlood(t *testing.T, driver testdb.Driver, f slowFlood) {
 			}
 		}
 	})
-	time.Sleep(3 * time.Second) // every slow upload has begun
+	testkit.Eventually(t, time.Minute, "every slow upload begun", func() error {
+		return testkit.Check(begun.Load() == int64(f.conns), "%d of %d begun", begun.Load(), f.conns)
+	})
 
 	var (
 		lat     latencies
