@@ -2,6 +2,7 @@ package testkit_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -97,5 +98,27 @@ func TestConsistentlyFailsAtTheFirstError(t *testing.T) {
 	})
 	if calls.Load() != 2 || !strings.Contains(failed, "no second alert") || !strings.Contains(failed, "alert 2") {
 		t.Errorf("failed %q after %d calls, want at the second", failed, calls.Load())
+	}
+}
+
+func TestDefaultParallelKeepsTheCommandLines(t *testing.T) {
+	// Not parallel: it reads and sets a flag of the test binary.
+	f := flag.Lookup("test.parallel")
+	if f == nil {
+		t.Skip("no -test.parallel flag")
+	}
+	before := f.Value.String()
+	t.Cleanup(func() { _ = f.Value.Set(before) })
+	set := false
+	flag.Visit(func(v *flag.Flag) { set = set || v.Name == "test.parallel" })
+	if err := testkit.DefaultParallel(7); err != nil {
+		t.Fatal(err)
+	}
+	want := "7"
+	if set {
+		want = before
+	}
+	if got := f.Value.String(); got != want {
+		t.Errorf("-test.parallel = %s, want %s", got, want)
 	}
 }
