@@ -258,9 +258,11 @@ func scrapeValue(client *http.Client, url, series string) (float64, error) {
 // 200 MiB. (Reading every candidate's body, 1 000 a page, each dry run
 // held a page of 250 MiB.)
 func TestBackfillDryRunMemory(t *testing.T) {
+	t.Parallel()
 	const events, size, runs, bound = 1200, 256 << 10, 4, 200 << 20
 	for _, drv := range testdb.Drivers() {
 		t.Run(drv.Name, func(t *testing.T) {
+			t.Parallel()
 			var since, until time.Time
 			p := scaleRelay(t, drv, func(database string) { since, until = seedBigBodies(t, database, events, size) })
 			body := fmt.Sprintf(`{"destination":"late","since":%q,"until":%q,"dry_run":true}`,

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
@@ -25,7 +26,16 @@ import (
 // (see hostile_seed_test.go).
 var binary, seeder string
 
+// parallel is how many parallel tests run at once unless -test.parallel
+// says otherwise: the tests mostly wait on child processes, leases and
+// retries, and the ones that load the machine do not run in parallel.
+const parallel = 8
+
 func TestMain(m *testing.M) {
+	if err := testkit.DefaultParallel(parallel); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	dir, err := os.MkdirTemp("", "hookrelay-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
