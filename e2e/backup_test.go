@@ -75,9 +75,11 @@ func TestBackupAndRestore(t *testing.T) {
 			failing.Store(false)
 			p = startRelay(t, restored, body, stripeEnv)
 			// Once every delivery the restored database holds is done, no
-			// duplicate or late event can come.
+			// duplicate or late event can come. One the backup caught in
+			// flight waits for its lease to run out: twice the default
+			// 10s timeout and the engine's 30s margin.
 			st := openStore(t, restored)
-			testkit.Eventually(t, 20*time.Second, "every delivery of the restored database done", func() error {
+			testkit.Eventually(t, 90*time.Second, "every delivery of the restored database done", func() error {
 				s, err := st.Stats(context.Background(), time.Now())
 				if err != nil {
 					return err

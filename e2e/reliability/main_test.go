@@ -17,22 +17,13 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
-	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // binary is the hookrelay binary built once for the package's tests.
 var binary string
 
-// parallel is how many parallel tests run at once unless -test.parallel
-// says otherwise: every crash test waits out a lease, most of its minute.
-const parallel = 4
-
 func TestMain(m *testing.M) {
-	if err := testkit.DefaultParallel(parallel); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
 	dir, err := os.MkdirTemp("", "hookrelay-reliability-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
