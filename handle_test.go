@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -104,7 +105,10 @@ func TestHandleFailureRetriesThenDead(t *testing.T) {
 		})
 		b.mustPost(t, stripeEvent("evt_dead", "checkout.session.completed", "ord_3", time.Now()))
 		d := b.waitStatus(t, "evt_dead", "orders", "dead")
-		time.Sleep(100 * time.Millisecond) // room for a wrong fourth call
+		// A wrong fourth call would follow the third at the 10ms backoff.
+		testkit.Consistently(t, 100*time.Millisecond, "no call after the delivery is dead", func() error {
+			return testkit.Check(calls.Load() == 3, "%d calls", calls.Load())
+		})
 		if d.Attempts != 3 || calls.Load() != 3 || d.LastError != "order ord_3 not found" {
 			t.Errorf("delivery = %+v after %d calls, want dead after 3 with the handler's error", d, calls.Load())
 		}
@@ -162,7 +166,7 @@ func TestHandleOrderingPerKey(t *testing.T) {
 					overlap.Store(true)
 				}
 				defer inFlight.Add(-1)
-				time.Sleep(5 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond) // a handler that takes a while, so that an overlap would show
 				return insertEffect(ctx, tx, ev, "ordered")
 			})
 		})
@@ -207,10 +211,10 @@ func TestHandleReplayRerunsHandler(t *testing.T) {
 		if res.Rearmed != 1 {
 			t.Fatalf("replay re-armed %d deliveries, want 1", res.Rearmed)
 		}
-		deadline := time.Now().Add(15 * time.Second)
-		for len(b.app.strings(t, `SELECT note FROM effects`)) < 2 && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
+		testkit.Eventually(t, 15*time.Second, "the replayed run's effect", func() error {
+			got := b.app.strings(t, `SELECT note FROM effects`)
+			return testkit.Check(len(got) >= 2, "effects %v", got)
+		})
 		if d := b.waitStatus(t, "evt_replay", "orders", "done"); d.ReplayCount != 1 {
 			t.Errorf("replay count = %d, want 1", d.ReplayCount)
 		}
@@ -229,7 +233,7 @@ func TestHandleIngestWhileHandlersRun(t *testing.T) {
 	eachDriver(t, func(t *testing.T, drv testdb.Driver) {
 		b := setup(t, drv, func(r *hookrelay.Relay) {
 			r.Handle(orders(3), func(ctx context.Context, tx hookrelay.Tx, ev hookrelay.Event) error {
-				time.Sleep(50 * time.Millisecond)
+				time.Sleep(50 * time.Millisecond) // the slow handler under test, holding its transaction
 				return insertEffect(ctx, tx, ev, "slow")
 			})
 		})
@@ -243,11 +247,15 @@ func TestHandleIngestWhileHandlersRun(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		deadline := time.Now().Add(20 * time.Second)
-		for len(b.app.strings(t, `SELECT event_id FROM effects`)) < n && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		time.Sleep(100 * time.Millisecond)
+		testkit.Eventually(t, 20*time.Second, fmt.Sprintf("%d handled events", n), func() error {
+			got := b.app.strings(t, `SELECT event_id FROM effects`)
+			return testkit.Check(len(got) >= n, "%d effects", len(got))
+		})
+		// A second run of an event would follow within a retry's 10ms backoff.
+		testkit.Consistently(t, 100*time.Millisecond, "no event handled twice", func() error {
+			got := b.app.strings(t, `SELECT event_id FROM effects`)
+			return testkit.Check(len(got) == n, "%d effects", len(got))
+		})
 		got := b.app.strings(t, `SELECT event_id FROM effects`)
 		slices.Sort(got)
 		if len(got) != n || len(slices.Compact(slices.Clone(got))) != n {

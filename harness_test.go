@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hookrelay/hookrelay"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -208,17 +209,12 @@ func (b *bundle) delivery(t *testing.T, providerID, destination string) adminDel
 // status want, and returns it.
 func (b *bundle) waitStatus(t *testing.T, providerID, destination, want string) adminDelivery {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		d := b.delivery(t, providerID, destination)
-		if d.Status == want {
-			return d
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("delivery of %s to %s is %+v, want %s", providerID, destination, d, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var d adminDelivery
+	testkit.Eventually(t, 15*time.Second, fmt.Sprintf("the delivery of %s to %s to be %s", providerID, destination, want), func() error {
+		d = b.delivery(t, providerID, destination)
+		return testkit.Check(d.Status == want, "it is %+v", d)
+	})
+	return d
 }
 
 // appDB is the application's own connection to the database, outside

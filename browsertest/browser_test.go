@@ -24,6 +24,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -188,7 +189,8 @@ func (br *browserRelay) send(t *testing.T, id, typ, secret string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for try := 0; ; try++ {
+	var status int
+	testkit.Eventually(t, 10*time.Second, "an answer other than 503 to "+id, func() error {
 		req, _ := http.NewRequest(http.MethodPost, "http://"+br.relay.PublicAddr()+"/webhooks/stripe", strings.NewReader(string(body)))
 		for k, v := range h {
 			req.Header[k] = v
@@ -199,46 +201,33 @@ func (br *browserRelay) send(t *testing.T, id, typ, secret string) int {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable || try == 20 {
-			return resp.StatusCode
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		status = resp.StatusCode
+		return testkit.Check(status != http.StatusServiceUnavailable, "answered 503")
+	})
+	return status
 }
 
 // settled waits until billing has nothing pending, processing or failed,
 // and done deliveries.
 func (br *browserRelay) settled(t *testing.T, done int64) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("billing has %d done deliveries and no backlog", done), func() bool {
+	testkit.Eventually(t, 20*time.Second, fmt.Sprintf("billing to have %d done deliveries and no backlog", done), func() error {
 		req, _ := http.NewRequest(http.MethodGet, br.admin+"/api/v1/stats", nil)
 		req.Header.Set("Authorization", "Bearer "+adminToken)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return false
+			return err
 		}
 		defer resp.Body.Close()
 		var st struct {
 			Destinations map[string]map[string]float64 `json:"destinations"`
 		}
-		if json.NewDecoder(resp.Body).Decode(&st) != nil {
-			return false
+		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+			return err
 		}
 		b := st.Destinations["billing"]
-		return b["done"] == float64(done) && b["pending"]+b["processing"]+b["failed"] == 0
+		return testkit.Check(b["done"] == float64(done) && b["pending"]+b["processing"]+b["failed"] == 0, "billing's counts are %v", b)
 	})
-}
-
-// eventually polls cond for up to 20 seconds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // browser is one headless Chromium with a fresh profile.
@@ -339,7 +328,9 @@ func (b *browser) shoot(name string) {
 		if w < 600 {
 			size = chromedp.EmulateViewport(w, 844, chromedp.EmulateMobile, chromedp.EmulateScale(1))
 		}
-		b.run("size the viewport", size, chromedp.Sleep(100*time.Millisecond))
+		// The page has been laid out at the new width once a frame shows
+		// it (every page sets its viewport to the device's width).
+		b.run("size the viewport", size, chromedp.Poll[chromedp.Void](fmt.Sprintf("window.innerWidth === %d", w)))
 		ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		cancel()
@@ -480,8 +471,9 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 	if status := br.send(t, "evt_browser_live", "invoice.paid", browserSecret); status != http.StatusOK {
 		t.Fatalf("ingest: %d", status)
 	}
-	eventually(t, "the live listing shows the new event", func() bool {
-		return strings.Contains(b.liveText("#events tbody"), "evt_browser_live")
+	testkit.Eventually(t, 20*time.Second, "the live listing to show the new event", func() error {
+		rows := b.liveText("#events tbody")
+		return testkit.Check(strings.Contains(rows, "evt_browser_live"), "it lists %q", rows)
 	})
 	br.settled(t, 4)
 
@@ -511,7 +503,10 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 	if got := b.text(".flash"); !strings.Contains(got, "1 delivery re-armed") {
 		t.Fatalf("the replay says %q", got)
 	}
-	eventually(t, "the sink receives evt_browser_2 again", func() bool { return len(br.sink.of("evt_browser_2")) == 2 })
+	testkit.Eventually(t, 20*time.Second, "the sink to receive evt_browser_2 again", func() error {
+		n := len(br.sink.of("evt_browser_2"))
+		return testkit.Check(n == 2, "received %d times", n)
+	})
 	again := br.sink.of("evt_browser_2")[1]
 	if again.webhookID != first[0].webhookID || again.replay != "1" {
 		t.Fatalf("replayed delivery: webhook-id %q replay %q, want webhook-id %q replay 1", again.webhookID, again.replay, first[0].webhookID)
@@ -535,13 +530,17 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 	if dry != 4 || rearmed != dry {
 		t.Fatalf("dry run counted %d, the replay re-armed %d; want 4 and 4", dry, rearmed)
 	}
-	eventually(t, "the sink receives the set again", func() bool { return len(br.sink.of("evt_browser_1")) == 2 })
+	testkit.Eventually(t, 20*time.Second, "the sink to receive the set again", func() error {
+		n := len(br.sink.of("evt_browser_1"))
+		return testkit.Check(n == 2, "evt_browser_1 received %d times", n)
+	})
 
 	b.open("/destinations", "#dest-billing")
 	b.shoot("destinations")
-	eventually(t, "the forged request is recorded", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the forged request to be recorded", func() error {
 		b.open("/rejections", "table")
-		return strings.Contains(b.text("table tbody"), "stripe")
+		rows := b.text("table tbody")
+		return testkit.Check(strings.Contains(rows, "stripe"), "the rejections page lists %q", rows)
 	})
 	b.shoot("rejections")
 	b.open("/audit", "table")
@@ -557,11 +556,12 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 			t.Fatalf("ingest: %d", status)
 		}
 	}
-	eventually(t, "both failing destinations' groups", func() bool {
+	testkit.Eventually(t, 20*time.Second, "both failing destinations' groups", func() error {
 		b.open("/failures", "main h1")
 		rows := b.liveText("#failures tbody")
-		return strings.Contains(rows, "ledger") && strings.Contains(rows, "archive") &&
-			b.liveText("#failure-ledger-dead-5xx td[data-label=Count]") == "2" && b.liveText("#failure-archive-failed-refused td[data-label=Count]") == "2"
+		return testkit.Check(strings.Contains(rows, "ledger") && strings.Contains(rows, "archive") &&
+			b.liveText("#failure-ledger-dead-5xx td[data-label=Count]") == "2" && b.liveText("#failure-archive-failed-refused td[data-label=Count]") == "2",
+			"the groups read %q", rows)
 	})
 	b.shoot("failures")
 	b.docShot("console-failures")

@@ -23,6 +23,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 const stripeSecret = "whsec_ZGVwbG95LW1ldHJpY3M="
@@ -118,19 +119,14 @@ alerts:
 			t.Fatalf("forged event: %d", code)
 		}
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		families := scrapeFamilies(t, r.AdminAddr())
+	var families map[string]string
+	testkit.Eventually(t, 20*time.Second, "a dead letter in /metrics", func() error {
+		families = scrapeFamilies(t, r.AdminAddr())
 		text := families["\x00text"]
 		delete(families, "\x00text")
-		if strings.Contains(text, `hookrelay_dead_letters_total{destination="billing"} 1`) {
-			return families
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no dead letter within 20s:\n%s", text)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return testkit.Check(strings.Contains(text, `hookrelay_dead_letters_total{destination="billing"} 1`), "\n%s", text)
+	})
+	return families
 }
 
 func postStripe(t *testing.T, addr, secret string, body []byte) int {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 // apiOf returns the admin API client of p's admin listener with token.
@@ -34,4 +35,15 @@ func adminStats(t *testing.T, p *relayProc, token string) map[string]destStats {
 		t.Fatalf("decode stats: %v", err)
 	}
 	return s.Destinations
+}
+
+// waitSettled waits until none of dest's deliveries is pending, processing
+// or failed: nothing more will be delivered to it, so what it has received
+// is all it will receive.
+func waitSettled(t *testing.T, p *relayProc, token, dest string) {
+	t.Helper()
+	testkit.Eventually(t, 30*time.Second, "every delivery to "+dest+" settled", func() error {
+		s := adminStats(t, p, token)[dest]
+		return testkit.Check(s["pending"]+s["processing"]+s["failed"] == 0, "%s: %v", dest, s)
+	})
 }

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -56,7 +58,9 @@ func TestBackupAndRestore(t *testing.T) {
 			for i := range 5 {
 				postSigned(t, p, fmt.Appendf(nil, `{"id":"evt_backup_%d","type":"invoice.paid","created":1}`, i))
 			}
-			waitFor(t, "each event tried once, and failed", func() bool { return tried.Load() >= 5 })
+			testkit.Eventually(t, 20*time.Second, "each event tried once, and failed", func() error {
+				return testkit.Check(tried.Load() >= 5, "%d tries", tried.Load())
+			})
 
 			dir := t.TempDir()
 			restore := backUp(t, driver.Name, database, p.configPath, dir)
@@ -70,12 +74,19 @@ func TestBackupAndRestore(t *testing.T) {
 			restored := restore()
 			failing.Store(false)
 			p = startRelay(t, restored, body, stripeEnv)
-			waitFor(t, "the backup's five events delivered", func() bool {
-				mu.Lock()
-				defer mu.Unlock()
-				return len(delivered) >= 5
+			// Once every delivery the restored database holds is done, no
+			// duplicate or late event can come. One the backup caught in
+			// flight waits for its lease to run out: twice the default
+			// 10s timeout and the engine's 30s margin.
+			st := openStore(t, restored)
+			testkit.Eventually(t, 90*time.Second, "every delivery of the restored database done", func() error {
+				s, err := st.Stats(context.Background(), time.Now())
+				if err != nil {
+					return err
+				}
+				c := s.Destinations["billing"].Counts
+				return testkit.Check(c[store.StatusPending]+c[store.StatusProcessing]+c[store.StatusFailed] == 0, "billing: %v", c)
 			})
-			time.Sleep(2 * time.Second) // a duplicate or a late event would show by now
 			mu.Lock()
 			defer mu.Unlock()
 			for i := range 5 {

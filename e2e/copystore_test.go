@@ -17,6 +17,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/payloadcrypt"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -71,18 +72,6 @@ func (s *copySink) received(phase int, path string) []string {
 	return slices.Sorted(slices.Values(s.got[fmt.Sprintf("%d %s", phase, path)]))
 }
 
-// waitWithin polls cond every 100ms until it holds or within has passed.
-func waitWithin(t *testing.T, what string, within time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after %s", what, within)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // TestCopyStoreSQLiteToPostgres moves a SQLite relay's data to PostgreSQL
 // as the README says: a relay with events in every delivery state (done,
 // failed, dead, pending behind a paused destination, skipped, purged,
@@ -128,10 +117,15 @@ func TestCopyStoreSQLiteToPostgres(t *testing.T) {
 		}
 		return ds[0].Status
 	}
-	waitWithin(t, "done, failed and dead settled on the SQLite relay", 15*time.Second, func() bool {
-		return statusOf(src, "evt_done_1") == store.StatusDone && statusOf(src, "evt_done_2") == store.StatusDone &&
-			statusOf(src, "evt_failed_1") == store.StatusFailed && statusOf(src, "evt_failed_2") == store.StatusFailed &&
-			statusOf(src, "evt_dead_1") == store.StatusDead
+	testkit.Eventually(t, 15*time.Second, "done, failed and dead settled on the SQLite relay", func() error {
+		want := map[string]store.DeliveryStatus{"evt_done_1": store.StatusDone, "evt_done_2": store.StatusDone,
+			"evt_failed_1": store.StatusFailed, "evt_failed_2": store.StatusFailed, "evt_dead_1": store.StatusDead}
+		for id, status := range want {
+			if got := statusOf(src, id); got != status {
+				return fmt.Errorf("%s is %s, want %s", id, got, status)
+			}
+		}
+		return nil
 	})
 	// A purge by value keys its audit record with the audit key, which
 	// the copy must keep for the record to stay checkable.
@@ -145,9 +139,12 @@ func TestCopyStoreSQLiteToPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	forged.Body.Close()
-	waitWithin(t, "the rejection recorded", 10*time.Second, func() bool {
+	testkit.Eventually(t, 10*time.Second, "the rejection recorded", func() error {
 		rs, err := src.Rejections(t.Context(), 10)
-		return err == nil && len(rs) == 1
+		if err != nil {
+			return err
+		}
+		return testkit.Check(len(rs) == 1, "%d recorded", len(rs))
 	})
 	var skipped store.Event
 	skipped, err = src.EventByProviderID(t.Context(), "stripe", "evt_held_skipped")
@@ -205,17 +202,18 @@ func TestCopyStoreSQLiteToPostgres(t *testing.T) {
 	if got := claimPull(t, b, 10, "1m"); !slices.Equal(got, []string{"evt_pull_1", "evt_pull_2"}) {
 		t.Errorf("the pull consumer claimed %v from the PostgreSQL relay, want evt_pull_1 (processing) and evt_pull_2 (pending)", got)
 	}
-	waitWithin(t, "the failed deliveries retried by the PostgreSQL relay", 60*time.Second, func() bool {
-		return len(sink.received(2, "/sink")) >= 2
+	testkit.Eventually(t, 60*time.Second, "the failed deliveries retried by the PostgreSQL relay", func() error {
+		got := sink.received(2, "/sink")
+		return testkit.Check(len(got) >= 2, "sink received %v", got)
 	})
 	if got := sink.received(2, "/held"); len(got) != 0 {
 		t.Errorf("the paused destination received %v before it was resumed", got)
 	}
 	wantRun(t, admin, 0, "destinations", "resume", "held")
-	waitWithin(t, "the pending deliveries after resume", 30*time.Second, func() bool {
-		return len(sink.received(2, "/held")) >= 2
-	})
-	time.Sleep(2 * time.Second) // room for a delivery that should not come
+	// Once sink and held have nothing left to deliver, no delivery that
+	// should not come can.
+	waitSettled(t, b, e2eAdminToken, "sink")
+	waitSettled(t, b, e2eAdminToken, "held")
 	if got, want := sink.received(2, "/sink"), []string{"evt_failed_1", "evt_failed_2"}; !slices.Equal(got, want) {
 		t.Errorf("sink received %v from the PostgreSQL relay, want %v once each", got, want)
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
@@ -203,13 +205,16 @@ func (s *docSession) waitPromised(j *docJob) {
 	if len(j.step.want) == 0 {
 		s.t.Fatalf("%s: %s runs until Ctrl-C but the guide shows none of its output to wait for", j.step.where, j.step.code)
 	}
-	deadline := time.Now().Add(docOutputTimeout)
-	for s.missing(j.step, j.stdout.String()+"\n"+j.stderr.String()) != "" {
-		if time.Now().After(deadline) || j.proc.Exited() {
-			s.checkPromised(j.step, j.stdout.String()+"\n"+j.stderr.String())
+	testkit.Eventually(s.t, docOutputTimeout, j.step.where+": the output the guide promises", func() error {
+		out := j.stdout.String() + "\n" + j.stderr.String()
+		if j.proc.Exited() {
+			s.checkPromised(j.step, out)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		if m := s.missing(j.step, out); m != "" {
+			return fmt.Errorf("missing %q", m)
+		}
+		return nil
+	})
 }
 
 // checkPromised fails the test unless output holds every line the guide

@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -52,10 +54,12 @@ func TestFailuresCommand(t *testing.T) {
 			for i := range 3 {
 				postSigned(t, p, fmt.Appendf(nil, `{"id":"evt_fail_%d","type":"invoice.paid","created":1}`, i))
 			}
-			waitFor(t, "both destinations' failures", func() bool {
+			testkit.Eventually(t, 30*time.Second, "both destinations' failures", func() error {
 				out := wantRun(t, read, 0, "failures").stdout
-				return strings.Contains(out, "busy") && strings.Contains(out, "gone") &&
-					regexp.MustCompile(`busy\s+dead\s+5xx\s+3\s`).MatchString(out) && regexp.MustCompile(`gone\s+failed\s+refused\s+3\s`).MatchString(out)
+				if !regexp.MustCompile(`busy\s+dead\s+5xx\s+3\s`).MatchString(out) || !regexp.MustCompile(`gone\s+failed\s+refused\s+3\s`).MatchString(out) {
+					return fmt.Errorf("failures so far:\n%s", out)
+				}
+				return nil
 			})
 			r = wantRun(t, read, 0, "failures")
 			contains(t, "failures", r.stdout, "LAST SEEN", "DESTINATION", "STATUS", "KIND", "COUNT", "FIRST SEEN", "EXAMPLE",

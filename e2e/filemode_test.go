@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 // umaskZero runs the binary with a umask that takes nothing away: a file
@@ -68,6 +70,8 @@ func TestFilesPrivateUnderOpenUmask(t *testing.T) {
 	}
 	p = launchRelay(t, "relay on a wide database", "sqlite:"+db, stripeSource, stripeEnv)
 	want := `"msg":"database file is open to other users","component":"store.sqlite","path":"` + db + `","mode":"0644","want":"0600","fix":"chmod 600 ` + db + `"`
-	waitFor(t, "the warning in the relay's log", func() bool { return strings.Contains(p.logs.String(), want) })
+	testkit.Eventually(t, 20*time.Second, "the warning in the relay's log", func() error {
+		return testkit.Check(strings.Contains(p.logs.String(), want), "log:\n%s", p.logs.String())
+	})
 	p.stop(t)
 }

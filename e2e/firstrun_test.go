@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
@@ -50,8 +51,8 @@ func TestFirstRun(t *testing.T) {
 	raw, _ := os.ReadFile(tokenPath)
 	token := strings.TrimSpace(string(raw))
 	// The relay's log is buffered for a moment: wait for the line naming the file.
-	waitFor(t, "the relay logs where its admin token is", func() bool {
-		return strings.Contains(logs.String(), "no admin token is configured")
+	testkit.Eventually(t, 20*time.Second, "the relay to log where its admin token is", func() error {
+		return testkit.Check(strings.Contains(logs.String(), "no admin token is configured"), "log:\n%s", logs.String())
 	})
 	contains(t, "relay log", logs.String(), "no admin token is configured", tokenPath)
 	if strings.Contains(logs.String(), token) {
@@ -118,8 +119,8 @@ func TestFirstRun(t *testing.T) {
 	if code != 200 || !strings.Contains(answer, tokenPath) {
 		t.Errorf("login page: %d; want it to name %s:\n%s", code, tokenPath, answer)
 	}
-	waitFor(t, "the relay logs the console's address", func() bool {
-		return strings.Contains(relay.Logs.String(), "http://"+addrs[1]+"/")
+	testkit.Eventually(t, 20*time.Second, "the relay to log the console's address", func() error {
+		return testkit.Check(strings.Contains(relay.Logs.String(), "http://"+addrs[1]+"/"), "log:\n%s", relay.Logs.String())
 	})
 	if err := relay.Stop(40 * time.Second); err != nil {
 		t.Fatal(err)

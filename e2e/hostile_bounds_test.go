@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -64,17 +65,11 @@ func TestHostileRemovedDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	removed := time.Now()
-	var noticed time.Duration
-	for {
-		if status, _ := hostileAdmin(t, p, "", "GET", "/readyz", ""); status == http.StatusServiceUnavailable {
-			noticed = time.Since(removed)
-			break
-		}
-		if time.Since(removed) > 5*time.Second {
-			t.Fatal("/readyz still 200 5s after the database file was removed")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.Eventually(t, 5*time.Second, "/readyz to answer 503 once the database file is removed", func() error {
+		status, _ := hostileAdmin(t, p, "", "GET", "/readyz", "")
+		return testkit.Check(status == http.StatusServiceUnavailable, "it answers %d", status)
+	})
+	noticed := time.Since(removed)
 	status, _, answer, err := hostileDo(http.DefaultClient, hostileStripe(t, p, stripeEvent("evt_removed_2", ""), nil))
 	if err != nil || status != http.StatusServiceUnavailable {
 		t.Errorf("webhook after the file was removed: %d %s %v, want 503", status, answer, err)
@@ -83,9 +78,8 @@ func TestHostileRemovedDatabase(t *testing.T) {
 		t.Errorf("/healthz after the file was removed: %d, want 503", status)
 	}
 	// Log lines reach the pipe within a tenth of a second.
-	for deadline := time.Now().Add(3 * time.Second); !strings.Contains(p.logs.String(), "database file removed") && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-	}
-	contains(t, "relay logs", p.logs.String(), "database file removed")
+	testkit.Eventually(t, 3*time.Second, "the removal in the relay's log", func() error {
+		return testkit.Check(strings.Contains(p.logs.String(), "database file removed"), "log:\n%s", p.logs.String())
+	})
 	t.Logf("RELIABILITY removed-database driver=sqlite readyz_503_after=%s webhook=%d", noticed.Round(time.Millisecond), status)
 }

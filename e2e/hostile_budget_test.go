@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -46,15 +48,20 @@ func TestHostileSlowUploadsDoNotStarve(t *testing.T) {
 
 			stop := make(chan struct{})
 			var (
-				wg   sync.WaitGroup
-				mu   sync.Mutex
-				sent int64
-				cuts []trickleCut
+				wg    sync.WaitGroup
+				mu    sync.Mutex
+				sent  int64
+				cuts  []trickleCut
+				begun atomic.Int64
 			)
 			for range slowUploads {
 				wg.Go(func() {
-					for {
-						c := trickle(p.public, head, stop)
+					for first := true; ; first = false {
+						c := trickle(p.public, head, stop, func() {
+							if first {
+								begun.Add(1)
+							}
+						})
 						mu.Lock()
 						sent += c.sent
 						if !c.stopped {
@@ -67,7 +74,9 @@ func TestHostileSlowUploadsDoNotStarve(t *testing.T) {
 					}
 				})
 			}
-			time.Sleep(time.Second) // every slow upload has begun
+			testkit.Eventually(t, 30*time.Second, "every slow upload begun", func() error {
+				return testkit.Check(begun.Load() == slowUploads, "%d of %d begun", begun.Load(), slowUploads)
+			})
 			var (
 				lat      latencies
 				statuses = map[int]int{}
@@ -83,7 +92,7 @@ func TestHostileSlowUploadsDoNotStarve(t *testing.T) {
 					status = -1
 				}
 				statuses[status]++
-				time.Sleep(50 * time.Millisecond)
+				time.Sleep(50 * time.Millisecond) // paces the genuine sender across the slow uploads' cut
 			}
 			close(stop)
 			wg.Wait()
@@ -134,8 +143,9 @@ type trickleCut struct {
 }
 
 // trickle sends head, then a byte every slowUploadEvery until stop is
-// closed or the relay answers or closes the connection.
-func trickle(addr, head string, stop <-chan struct{}) trickleCut {
+// closed or the relay answers or closes the connection. begun, when not
+// nil, is called once the head is sent.
+func trickle(addr, head string, stop <-chan struct{}, begun func()) trickleCut {
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		return trickleCut{status: "dial: " + err.Error()}
@@ -152,6 +162,9 @@ func trickle(addr, head string, stop <-chan struct{}) trickleCut {
 	}()
 	if _, err := conn.Write([]byte(head)); err != nil {
 		return trickleCut{status: "write head: " + err.Error()}
+	}
+	if begun != nil {
+		begun()
 	}
 	c := trickleCut{}
 	for {

@@ -2,9 +2,9 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
-	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -48,10 +47,9 @@ func TestHostileClaimMemory(t *testing.T) {
 		t.Run(driver.Name, func(t *testing.T) {
 			t.Parallel()
 			database := driver.URL(t)
+			migrate(t, writeConfig(t, database, "127.0.0.1:1", "127.0.0.1:2", claimConfig), stripeEnv)
+			seedBigEvents(t, database, claimEvents, "bulk")
 			p := startRelay(t, database, claimConfig, stripeEnv)
-			seeder := openStore(t, database)
-			seedBigEvents(t, seeder, claimEvents, "bulk")
-			_ = seeder.Close() // a second writer on the file slows the relay's claims
 			t0 := time.Now()
 			if _, err := claimBulk(http.DefaultClient, p); err != nil {
 				t.Fatal(err)
@@ -109,30 +107,12 @@ func TestHostileClaimMemory(t *testing.T) {
 	}
 }
 
-// seedBigEvents stores n events of 1 MiB straight into the relay's
-// database, each with a delivery to destination.
-func seedBigEvents(t *testing.T, st store.Store, n int, destination string) {
+// seedBigEvents stores n Stripe events of 1 MiB into a migrated, empty
+// database, each with a pending delivery to destination.
+func seedBigEvents(t *testing.T, database string, n int, destination string) {
 	t.Helper()
-	pad := bytes.Repeat([]byte("y"), bigBodySize)
-	now := time.Now().UTC()
-	for start := 0; start < n; start += 10 {
-		var items []store.IngestItem
-		for i := start; i < min(n, start+10); i++ {
-			body := append(fmt.Appendf(nil, `{"id":"evt_claim_%04d","type":"invoice.paid","pad":"`, i), pad[:bigBodySize-60]...)
-			body = append(body, `"}`...)
-			items = append(items, store.IngestItem{
-				Event: store.Event{
-					ID: fmt.Sprintf("01CLAIM%019d", i), Source: "stripe", ProviderEventID: fmt.Sprintf("evt_claim_%04d", i),
-					IDOrigin: store.IDFromBody, Type: "invoice.paid", Body: body, ContentType: "application/json",
-					SignatureSlot: 0, ReceivedAt: now,
-				},
-				Deliveries: []store.NewDelivery{{Destination: destination}},
-			})
-		}
-		if _, err := st.Ingest(context.Background(), items); err != nil {
-			t.Fatal(err)
-		}
-	}
+	seed(t, "-database", database, "-events", strconv.Itoa(n), "-first", time.Now().Add(-time.Minute).Format(time.RFC3339Nano),
+		"-step", "1ms", "-source", "stripe", "-type", "invoice.paid", "-destination", destination, "-body-bytes", strconv.Itoa(bigBodySize))
 }
 
 // bulkClaim is what the test reads of one claim answer.

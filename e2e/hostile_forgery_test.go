@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -47,6 +48,7 @@ func TestHostileForgedFlood(t *testing.T) {
 			var (
 				lat      latencies
 				statuses = map[int]int{}
+				genuine  atomic.Int64 // genuine requests answered so far
 			)
 			go func() {
 				defer close(genuineDone)
@@ -55,7 +57,7 @@ func TestHostileForgedFlood(t *testing.T) {
 					select {
 					case <-stopGenuine:
 						return
-					case <-time.After(20 * time.Millisecond):
+					case <-time.After(20 * time.Millisecond): // the genuine sender's pace
 					}
 					req := hostileStripe(t, p, stripeEvent(fmt.Sprintf("evt_flood_genuine_%d", i), ""), nil)
 					start := time.Now()
@@ -65,6 +67,7 @@ func TestHostileForgedFlood(t *testing.T) {
 						status = -1
 					}
 					statuses[status]++
+					genuine.Add(1)
 				}
 			}()
 
@@ -108,17 +111,30 @@ func TestHostileForgedFlood(t *testing.T) {
 			}
 			wg.Wait()
 			elapsed := time.Since(start)
-			time.Sleep(300 * time.Millisecond)
+			n := genuine.Load()
+			testkit.Eventually(t, 10*time.Second, "genuine requests after the flood", func() error {
+				return testkit.Check(genuine.Load() >= n+3, "%d answered since", genuine.Load()-n)
+			})
 			close(stopGenuine)
 			<-genuineDone
 
 			if answers[401] != forgedRequests || len(errs) > 0 {
 				t.Errorf("forgeries answered %v with %d errors (first: %v), want %d × 401", answers, len(errs), first(errs), forgedRequests)
 			}
-			// The recorder writes once a second: wait for its last batch.
-			time.Sleep(1500 * time.Millisecond)
+			// The recorder writes once a second: wait for its last batch,
+			// when every forgery is either recorded or counted as not
+			// (unless its once-a-minute trim has run meanwhile).
 			st := openStore(t, db)
-			during := countRejections(t, st)
+			var during int
+			testkit.Eventually(t, 10*time.Second, "the rejection recorder's last batch", func() error {
+				during = countRejections(t, st)
+				unrecorded, err := scrapeValue(http.DefaultClient, "http://"+p.admin+"/metrics", "hookrelay_rejections_unrecorded_total")
+				if err != nil {
+					return err
+				}
+				trimmed := strings.Contains(p.logs.String(), "trimmed rejections")
+				return testkit.Check(during+int(unrecorded) >= forgedRequests || trimmed, "%d recorded and %v not, of %d", during, unrecorded, forgedRequests)
+			})
 			// A token bucket of rejections_per_second, as deep, over the
 			// whole run, plus the genuine sender's margin.
 			bound := rejectionsPerSecond * (int(time.Since(start)/time.Second) + 2)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
@@ -135,17 +136,12 @@ func (rec *recorder) received() []recorded {
 // waitReceived waits until the recorder holds n requests, or fails.
 func (rec *recorder) waitReceived(t *testing.T, n int, within time.Duration) []recorded {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		got := rec.received()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("destination received %d requests in %s, want %d", len(got), within, n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var got []recorded
+	testkit.Eventually(t, within, fmt.Sprintf("%d requests at the destination", n), func() error {
+		got = rec.received()
+		return testkit.Check(len(got) >= n, "%d received", len(got))
+	})
+	return got
 }
 
 // latencies summarises durations: median and maximum.

@@ -146,7 +146,7 @@ func TestHostileConcurrentLargeBodies(t *testing.T) {
 				if n, err := strconv.Atoi(h.Get("Retry-After")); err == nil && n > 0 {
 					wait = time.Duration(n) * time.Second
 				}
-				time.Sleep(wait/2 + rand.N(wait))
+				time.Sleep(wait/2 + rand.N(wait)) // the provider's own pause before it retries
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -101,28 +102,26 @@ func TestHostileReplayedGitHubBody(t *testing.T) {
 }
 
 // waitRejections polls the rejection record until it holds want rows of
-// reason (they are written in batches, about once a second) or 10 s pass,
-// and returns how many it holds.
+// reason (they are written in batches, about once a second), and returns
+// how many it holds.
 func waitRejections(t *testing.T, p *relayProc, token, reason string, want int) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	n := 0
+	testkit.Eventually(t, 10*time.Second, fmt.Sprintf("%d %s rejections recorded", want, reason), func() error {
 		status, answer := hostileAdmin(t, p, token, "GET", "/api/v1/rejections?limit=10000", "")
 		var rs adminwire.Rejections
 		if status != 200 || json.Unmarshal(answer, &rs) != nil {
 			t.Fatalf("rejections: %d %.200s", status, answer)
 		}
-		n := 0
+		n = 0
 		for _, r := range rs.Rejections {
 			if r.Reason == reason {
 				n++
 			}
 		}
-		if n >= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return testkit.Check(n >= want, "%d recorded", n)
+	})
+	return n
 }
 
 // scrapeMetrics returns what /metrics on the relay's admin listener shows.

@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -73,8 +75,9 @@ func (r probeResult) p99() time.Duration {
 }
 
 // probeIngest sends a signed webhook to the relay every 20 ms, one at a
-// time, each waiting at most providerTimeout, until stop is closed.
-func probeIngest(t *testing.T, p *relayProc, name string, stop <-chan struct{}) probeResult {
+// time, each waiting at most providerTimeout, until stop is closed. It
+// adds one to sent as each is answered.
+func probeIngest(t *testing.T, p *relayProc, name string, sent *atomic.Int64, stop <-chan struct{}) probeResult {
 	client := &http.Client{Timeout: providerTimeout}
 	res := probeResult{statuses: map[string]int{}}
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -89,6 +92,7 @@ func probeIngest(t *testing.T, p *relayProc, name string, stop <-chan struct{}) 
 		start := time.Now()
 		status, _, _, err := hostileDo(client, req)
 		res.sent++
+		sent.Add(1)
 		res.latency = append(res.latency, time.Since(start))
 		if err != nil {
 			res.statuses[err.Error()]++
@@ -96,6 +100,15 @@ func probeIngest(t *testing.T, p *relayProc, name string, stop <-chan struct{}) 
 		}
 		res.statuses[strconv.Itoa(status)]++
 	}
+}
+
+// waitProbed waits until the probe counting into sent has had n webhooks
+// answered.
+func waitProbed(t *testing.T, sent *atomic.Int64, n int64) {
+	t.Helper()
+	testkit.Eventually(t, time.Minute, fmt.Sprintf("%d webhooks probed", n), func() error {
+		return testkit.Check(sent.Load() >= n, "%d answered", sent.Load())
+	})
 }
 
 // inBackground runs f in a goroutine until stop is closed and returns a
@@ -136,12 +149,13 @@ func checkScrapers(t *testing.T, p *relayProc, driver string) {
 	const scrapers, scrapeFor = 8, 10 * time.Second
 	want := fmt.Sprintf(`hookrelay_deliveries{destination=%q,kind="pull",status="done"}`, bulkDestination)
 
-	stopAlone, alone := inBackground(func(stop <-chan struct{}) probeResult { return probeIngest(t, p, "alone", stop) })
-	time.Sleep(3 * time.Second)
+	var sentAlone, sentScraped atomic.Int64
+	stopAlone, alone := inBackground(func(stop <-chan struct{}) probeResult { return probeIngest(t, p, "alone", &sentAlone, stop) })
+	waitProbed(t, &sentAlone, 100) // the baseline: webhooks without scrapers
 	stopAlone()
 	base := alone()
 
-	stopProbe, probe := inBackground(func(stop <-chan struct{}) probeResult { return probeIngest(t, p, "scraped", stop) })
+	stopProbe, probe := inBackground(func(stop <-chan struct{}) probeResult { return probeIngest(t, p, "scraped", &sentScraped, stop) })
 	var (
 		mu       sync.Mutex
 		scrapes  []time.Duration
@@ -189,12 +203,13 @@ func checkScrapers(t *testing.T, p *relayProc, driver string) {
 // replay held SQLite's only writer for its whole length, and webhooks
 // waited behind it past the provider's timeout.)
 func checkReplay(t *testing.T, p *relayProc, driver string) {
-	stopProbe, probe := inBackground(func(stop <-chan struct{}) probeResult { return probeIngest(t, p, "replay", stop) })
-	time.Sleep(500 * time.Millisecond)
+	var sent atomic.Int64
+	stopProbe, probe := inBackground(func(stop <-chan struct{}) probeResult { return probeIngest(t, p, "replay", &sent, stop) })
+	waitProbed(t, &sent, 10) // webhooks before the replay
 	start := time.Now()
 	status, answer := adminCall(p, "POST", "/api/v1/replay", fmt.Sprintf(`{"source":%q}`, bulkSource), 10*time.Minute)
 	took := time.Since(start)
-	time.Sleep(500 * time.Millisecond)
+	waitProbed(t, &sent, sent.Load()+10) // and after it
 	stopProbe()
 	res := probe()
 	t.Logf("RELIABILITY scenario=webhook-during-replay driver=%s deliveries=%d replay=%v answer=%s webhooks=%d answers=%v webhook_p99=%v",
@@ -243,9 +258,11 @@ func scrapeValue(client *http.Client, url, series string) (float64, error) {
 // 200 MiB. (Reading every candidate's body, 1 000 a page, each dry run
 // held a page of 250 MiB.)
 func TestBackfillDryRunMemory(t *testing.T) {
+	t.Parallel()
 	const events, size, runs, bound = 1200, 256 << 10, 4, 200 << 20
 	for _, drv := range testdb.Drivers() {
 		t.Run(drv.Name, func(t *testing.T) {
+			t.Parallel()
 			var since, until time.Time
 			p := scaleRelay(t, drv, func(database string) { since, until = seedBigBodies(t, database, events, size) })
 			body := fmt.Sprintf(`{"destination":"late","since":%q,"until":%q,"dry_run":true}`,

@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -89,6 +91,7 @@ func TestHostileSlowClients(t *testing.T) {
 			var (
 				lat      latencies
 				statuses = map[int]int{}
+				answered atomic.Int64 // genuine requests answered so far
 			)
 			go func() {
 				defer close(genuineDone)
@@ -108,6 +111,7 @@ func TestHostileSlowClients(t *testing.T) {
 						t.Logf("genuine request %d: %v", i, err)
 					}
 					statuses[status]++
+					answered.Add(1)
 				}
 			}()
 
@@ -121,7 +125,10 @@ func TestHostileSlowClients(t *testing.T) {
 			}
 			wg.Wait()
 			// Keep the genuine sender going a little past the last cut.
-			time.Sleep(300 * time.Millisecond)
+			n := answered.Load()
+			testkit.Eventually(t, 10*time.Second, "genuine requests after the last cut", func() error {
+				return testkit.Check(answered.Load() >= n+3, "%d answered since", answered.Load()-n)
+			})
 			close(stopGenuine)
 			<-genuineDone
 
@@ -219,7 +226,7 @@ func slowConn(addr string, a slowAttack, limit time.Duration) cutoff {
 			return c
 		}
 		if a.every > 0 {
-			time.Sleep(a.every)
+			time.Sleep(a.every) // the attack's own pace
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -39,12 +40,10 @@ func TestHostileWALShrinksWhenIdle(t *testing.T) {
 		t.Fatal("the WAL is empty right after the burst; the test proves nothing")
 	}
 	stopped := time.Now()
-	for fileBytes(t, wal) > 0 {
-		if time.Since(stopped) > 10*time.Second {
-			t.Fatalf("WAL still %d bytes 10s after the burst, want it emptied", fileBytes(t, wal))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "the WAL emptied after the burst", func() error {
+		n := fileBytes(t, wal)
+		return testkit.Check(n == 0, "still %d bytes", n)
+	})
 	t.Logf("RELIABILITY wal-idle driver=sqlite events=400 wal_after_burst=%d emptied_after=%s", peak, time.Since(stopped).Round(time.Millisecond))
 }
 

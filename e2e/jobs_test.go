@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/bulkseed"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -108,13 +109,9 @@ func TestReplayJobInterrupted(t *testing.T) {
 			p := scaleRelay(t, driver, func(db string) { database = db; seedBulk(t, db, jobEvents) })
 			admin := cliEnv(p, scaleAdminToken)
 			bg := startBg(t, admin, "replay", "--source", bulkSource, "--destination", bulkDestination, "--max-batch", "1", "--yes")
-			deadline := time.Now().Add(60 * time.Second)
-			for !progressLine.MatchString(bg.stderr.String()) {
-				if time.Now().After(deadline) {
-					t.Fatalf("no progress within 60s:\n%s", bg.stderr.String())
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			testkit.Eventually(t, 60*time.Second, "the replay's progress", func() error {
+				return testkit.Check(progressLine.MatchString(bg.stderr.String()), "stderr:\n%s", bg.stderr.String())
+			})
 			if code := bg.stop(t); code != 1 {
 				t.Errorf("interrupted replay exited %d, want 1\n%s", code, bg.stderr.String())
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -90,7 +91,7 @@ func TestKeysRotateUnderLoad(t *testing.T) {
 					mu.Lock()
 					bodies[id] = body(id)
 					mu.Unlock()
-					time.Sleep(5 * time.Millisecond)
+					time.Sleep(5 * time.Millisecond) // paces the load: a steady stream across the rotation
 				}
 			})
 			// Small batches with a pause, so that the run spans many posts.
@@ -98,7 +99,12 @@ func TestKeysRotateUnderLoad(t *testing.T) {
 			mu.Lock()
 			during := len(bodies) - old
 			mu.Unlock()
-			time.Sleep(200 * time.Millisecond) // events posted after the run too
+			testkit.Eventually(t, 10*time.Second, "events posted after the run too", func() error {
+				mu.Lock()
+				defer mu.Unlock()
+				after := len(bodies) - old - during
+				return testkit.Check(after >= 5 || loadErr != nil, "%d posted after the run", after)
+			})
 			close(stop)
 			wg.Wait()
 			if loadErr != nil {
@@ -109,13 +115,13 @@ func TestKeysRotateUnderLoad(t *testing.T) {
 			}
 			contains(t, "keys rotate", r.stdout, "events: ", "attempts: ", "done: every payload is under key k2",
 				"no row is under k1 any more: it may be removed from encryption.keys")
-			listenWaitFor(t, 30*time.Second, "every event delivered", func() bool {
+			testkit.Eventually(t, 30*time.Second, "every event delivered", func() error {
 				for id := range bodies {
 					if len(sink.received(id)) == 0 {
-						return false
+						return fmt.Errorf("%s not delivered", id)
 					}
 				}
-				return true
+				return nil
 			})
 			if code := p.stop(t); code != 0 {
 				t.Fatalf("relay exit code %d", code)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -95,19 +96,6 @@ func (s *listenServer) received(id string) []listenDelivered {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]listenDelivered(nil), s.got[id]...)
-}
-
-// listenWaitFor polls cond every 50ms and fails the test if it is still false
-// after d.
-func listenWaitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", d, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // listenPost posts body to the relay's Stripe source, signed as Stripe
@@ -202,16 +190,18 @@ func TestListenTwoDevelopers(t *testing.T) {
 			post("evt_listen_1", "invoice.paid")
 			post("evt_listen_2", "customer.updated")
 			post("evt_listen_3", "invoice.paid")
-			listenWaitFor(t, 15*time.Second, "alice received three events", func() bool {
-				return len(alice.received("evt_listen_1")) > 0 && len(alice.received("evt_listen_2")) > 0 && len(alice.received("evt_listen_3")) > 0
+			testkit.Eventually(t, 15*time.Second, "alice to receive three events", func() error {
+				n1, n2, n3 := len(alice.received("evt_listen_1")), len(alice.received("evt_listen_2")), len(alice.received("evt_listen_3"))
+				return testkit.Check(n1 > 0 && n2 > 0 && n3 > 0, "received each %d, %d, %d times", n1, n2, n3)
 			})
 
 			// Bob starts after they arrived: they wait for him.
 			bl := startListen(t, p, listenBobToken, "dev-bob", bob.URL)
 			post("evt_listen_4", "invoice.paid")
 			for id := range bodies {
-				listenWaitFor(t, 15*time.Second, "both received "+id, func() bool {
-					return len(alice.received(id)) > 0 && len(bob.received(id)) > 0
+				testkit.Eventually(t, 15*time.Second, "both to receive "+id, func() error {
+					a, b := len(alice.received(id)), len(bob.received(id))
+					return testkit.Check(a > 0 && b > 0, "alice received it %d times, bob %d", a, b)
 				})
 			}
 
@@ -252,9 +242,9 @@ func TestListenTwoDevelopers(t *testing.T) {
 			}
 
 			// Each outcome is recorded: Alice's stale event skipped.
-			listenWaitFor(t, 10*time.Second, "outcomes recorded", func() bool {
+			testkit.Eventually(t, 10*time.Second, "the outcomes recorded", func() error {
 				a, b := listenStats(t, p, "dev-alice"), listenStats(t, p, "dev-bob")
-				return a["done"] == 3 && a["skipped"] == 1 && b["done"] == 4
+				return testkit.Check(a["done"] == 3 && a["skipped"] == 1 && b["done"] == 4, "dev-alice %v, dev-bob %v", a, b)
 			})
 			// One line per event: time, source, type, provider id, local
 			// status, duration, outcome.
@@ -319,7 +309,9 @@ func TestListenStopHandsBack(t *testing.T) {
 			if err := first.Send(syscall.SIGINT); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(300 * time.Millisecond)
+			testkit.Eventually(t, 10*time.Second, "the listener to take Ctrl-C", func() error {
+				return testkit.Check(strings.Contains(first.stderr.String(), "stopping:"), "stderr: %q", first.stderr.String())
+			})
 			close(finish)
 			if code := first.wait(t, 15*time.Second); code != 0 {
 				t.Errorf("exit %d after Ctrl-C, want 0", code)
@@ -333,12 +325,12 @@ func TestListenStopHandsBack(t *testing.T) {
 
 			next := newListenServer(t, nil)
 			second := startListen(t, p, listenAliceToken, "dev-alice", next.URL)
-			listenWaitFor(t, 10*time.Second, "the handed-back events reached the next listener", func() bool {
+			testkit.Eventually(t, 10*time.Second, "the handed-back events to reach the next listener", func() error {
 				n := 0
 				for i := range 3 {
 					n += len(next.received(fmt.Sprintf("evt_stop_%d", i)))
 				}
-				return n == 2
+				return testkit.Check(n == 2, "%d reached it", n)
 			})
 			if code := second.stopWith(t, syscall.SIGTERM); code != 0 {
 				t.Errorf("second listener exit %d", code)
@@ -381,8 +373,8 @@ func TestListenKilledLeaseComesBack(t *testing.T) {
 
 			next := newListenServer(t, nil)
 			second := startListen(t, p, listenBobToken, "dev-bob", next.URL)
-			listenWaitFor(t, 40*time.Second, "the held event came back after its lease", func() bool {
-				return len(next.received("evt_killed")) > 0
+			testkit.Eventually(t, 40*time.Second, "the held event to come back after its lease", func() error {
+				return testkit.Check(len(next.received("evt_killed")) > 0, "not received; dev-bob: %v", listenStats(t, p, "dev-bob"))
 			})
 			if waited := time.Since(killedAt); waited < 10*time.Second {
 				t.Errorf("the held event came back %s after the kill, before its lease ran out", waited)
@@ -394,7 +386,10 @@ func TestListenKilledLeaseComesBack(t *testing.T) {
 			if !listenVerifies(t, d, listenBobSigning) {
 				t.Error("the delivery after the lease does not verify with dev-bob's secret")
 			}
-			listenWaitFor(t, 10*time.Second, "recorded done", func() bool { return listenStats(t, p, "dev-bob")["done"] == 1 })
+			testkit.Eventually(t, 10*time.Second, "the delivery recorded done", func() error {
+				s := listenStats(t, p, "dev-bob")
+				return testkit.Check(s["done"] == 1, "dev-bob: %v", s)
+			})
 			if code := second.stopWith(t, syscall.SIGTERM); code != 0 {
 				t.Errorf("second listener exit %d", code)
 			}

@@ -5,29 +5,56 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
-// binary is the hookrelay binary built once for the package's tests.
-var binary string
+// binary is the hookrelay binary built once for the package's tests, and
+// seeder the bulkseed command that fills a database with a large history
+// (see hostile_seed_test.go).
+var binary, seeder string
+
+// parallel is how many parallel tests run at once unless -test.parallel
+// says otherwise: the tests mostly wait on child processes, leases and
+// retries, and the ones that load the machine do not run in parallel. More
+// than four at once on two shared cores makes the hostile tests' time
+// bounds (a cut-off within its timeout, a genuine webhook answered within
+// seconds) depend on the neighbours.
+const parallel = 4
 
 func TestMain(m *testing.M) {
+	if err := testkit.DefaultParallel(parallel); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	dir, err := os.MkdirTemp("", "hookrelay-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	if binary, err = relayproc.Build(context.Background(), dir, "../cmd/hookrelay"); err != nil {
+	var (
+		wg                sync.WaitGroup
+		binErr, seederErr error
+		ctx               = context.Background()
+	)
+	wg.Go(func() { binary, binErr = relayproc.Build(ctx, dir, "../cmd/hookrelay") })
+	wg.Go(func() {
+		seeder, seederErr = relayproc.BuildNamed(ctx, dir, "../internal/testkit/bulkseed/cmd/bulkseed", "bulkseed")
+	})
+	wg.Wait()
+	if err := errors.Join(binErr, seederErr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
@@ -31,13 +32,10 @@ func startBg(t *testing.T, env []string, args ...string) *bgCmd {
 // waitOutput waits until stdout holds want.
 func (b *bgCmd) waitOutput(t *testing.T, want string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !strings.Contains(b.stdout.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q on stdout within %s", want, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.Eventually(t, within, fmt.Sprintf("%q on stdout", want), func() error {
+		out := b.stdout.String()
+		return testkit.Check(strings.Contains(out, want), "stdout: %q", out)
+	})
 }
 
 // stop interrupts the command and returns its exit code.

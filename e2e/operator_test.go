@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminclient"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -52,12 +53,14 @@ func TestOperatorSeesWhy(t *testing.T) {
 			// Attempts with their snippets, and replay rounds apart.
 			postSigned(t, p, []byte(`{"id":"evt_why","type":"invoice.paid","created":1}`))
 			id := strings.TrimSpace(wantRun(t, read, 0, "events", "list", "--ids").stdout)
-			waitFor(t, "the first delivery", func() bool {
-				return strings.Contains(wantRun(t, read, 0, "events", "list").stdout, "sink:done")
+			testkit.Eventually(t, 20*time.Second, "the first delivery", func() error {
+				out := wantRun(t, read, 0, "events", "list").stdout
+				return testkit.Check(strings.Contains(out, "sink:done"), "events list:\n%s", out)
 			})
 			wantRun(t, admin, 0, "replay", "--id", id, "--destination", "sink", "--yes")
-			waitFor(t, "the replayed delivery", func() bool {
-				return strings.Count(wantRun(t, read, 0, "events", "show", id).stdout, `response: "ok from the sink"`) == 2
+			testkit.Eventually(t, 20*time.Second, "the replayed delivery", func() error {
+				out := wantRun(t, read, 0, "events", "show", id).stdout
+				return testkit.Check(strings.Count(out, `response: "ok from the sink"`) == 2, "events show:\n%s", out)
 			})
 			r := wantRun(t, read, 0, "events", "show", id)
 			contains(t, "events show", r.stdout, "replays 1", "first run", "replay 1", `response: "ok from the sink"`)
@@ -73,8 +76,9 @@ func TestOperatorSeesWhy(t *testing.T) {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
-			waitFor(t, "the rejection record", func() bool {
-				return strings.Contains(wantRun(t, read, 0, "rejections", "--source", "stripe", "--since", "-1h").stdout, "stripe")
+			testkit.Eventually(t, 20*time.Second, "the rejection record", func() error {
+				out := wantRun(t, read, 0, "rejections", "--source", "stripe", "--since", "-1h").stdout
+				return testkit.Check(strings.Contains(out, "stripe"), "rejections:\n%s", out)
 			})
 			r = wantRun(t, read, 0, "rejections", "--source", "stripe")
 			contains(t, "rejections", r.stdout, "REASON", "SKEW", "REMOTE ADDRESS", "127.0.0.1", "17 bytes")
@@ -135,17 +139,5 @@ func TestOperatorSeesWhy(t *testing.T) {
 			}
 			contains(t, "audit", r.stdout, "ops", `"destination":"dev"`, "1 matched, 1 re-armed")
 		})
-	}
-}
-
-// waitFor polls cond for up to 20 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 20s", what)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -101,10 +100,10 @@ func testPurgeByTheCLI(t *testing.T, driver testdb.Driver, sealed bool) {
 	// Resumed, the sink receives the one event left, never the
 	// others.
 	wantRun(t, admin, 0, "destinations", "resume", "sink")
-	waitFor(t, "the kept event's delivery", func() bool {
-		return strings.Contains(wantRun(t, read, 0, "events", "list").stdout, "sink:done")
-	})
-	time.Sleep(500 * time.Millisecond) // time for a wrong delivery to arrive
+	waitSettled(t, p, e2eAdminToken, "sink")
+	if out := wantRun(t, read, 0, "events", "list").stdout; !strings.Contains(out, "sink:done") {
+		t.Errorf("the kept event's delivery is not done:\n%s", out)
+	}
 	mu.Lock()
 	got := append([]string(nil), received...)
 	mu.Unlock()

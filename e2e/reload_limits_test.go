@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -47,7 +48,6 @@ func TestReloadSharesIngestLimits(t *testing.T) {
 			if _, err := holder.Write(append([]byte(head), bytes.Repeat([]byte("x"), 20<<10)...)); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(300 * time.Millisecond) // the holder has taken the budget
 
 			client := &http.Client{Timeout: 30 * time.Second}
 			second := func(step string) int {
@@ -63,9 +63,13 @@ func TestReloadSharesIngestLimits(t *testing.T) {
 				t.Logf("second 1 MiB body %s: %d %s", step, status, strings.TrimSpace(string(body)))
 				return status
 			}
-			if got := second("before the reload"); got != http.StatusServiceUnavailable {
-				t.Fatalf("second 1 MiB body before the reload: %d, want 503 (the holder has the whole budget)", got)
-			}
+			// Until the holder's first 16 KiB are read, a second body is
+			// read too (and refused for its signature); from then on the
+			// holder has the whole budget and a second body is refused 503.
+			testkit.Eventually(t, 10*time.Second, "the holder to take the whole budget", func() error {
+				got := second("before the reload")
+				return testkit.Check(got == http.StatusServiceUnavailable, "a second 1 MiB body answered %d, want 503", got)
+			})
 			if code, answer := hostileAdmin(t, p, e2eAdminToken, "POST", "/api/v1/reload", ""); code != 200 {
 				t.Fatalf("reload: %d %s", code, answer)
 			}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -82,7 +83,7 @@ func TestReloadUnderLoad(t *testing.T) {
 			t.Parallel()
 			var billing, audit sync.Map // webhook-id → true
 			sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				time.Sleep(20 * time.Millisecond) // deliveries are in flight during every reload
+				time.Sleep(20 * time.Millisecond) // a destination that takes a while: deliveries are in flight during every reload
 				m := &billing
 				if r.URL.Path == "/audit" {
 					m = &audit
@@ -132,7 +133,15 @@ func TestReloadUnderLoad(t *testing.T) {
 					}
 				}()
 			}
-			pause := func() { time.Sleep(400 * time.Millisecond) }
+			// pause lets the load run on between two steps: until it has
+			// sent 20 more events.
+			pause := func() {
+				t.Helper()
+				n := sent.Load()
+				testkit.Eventually(t, 20*time.Second, "20 more events sent", func() error {
+					return testkit.Check(sent.Load() >= n+20, "%d sent since", sent.Load()-n)
+				})
+			}
 
 			// Step 1, by SIGHUP: S2 becomes slot 0 beside S1; a read token,
 			// the github source and the audit destination appear.
@@ -141,9 +150,9 @@ func TestReloadUnderLoad(t *testing.T) {
 			if err := syscall.Kill(p.Pid(), syscall.SIGHUP); err != nil {
 				t.Fatal(err)
 			}
-			listenWaitFor(t, 10*time.Second, "the rotate step", func() bool {
+			testkit.Eventually(t, 10*time.Second, "the rotate step's read token", func() error {
 				code, _ := hostileAdmin(t, p, reloadR2, "GET", "/api/v1/stats", "")
-				return code == 200
+				return testkit.Check(code == 200, "stats answered %d", code)
 			})
 			s2 := reloadS2
 			signWith.Store(&s2) // the provider now signs with the new secret
@@ -187,8 +196,9 @@ func TestReloadUnderLoad(t *testing.T) {
 			if err := syscall.Kill(p.Pid(), syscall.SIGHUP); err != nil {
 				t.Fatal(err)
 			}
-			listenWaitFor(t, 10*time.Second, "the refusal in the log", func() bool {
-				return strings.Count(p.logs.String(), "config reload refused") >= 3
+			testkit.Eventually(t, 10*time.Second, "the third refusal in the log", func() error {
+				n := strings.Count(p.logs.String(), "config reload refused")
+				return testkit.Check(n >= 3, "%d refusals logged", n)
 			})
 			pause()
 			if code, _ := hostileAdmin(t, p, reloadR2, "GET", "/api/v1/stats", ""); code != 200 {
@@ -207,15 +217,16 @@ func TestReloadUnderLoad(t *testing.T) {
 
 			// Every stored Stripe event reaches billing, whichever engine
 			// claimed it; none is left behind.
-			listenWaitFor(t, 60*time.Second, "billing deliveries", func() bool {
-				return syncMapLen(&billing) >= int(sent.Load())
+			testkit.Eventually(t, 60*time.Second, "every event delivered to billing", func() error {
+				n := syncMapLen(&billing)
+				return testkit.Check(n >= int(sent.Load()), "%d of %d delivered", n, sent.Load())
 			})
 			// The last outcomes may still be on their way to the store; a
 			// claim dropped by a reload would hold its delivery in processing
 			// until its lease ran out (its timeout plus 30 s), longer than
 			// this wait.
 			var stats map[string]float64
-			listenWaitFor(t, 20*time.Second, "every billing delivery done", func() bool {
+			testkit.Eventually(t, 20*time.Second, "every billing delivery done", func() error {
 				code, answer := hostileAdmin(t, p, e2eAdminToken, "GET", "/api/v1/stats", "")
 				var all struct {
 					Destinations map[string]map[string]float64 `json:"destinations"`
@@ -224,7 +235,8 @@ func TestReloadUnderLoad(t *testing.T) {
 					t.Fatalf("stats: %d %s", code, answer)
 				}
 				stats = all.Destinations["billing"]
-				return stats["pending"]+stats["processing"]+stats["failed"]+stats["dead"] == 0 && stats["done"] >= float64(sent.Load())
+				return testkit.Check(stats["pending"]+stats["processing"]+stats["failed"]+stats["dead"] == 0 && stats["done"] >= float64(sent.Load()),
+					"billing: %v", stats)
 			})
 			if syncMapLen(&audit) == 0 {
 				t.Errorf("the destination added by reload received nothing")

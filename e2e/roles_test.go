@@ -85,7 +85,7 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if s.latency > 0 {
-		time.Sleep(rand.N(s.latency))
+		time.Sleep(rand.N(s.latency)) // a destination that takes a while to answer
 	}
 	w.WriteHeader(http.StatusOK)
 }
@@ -127,19 +127,6 @@ func (s *sink) tally(t *testing.T, want []string) (missing []string, duplicates,
 		t.Errorf("%d events arrived under only %d distinct webhook-ids", len(s.ids), len(webhookIDs))
 	}
 	return missing, duplicates, s.badSig
-}
-
-// pollUntil polls cond every interval until it holds or timeout passes, and
-// fails the test with what() in the latter case.
-func pollUntil(t *testing.T, timeout, interval time.Duration, cond func() bool, what func() string) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", timeout, what())
-		}
-		time.Sleep(interval)
-	}
 }
 
 // postAll posts signed Stripe events with the given ids to p's ingest
@@ -189,6 +176,6 @@ func postUntilStored(client *http.Client, url, id string, limit time.Duration) e
 		if time.Now().After(deadline) {
 			return fmt.Errorf("last answer %d, %v", status, err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a provider's pause before it retries
 	}
 }

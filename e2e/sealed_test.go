@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -69,12 +70,16 @@ func TestSealedReadPaths(t *testing.T) {
 			body := []byte("{\n  \"id\": \"evt_sealed\",\n  \"type\": \"invoice.paid\",\n  \"customer\": \"" + sealedMarker + "\",\n  \"bytes\": \"\u00e9\\u0000\"\n}\n")
 			postSignedWith(t, p, body, http.Header{"X-Customer": {sealedMarker}})
 
-			listenWaitFor(t, 20*time.Second, "the push delivery", func() bool { return len(sink.received("evt_sealed")) > 0 })
+			testkit.Eventually(t, 20*time.Second, "the push delivery", func() error {
+				return testkit.Check(len(sink.received("evt_sealed")) > 0, "nothing pushed")
+			})
 			if got := sink.received("evt_sealed")[0]; !bytes.Equal(got.body, body) {
 				t.Errorf("pushed body = %q, want %q", got.body, body)
 			}
 			l := startListen(t, p, sealedConsumer, "dev", local.URL)
-			listenWaitFor(t, 20*time.Second, "the pull claim through listen", func() bool { return len(local.received("evt_sealed")) > 0 })
+			testkit.Eventually(t, 20*time.Second, "the pull claim through listen", func() error {
+				return testkit.Check(len(local.received("evt_sealed")) > 0, "nothing forwarded")
+			})
 			l.stop(t)
 			if got := local.received("evt_sealed")[0]; !bytes.Equal(got.body, body) {
 				t.Errorf("claimed body = %q, want %q", got.body, body)
@@ -85,8 +90,9 @@ func TestSealedReadPaths(t *testing.T) {
 				t.Errorf("events raw = %q, want %q", r.stdout, body)
 			}
 			contains(t, "verify", wantRun(t, read, 0, "verify", id).stdout, "valid: the signature matches secret slot 0")
-			listenWaitFor(t, 10*time.Second, "the push attempt recorded", func() bool {
-				return strings.Contains(wantRun(t, read, 0, "events", "show", id).stdout, "got it "+sealedMarker)
+			testkit.Eventually(t, 10*time.Second, "the push attempt recorded", func() error {
+				out := wantRun(t, read, 0, "events", "show", id).stdout
+				return testkit.Check(strings.Contains(out, "got it "+sealedMarker), "events show:\n%s", out)
 			})
 			contains(t, "events show", wantRun(t, read, 0, "events", "show", id).stdout, "X-Customer: "+sealedMarker)
 			if code := p.stop(t); code != 0 {

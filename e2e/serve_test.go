@@ -17,6 +17,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -116,7 +117,12 @@ func TestGracefulShutdownLosesNothing(t *testing.T) {
 					}
 				})
 			}
-			time.Sleep(300 * time.Millisecond)
+			// Stopped under load: once the senders are well under way.
+			testkit.Eventually(t, 10*time.Second, "20 events acknowledged", func() error {
+				mu.Lock()
+				defer mu.Unlock()
+				return testkit.Check(len(acked) >= 20, "%d acknowledged", len(acked))
+			})
 			code := p.stop(t)
 			wg.Wait()
 			if code != 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -127,9 +128,9 @@ alerts:
 
 			// Rotation status, once the slot counts are flushed (every second).
 			var out result
-			listenWaitFor(t, 10*time.Second, "slot counts", func() bool {
+			testkit.Eventually(t, 10*time.Second, "the slot counts", func() error {
 				out = wantRun(t, cliEnv(p, e2eReadToken), 0, "secrets")
-				return strings.Contains(squeeze(out.stdout), "stripe 1 active just now 3")
+				return testkit.Check(strings.Contains(squeeze(out.stdout), "stripe 1 active just now 3"), "secrets:\n%s", out.stdout)
 			})
 			contains(t, "secrets", squeeze(out.stdout),
 				"stripe 0 active just now 1",
@@ -146,8 +147,15 @@ alerts:
 					t.Fatalf("forged request: %d, want 401", code)
 				}
 			}
-			listenWaitFor(t, 10*time.Second, "the alert", func() bool { return len(sink.posted()) > 0 })
-			time.Sleep(1500 * time.Millisecond) // room for a second alert that must not come
+			testkit.Eventually(t, 10*time.Second, "the alert", func() error {
+				return testkit.Check(len(sink.posted()) > 0, "none posted")
+			})
+			// A second alert would be raised while the requests above were
+			// answered, and posted to the local sink within moments.
+			testkit.Consistently(t, time.Second, "no second alert", func() error {
+				n := len(sink.posted())
+				return testkit.Check(n == 1, "%d alerts posted", n)
+			})
 			posted := sink.posted()
 			if len(posted) != 1 {
 				t.Fatalf("alerts posted = %d, want 1: %q", len(posted), posted)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -18,7 +19,11 @@ func TestEventsTail(t *testing.T) {
 			p := startRelay(t, driver.URL(t), adminConfig, adminEnv)
 			postSigned(t, p, []byte(`{"id":"evt_before_tail","type":"invoice.paid","created":1}`))
 			tail := startBg(t, cliEnv(p, e2eReadToken), "events", "tail", "--source", "stripe")
-			time.Sleep(1500 * time.Millisecond) // the first poll has run
+			// Tail says it waits once it has taken its start time: what
+			// is posted from then on is after it.
+			testkit.Eventually(t, 20*time.Second, "tail to start waiting", func() error {
+				return testkit.Check(strings.Contains(tail.stderr.String(), "waiting for events"), "stderr: %q", tail.stderr.String())
+			})
 			for _, id := range []string{"evt_tail_1", "evt_tail_2"} {
 				postSigned(t, p, []byte(`{"id":"`+id+`","type":"invoice.paid","created":1}`))
 			}

@@ -17,6 +17,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -104,26 +105,31 @@ func spanOf(s *tracepb.Span) otlpSpan {
 }
 
 // waitSpans returns the spans received once every name in want has been
-// seen, or after 15 s.
-func (rcv *otlpReceiver) waitSpans(want ...string) []otlpSpan {
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		rcv.mu.Lock()
-		spans := append([]otlpSpan(nil), rcv.spans...)
-		rcv.mu.Unlock()
+// seen.
+func (rcv *otlpReceiver) waitSpans(t *testing.T, want ...string) []otlpSpan {
+	t.Helper()
+	var spans []otlpSpan
+	testkit.Eventually(t, 15*time.Second, fmt.Sprintf("spans %v", want), func() error {
+		spans = rcv.received()
 		seen := map[string]bool{}
 		for _, s := range spans {
 			seen[s.name] = true
 		}
-		all := true
 		for _, n := range want {
-			all = all && seen[n]
+			if !seen[n] {
+				return fmt.Errorf("no %s among %d spans", n, len(spans))
+			}
 		}
-		if all || time.Now().After(deadline) {
-			return spans
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
+	return spans
+}
+
+// received returns the spans received so far.
+func (rcv *otlpReceiver) received() []otlpSpan {
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	return append([]otlpSpan(nil), rcv.spans...)
 }
 
 // headerSink is a destination that keeps the headers of what it receives.
@@ -188,7 +194,7 @@ func TestTraces(t *testing.T) {
 			}
 			h := sink.next(t)
 			eventID, traceparent := h.Get("Webhook-Id"), h.Get("Traceparent")
-			spans := rcv.waitSpans("hookrelay.ingest", "hookrelay.verify", "hookrelay.commit", "hookrelay.deliver")
+			spans := rcv.waitSpans(t, "hookrelay.ingest", "hookrelay.verify", "hookrelay.commit", "hookrelay.deliver")
 
 			byName := map[string]otlpSpan{}
 			for _, s := range spans {
@@ -237,8 +243,8 @@ func TestTraces(t *testing.T) {
 			t.Logf("TRACES driver=%s spans=%d trace=%s traceparent=%s", driver.Name, len(spans), wantTrace, traceparent)
 
 			// The same relay without OTEL_*: no traceparent, nothing exported.
-			p.stop(t)
-			before := len(rcv.waitSpans())
+			p.stop(t) // flushes its exporter
+			before := len(rcv.received())
 			quiet := startRelay(t, driver.URL(t), cfg, stripeEnv)
 			req = hostileStripe(t, quiet, stripeEvent("evt_untraced", ""), nil)
 			if status, _, body, err := hostileDo(http.DefaultClient, req); status != 200 || err != nil {
@@ -247,8 +253,8 @@ func TestTraces(t *testing.T) {
 			if tp := sink.next(t).Get("Traceparent"); tp != "" {
 				t.Errorf("without OTEL_* the destination got traceparent %q", tp)
 			}
-			time.Sleep(500 * time.Millisecond)
-			if after := len(rcv.waitSpans()); after != before {
+			quiet.stop(t) // an exporter, had it one, would flush now
+			if after := len(rcv.received()); after != before {
 				t.Errorf("without OTEL_* %d more spans were exported", after-before)
 			}
 		})

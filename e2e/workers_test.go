@@ -14,6 +14,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -79,8 +80,10 @@ func TestWorkersShareOnePostgres(t *testing.T) {
 	ctx := context.Background()
 	go func() { stored <- ingestBulk(ctx, st, bulkIDs, batch, "sink") }()
 
-	pollUntil(t, 30*time.Second, 10*time.Millisecond, func() bool { return sk.received() >= killAfter },
-		func() string { return fmt.Sprintf("only %d deliveries received", sk.received()) })
+	testkit.Eventually(t, 30*time.Second, fmt.Sprintf("%d deliveries received", killAfter), func() error {
+		n := sk.received()
+		return testkit.Check(n >= killAfter, "only %d received", n)
+	})
 	var shares []string
 	for _, w := range workers {
 		shares = append(shares, doneCount(t, w))
@@ -100,14 +103,14 @@ func TestWorkersShareOnePostgres(t *testing.T) {
 	// destination's 2s timeout plus the engine's margin after the claim.
 	lease := 2*time.Second + delivery.LeaseMargin
 	var counts map[store.DeliveryStatus]int64
-	pollUntil(t, lease+40*time.Second, 250*time.Millisecond, func() bool {
+	testkit.Eventually(t, lease+40*time.Second, "every delivery done", func() error {
 		s, err := st.Stats(ctx, time.Now())
 		if err != nil {
 			t.Fatalf("stats: %v", err)
 		}
 		counts = s.Destinations["sink"].Counts
-		return counts[store.StatusDone] == total
-	}, func() string { return fmt.Sprintf("deliveries by status %v, %d received", counts, sk.received()) })
+		return testkit.Check(counts[store.StatusDone] == total, "deliveries by status %v, %d received", counts, sk.received())
+	})
 	drained := time.Since(start)
 
 	for _, status := range store.Statuses {
@@ -257,23 +260,25 @@ func TestFanOutWithOneDestinationDown(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	pollUntil(t, 30*time.Second, 50*time.Millisecond, func() bool { return up.received() >= events },
-		func() string { return fmt.Sprintf("up received %d of %d", up.received(), events) })
+	testkit.Eventually(t, 30*time.Second, "every event at up", func() error {
+		n := up.received()
+		return testkit.Check(n >= events, "up received %d of %d", n, events)
+	})
 	// Every delivery to down has been tried and failed at least once.
 	var stats map[string]destStats
-	pollUntil(t, 30*time.Second, 100*time.Millisecond, func() bool {
+	testkit.Eventually(t, 30*time.Second, "up done and every delivery to down tried", func() error {
 		stats = adminStats(t, p, e2eAdminToken)
-		return stats["up"]["done"] == events && stats["down"]["pending"] == 0
-	}, func() string { return fmt.Sprintf("stats %v", stats) })
+		return testkit.Check(stats["up"]["done"] == events && stats["down"]["pending"] == 0, "stats %v", stats)
+	})
 	if d := stats["down"]; d["done"] != 0 || d["dead"] != 0 || d["failed"]+d["processing"] != events {
 		t.Errorf("down while nothing listens: %v; want %d failed or processing", d, events)
 	}
 
 	down := newSink(t, downAddr, sinkSecret, 0)
-	pollUntil(t, 30*time.Second, 100*time.Millisecond, func() bool {
+	testkit.Eventually(t, 30*time.Second, "every delivery to down done", func() error {
 		stats = adminStats(t, p, e2eAdminToken)
-		return stats["down"]["done"] == events
-	}, func() string { return fmt.Sprintf("down received %d; stats %v", down.received(), stats) })
+		return testkit.Check(stats["down"]["done"] == events, "down received %d; stats %v", down.received(), stats)
+	})
 
 	for name, s := range map[string]*sink{"up": up, "down": down} {
 		missing, duplicates, badSig := s.tally(t, ids)

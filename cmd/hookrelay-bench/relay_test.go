@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
@@ -66,7 +67,11 @@ func TestProcMemory(t *testing.T) {
 		t.Fatalf("rss %d hwm %d", rss, hwm)
 	}
 	s := sampleRSS(os.Getpid(), time.Millisecond)
-	time.Sleep(20 * time.Millisecond)
+	testkit.Eventually(t, 5*time.Second, "a few samples", func() error {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return testkit.Check(s.samples >= 3, "%d samples", s.samples)
+	})
 	peak, n := s.Stop()
 	if peak <= 0 || n == 0 {
 		t.Fatalf("peak %d after %d samples", peak, n)

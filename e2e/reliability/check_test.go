@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/providersim"
 )
 
@@ -38,6 +39,16 @@ func startSimulator(t *testing.T, url string, o providersim.Options) *providersi
 	t.Cleanup(cancel)
 	sim.Start(ctx)
 	return sim
+}
+
+// loadFor lets the simulator's load run on until n more of its events have
+// been acknowledged.
+func loadFor(t *testing.T, sim *providersim.Simulator, n int) {
+	t.Helper()
+	from := sim.Acked()
+	testkit.Eventually(t, time.Minute, fmt.Sprintf("%d more events acknowledged", n), func() error {
+		return testkit.Check(sim.Acked() >= from+n, "%d acknowledged since", sim.Acked()-from)
+	})
 }
 
 // finishSimulator starts no more events and waits until every event

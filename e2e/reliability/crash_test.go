@@ -32,7 +32,7 @@ func TestCrash(t *testing.T) {
 			})
 
 			p, downtime := killRepeatedly(t, p, kills, rng)
-			time.Sleep(2 * time.Second)
+			loadFor(t, sim, 200) // the last relay started takes load too
 			rep := finishSimulator(t, sim, time.Minute)
 
 			st := openStore(t, db)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/providersim"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -36,19 +37,19 @@ func TestDatabaseOutage(t *testing.T) {
 	probes := startReadyzProbe(p.admin, 100*time.Millisecond)
 	defer probes.stop()
 
-	time.Sleep(2 * time.Second)
+	loadFor(t, sim, 100) // events stored before the outage
 	ackedBefore := sim.Acked()
 	cutAt := proxy.cut()
-	time.Sleep(outage)
+	time.Sleep(outage) // the outage under test: the database is unreachable this long
 	restoreAt := proxy.restore(t)
 
-	readyAt, recovered := waitFor(30*time.Second, func() (time.Time, bool) {
-		return probes.firstAfter(restoreAt, http.StatusOK)
+	var readyAt time.Time
+	testkit.Eventually(t, 30*time.Second, "/readyz 200 once the database came back", func() error {
+		at, ok := probes.firstAfter(restoreAt, http.StatusOK)
+		readyAt = at
+		return testkit.Check(ok, "not yet")
 	})
-	if !recovered {
-		t.Errorf("/readyz still not 200 30s after the database came back")
-	}
-	time.Sleep(2 * time.Second)
+	loadFor(t, sim, 100) // and after it
 	probes.stop()
 	rep := finishSimulator(t, sim, time.Minute)
 
@@ -84,16 +85,4 @@ func TestDatabaseOutage(t *testing.T) {
 		"readyz_during_outage="+statusList(ready),
 		fmt.Sprintf("ready_again_after=%.2fs", readyAt.Sub(restoreAt).Seconds()),
 		fmt.Sprintf("attempts=%d", rep.Attempts()))
-}
-
-// waitFor polls cond until it reports true or timeout passes.
-func waitFor[T any](timeout time.Duration, cond func() (T, bool)) (T, bool) {
-	deadline := time.Now().Add(timeout)
-	for {
-		v, ok := cond()
-		if ok || time.Now().After(deadline) {
-			return v, ok
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

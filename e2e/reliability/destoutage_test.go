@@ -30,15 +30,15 @@ func TestDestinationOutage(t *testing.T) {
 			sim := startSimulator(t, p.ingestURL(), providersim.Options{
 				Concurrency: 8, Rate: 25, MaxAttempts: 1000, Deadline: 2 * time.Minute,
 			})
-			time.Sleep(time.Second)
+			loadFor(t, sim, 25) // deliveries flow before the outage
 			dest.Down()
 			downAt := time.Now()
-			time.Sleep(outage)
+			time.Sleep(outage) // the outage under test: retries meet refused connections this long
 			if err := dest.Up(); err != nil {
 				t.Fatal(err)
 			}
 			upAt := time.Now()
-			time.Sleep(time.Second)
+			loadFor(t, sim, 25) // and after it
 			rep := finishSimulator(t, sim, time.Minute)
 
 			st := openStore(t, db)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/providersim"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -38,7 +39,7 @@ func TestLibraryCrash(t *testing.T) {
 				Concurrency: 8, Rate: 150, MaxAttempts: 1000, Deadline: 2 * time.Minute,
 			})
 			p, _ = killRepeatedly(t, p, kills, rng)
-			time.Sleep(2 * time.Second)
+			loadFor(t, sim, 200) // the last relay started takes load too
 			rep := finishSimulator(t, sim, time.Minute)
 
 			// The push destination: every event stored once and delivered
@@ -50,9 +51,7 @@ func TestLibraryCrash(t *testing.T) {
 			}
 
 			// The handler destination: every event handled exactly once.
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			ds := waitHandled(ctx, t, st, "orders")
+			ds := waitHandled(t, st, "orders", 60*time.Second)
 			if c := ds.Counts; providersim.Live(ds) > 0 || c[store.StatusDone] != int64(l.Stored) {
 				t.Errorf("handler deliveries not drained: %v, want %d done", c, l.Stored)
 			}
@@ -67,21 +66,20 @@ func TestLibraryCrash(t *testing.T) {
 	}
 }
 
-// waitHandled waits until destination has no live delivery, or ctx ends,
-// and returns its statistics.
-func waitHandled(ctx context.Context, t *testing.T, st store.DB, destination string) store.DestinationStats {
+// waitHandled waits until destination has no live delivery, and returns
+// its statistics.
+func waitHandled(t *testing.T, st store.DB, destination string, within time.Duration) store.DestinationStats {
 	t.Helper()
-	for {
-		s, err := st.Stats(ctx, time.Now())
+	var ds store.DestinationStats
+	testkit.Eventually(t, within, destination+" to have no live delivery", func() error {
+		s, err := st.Stats(context.Background(), time.Now())
 		if err != nil {
 			t.Fatalf("stats: %v", err)
 		}
-		ds := s.Destinations[destination]
-		if providersim.Live(ds) == 0 || ctx.Err() != nil {
-			return ds
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		ds = s.Destinations[destination]
+		return testkit.Check(providersim.Live(ds) == 0, "%s: %v", destination, ds.Counts)
+	})
+	return ds
 }
 
 // retriedDeliveries counts the deliveries to destination of the events

@@ -109,10 +109,10 @@ func killRepeatedly[P interface {
 	t.Helper()
 	var downtime time.Duration
 	for range kills {
-		time.Sleep(2*time.Second + time.Duration(rng.Int64N(int64(2*time.Second))))
+		time.Sleep(2*time.Second + time.Duration(rng.Int64N(int64(2*time.Second)))) // a random life under load: the kill's moment is what is tested
 		p.kill(t)
 		down := time.Now()
-		time.Sleep(time.Duration(rng.Int64N(int64(300 * time.Millisecond))))
+		time.Sleep(time.Duration(rng.Int64N(int64(300 * time.Millisecond)))) // a random time down
 		p = p.restart(t)
 		downtime += time.Since(down)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -240,12 +241,13 @@ func TestClaimWaits(t *testing.T) {
 			t.Fatalf("claim with wait=300ms: %+v after %s", empty, took)
 		}
 
+		api, claims := b.serveCountingClaims(t)
 		done := make(chan adminwire.Claimed, 1)
 		start = time.Now()
 		go func() {
 			var c adminwire.Claimed
 			defer func() { done <- c }()
-			req, _ := http.NewRequest("POST", b.api.URL+"/api/v1/destinations/dev-bob/claim?wait=20s&max=100", nil)
+			req, _ := http.NewRequest("POST", api.URL+"/api/v1/destinations/dev-bob/claim?wait=20s&max=100", nil)
 			req.Header.Set("Authorization", "Bearer "+bobToken)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -254,7 +256,9 @@ func TestClaimWaits(t *testing.T) {
 			defer resp.Body.Close()
 			_ = json.NewDecoder(resp.Body).Decode(&c)
 		}()
-		time.Sleep(300 * time.Millisecond)
+		testkit.Eventually(t, 10*time.Second, "the long poll's first look at the queue", func() error {
+			return testkit.Check(claims.returned.Load() > 0, "no claim has returned")
+		})
 		b.sendStripe(t, "evt_wait", "invoice.paid")
 		select {
 		case c := <-done:
@@ -295,9 +299,10 @@ func TestClaimWaits(t *testing.T) {
 func TestShutdownEndsClaimWaits(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
 		b := setup(t, driver, nil)
+		api, claims := b.serveCountingClaims(t)
 		done := make(chan int, 1)
 		go func() {
-			req, _ := http.NewRequest("POST", b.api.URL+"/api/v1/destinations/dev-bob/claim?wait=60s", nil)
+			req, _ := http.NewRequest("POST", api.URL+"/api/v1/destinations/dev-bob/claim?wait=60s", nil)
 			req.Header.Set("Authorization", "Bearer "+bobToken)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -307,11 +312,13 @@ func TestShutdownEndsClaimWaits(t *testing.T) {
 			resp.Body.Close()
 			done <- resp.StatusCode
 		}()
-		time.Sleep(300 * time.Millisecond)
+		testkit.Eventually(t, 10*time.Second, "the long poll's first look at the queue", func() error {
+			return testkit.Check(claims.returned.Load() > 0, "no claim has returned")
+		})
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := b.api.Config.Shutdown(ctx); err != nil {
+		if err := api.Config.Shutdown(ctx); err != nil {
 			t.Fatalf("shutdown: %v", err)
 		}
 		if took := time.Since(start); took > 5*time.Second {

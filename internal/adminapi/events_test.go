@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -159,7 +160,11 @@ func TestPaginationUnderConcurrentInserts(t *testing.T) {
 				break
 			}
 			cursor = page.NextCursor
-			time.Sleep(5 * time.Millisecond) // let inserts land between pages
+			// An insert lands between this page and the next.
+			n := inserted.Load()
+			testkit.Eventually(t, 10*time.Second, "an event inserted between two pages", func() error {
+				return testkit.Check(inserted.Load() > n, "%d inserted", n)
+			})
 		}
 		close(stop)
 		wg.Wait()

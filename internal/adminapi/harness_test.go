@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/route"
@@ -153,6 +155,38 @@ func (b *testBundle) serve(t *testing.T, cfg *config.Config, now func() time.Tim
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// serveCountingClaims starts another admin API over the bundle's store
+// whose claims are counted as they return from the store, for a test that
+// must know a long poll has looked once and is waiting.
+func (b *testBundle) serveCountingClaims(t *testing.T) (*httptest.Server, *countedClaims) {
+	t.Helper()
+	q := &countedClaims{Queue: b.store}
+	puller, err := delivery.NewPuller(delivery.PullerOptions{Queue: q, Events: b.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(adminapi.New(adminapi.Options{
+		Store:  b.store,
+		Config: b.cfg,
+		Logger: slog.New(slog.NewJSONHandler(b.logs, nil)),
+		Wake:   b.woken.add,
+		Puller: puller,
+	}))
+	t.Cleanup(srv.Close)
+	return srv, q
+}
+
+// countedClaims is a real queue that counts the claims that have returned.
+type countedClaims struct {
+	store.Queue
+	returned atomic.Int64
+}
+
+func (c *countedClaims) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	defer c.returned.Add(1)
+	return c.Queue.ClaimDeliveries(ctx, req)
 }
 
 // receiver builds the ingest path as the relay does: the sources' schemes,

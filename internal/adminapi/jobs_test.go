@@ -8,24 +8,20 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // waitJob polls a job until it has ended.
 func waitJob(t *testing.T, base, id string) adminwire.Job {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		var j adminwire.Job
+	var j adminwire.Job
+	testkit.Eventually(t, 30*time.Second, "job "+id+" to end", func() error {
+		j = adminwire.Job{}
 		wantStatus(t, "job "+id, call(t, base, readToken, "GET", "/api/v1/jobs/"+id, nil, &j), 200)
-		if j.FinishedAt != nil {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s still %s after 30s: %+v", id, j.State, j)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return testkit.Check(j.FinishedAt != nil, "still %s: %+v", j.State, j)
+	})
+	return j
 }
 
 // replayedDeliveries counts the deliveries of source's events a replay

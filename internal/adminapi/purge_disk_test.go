@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -250,16 +251,12 @@ func TestPurgeLeavesNoPayloadOnDisk(t *testing.T) {
 			// older than the purge may still see, and the tests around
 			// this one hold transactions on the same server: run it
 			// again, as the docs say, until none of those is left.
-			deadline := time.Now().Add(time.Minute)
-			for {
+			testkit.Eventually(t, time.Minute, "no purged body on disk after "+strconv.Quote(stmt), func() error {
 				disk.exec(t, stmt)
 				disk.flush(t)
 				disk.list(t)
-				if !disk.holdsAny(t, bodies) || time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(200 * time.Millisecond)
-			}
+				return testkit.Check(!disk.holdsAny(t, bodies), "a purged body is still on disk")
+			})
 		}
 		// While the store runs, and again after a clean stop.
 		disk.flush(t)

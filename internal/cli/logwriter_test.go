@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 type lockedBuffer struct {
@@ -34,19 +36,15 @@ func TestBufferedLogBatchesAndFlushes(t *testing.T) {
 	for i := range 1000 {
 		_, _ = b.Write([]byte(strings.Repeat("x", i%50) + "\n"))
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		s, writes := out.String()
-		if strings.Count(s, "\n") == 1000 {
-			if writes > 10 {
-				t.Errorf("%d writes for 1000 lines: not batched", writes)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("lines not flushed within 5s: %d of 1000", strings.Count(s, "\n"))
-		}
-		time.Sleep(20 * time.Millisecond)
+	var writes int
+	testkit.Eventually(t, 5*time.Second, "1000 lines flushed", func() error {
+		var s string
+		s, writes = out.String()
+		n := strings.Count(s, "\n")
+		return testkit.Check(n == 1000, "%d of 1000", n)
+	})
+	if writes > 10 {
+		t.Errorf("%d writes for 1000 lines: not batched", writes)
 	}
 	_, _ = b.Write([]byte("last\n"))
 	_ = b.Close()

@@ -16,6 +16,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -166,29 +167,17 @@ func deliveryOf(t *testing.T, st store.Store, eventID, destination string) store
 	return store.Delivery{}
 }
 
-// waitFor polls cond until it holds, failing the test after timeout.
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // waitStatus waits until every listed event's delivery to destination has
 // the given status.
 func waitStatus(t *testing.T, st store.Store, events []store.Event, destination string, want store.DeliveryStatus, timeout time.Duration) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("%d deliveries to %s to be %s", len(events), destination, want), timeout, func() bool {
+	testkit.Eventually(t, timeout, fmt.Sprintf("%d deliveries to %s to be %s", len(events), destination, want), func() error {
 		for _, ev := range events {
-			if deliveryOf(t, st, ev.ID, destination).Status != want {
-				return false
+			if d := deliveryOf(t, st, ev.ID, destination); d.Status != want {
+				return fmt.Errorf("the delivery of %s is %s", ev.ID, d.Status)
 			}
 		}
-		return true
+		return nil
 	})
 }
 

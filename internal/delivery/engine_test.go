@@ -18,6 +18,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 func TestEngineFanOutWithOneDestinationDown(t *testing.T) {
@@ -55,14 +56,14 @@ func TestEngineFanOutWithOneDestinationDown(t *testing.T) {
 				t.Errorf("event %s: signature does not verify", ev.ID)
 			}
 		}
-		waitFor(t, "down's deliveries to fail", 10*time.Second, func() bool {
+		testkit.Eventually(t, 10*time.Second, "down's deliveries to fail", func() error {
 			for _, ev := range events {
 				d := deliveryOf(t, b.store, ev.ID, "down")
 				if d.Attempts < 1 || d.Status == store.StatusDone || d.Status == store.StatusDead {
-					return false
+					return fmt.Errorf("the delivery of %s is %s after %d attempts", ev.ID, d.Status, d.Attempts)
 				}
 			}
-			return true
+			return nil
 		})
 		d := deliveryOf(t, b.store, events[0].ID, "down")
 		if d.LastStatusCode != 0 || d.LastError == "" {
@@ -131,8 +132,17 @@ func TestEngineDeadAfterMaxAttemptsAlertsOnce(t *testing.T) {
 		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{dest}, Alerts: config.Alerts{URL: alertSrv.URL}, Registerer: b.reg})
 
 		waitStatus(t, b.store, events, "d", store.StatusDead, 10*time.Second)
-		waitFor(t, "the alert", 5*time.Second, func() bool { _, alerts, _ := sink.snapshot(); return len(alerts) > 0 })
-		time.Sleep(200 * time.Millisecond) // room for a wrong second alert or attempt
+		testkit.Eventually(t, 5*time.Second, "the alert", func() error {
+			_, alerts, _ := sink.snapshot()
+			return testkit.Check(len(alerts) > 0, "no alert yet")
+		})
+		// A wrong fourth attempt would follow within the 10ms backoff, and a
+		// second alert as quickly.
+		testkit.Consistently(t, 200*time.Millisecond, "no attempt or alert after the dead letter", func() error {
+			posts, _, _ := sink.snapshot()
+			n := len(ep.received())
+			return testkit.Check(posts <= 1 && n <= 3, "%d alert posts, %d requests", posts, n)
+		})
 
 		if n := len(ep.received()); n != 3 {
 			t.Errorf("destination received %d requests, want 3", n)
@@ -171,7 +181,11 @@ func TestEngineSkipped(t *testing.T) {
 		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{testDestination("d", ep.srv.URL)}})
 
 		waitStatus(t, b.store, events, "d", store.StatusSkipped, 10*time.Second)
-		time.Sleep(100 * time.Millisecond)
+		// A wrong retry of a skipped delivery would come within the 10ms backoff.
+		testkit.Consistently(t, 100*time.Millisecond, "no retry of a skipped delivery", func() error {
+			n := len(ep.received())
+			return testkit.Check(n <= 2, "%d requests", n)
+		})
 		if n := len(ep.received()); n != 2 {
 			t.Errorf("destination received %d requests, want 2", n)
 		}
@@ -222,7 +236,7 @@ func TestEngineOrderingPerKey(t *testing.T) {
 			others := len(order["b"]) + len(order["c"])
 			mu.Unlock()
 
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(5 * time.Millisecond) // a push that takes a while, so that two in flight for a key would overlap
 			status := http.StatusOK
 			if m.Key == "a" && m.Seq == headA && others < 2*perKey {
 				status = http.StatusInternalServerError
@@ -322,17 +336,22 @@ func TestEngineWakeWithoutPolling(t *testing.T) {
 	t.Parallel()
 	eachDriver(t, func(t *testing.T, b testBundle) {
 		ep := newEndpoint(t, nil)
+		q := &countedClaims{Queue: b.queue}
 		e, _, _ := startEngine(t, Options{
-			Queue:        b.queue,
+			Queue:        q,
 			Destinations: []config.Destination{testDestination("d", ep.srv.URL)},
 			PollInterval: time.Hour,
 		})
-		time.Sleep(100 * time.Millisecond) // the first look finds nothing
+		testkit.Eventually(t, 5*time.Second, "the first look at the queue, which finds nothing", func() error {
+			return testkit.Check(q.returned.Load() >= 1, "no claim has returned")
+		})
 		events := ingestEvents(t, b.store, 1, []string{"d"}, nil)
-		time.Sleep(200 * time.Millisecond)
-		if n := len(ep.received()); n != 0 {
-			t.Fatalf("delivered %d before Wake with an hour's poll", n)
-		}
+		// Were the engine to look again on its own, it would within the
+		// 50ms the tests poll at otherwise.
+		testkit.Consistently(t, 200*time.Millisecond, "no delivery before Wake with an hour's poll", func() error {
+			n := len(ep.received())
+			return testkit.Check(n == 0, "delivered %d", n)
+		})
 		e.Wake("unknown") // ignored
 		e.Wake("d")
 		waitStatus(t, b.store, events, "d", store.StatusDone, 5*time.Second)
@@ -342,10 +361,10 @@ func TestEngineWakeWithoutPolling(t *testing.T) {
 func TestEngineStopLetsAttemptsFinish(t *testing.T) {
 	t.Parallel()
 	eachDriver(t, func(t *testing.T, b testBundle) {
-		arrived := make(chan struct{}, 1)
+		arrived, release := make(chan struct{}, 1), make(chan struct{})
 		ep := newEndpoint(t, func(hit, int) (int, http.Header) {
 			arrived <- struct{}{}
-			time.Sleep(300 * time.Millisecond)
+			<-release // still in flight when the engine is told to stop
 			return http.StatusOK, nil
 		})
 		events := ingestEvents(t, b.store, 1, []string{"d"}, nil)
@@ -356,6 +375,7 @@ func TestEngineStopLetsAttemptsFinish(t *testing.T) {
 			t.Fatal("no request arrived")
 		}
 		cancel()
+		close(release)
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
@@ -477,10 +497,11 @@ func TestEngineLeaseLostIsDropped(t *testing.T) {
 		if !strings.Contains(out, `"level":"WARN"`) || !strings.Contains(out, "lease lost") {
 			t.Errorf("logs = %s, want a warning about the lost lease", out)
 		}
-		time.Sleep(100 * time.Millisecond)
-		if posts, _, _ := sink.snapshot(); posts != 0 {
-			t.Errorf("alert posts = %d, want 0", posts)
-		}
+		// The alerter posts as soon as it is handed a dead letter.
+		testkit.Consistently(t, 100*time.Millisecond, "no alert for a lost lease", func() error {
+			posts, _, _ := sink.snapshot()
+			return testkit.Check(posts == 0, "%d alert posts", posts)
+		})
 	})
 }
 

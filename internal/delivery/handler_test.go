@@ -14,6 +14,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 // handlerDestination returns a handler destination with short timings.
@@ -79,8 +80,9 @@ func TestEngineHandlerOutcomes(t *testing.T) {
 		}
 		// The dead letter is counted just after its transaction commits,
 		// so the status can be read a moment before the count.
-		waitFor(t, "two dead letters counted", 10*time.Second, func() bool {
-			return counterValue(t, b.reg, "hookrelay_dead_letters_total", map[string]string{"destination": "h"}) == 2
+		testkit.Eventually(t, 10*time.Second, "two dead letters counted", func() error {
+			n := counterValue(t, b.reg, "hookrelay_dead_letters_total", map[string]string{"destination": "h"})
+			return testkit.Check(n == 2, "%v counted", n)
 		})
 	})
 }

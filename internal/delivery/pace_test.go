@@ -10,11 +10,12 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// countedClaims is a real queue that counts the claims that found
-// deliveries.
+// countedClaims is a real queue that counts the claims that have
+// returned, and those that found deliveries.
 type countedClaims struct {
 	store.Queue
-	found atomic.Int64
+	returned atomic.Int64
+	found    atomic.Int64
 }
 
 func (c *countedClaims) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
@@ -22,6 +23,7 @@ func (c *countedClaims) ClaimDeliveries(ctx context.Context, req store.ClaimRequ
 	if len(cs) > 0 {
 		c.found.Add(1)
 	}
+	c.returned.Add(1)
 	return cs, err
 }
 

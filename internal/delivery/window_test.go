@@ -8,6 +8,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 // processing returns how many of destination's deliveries st counts as
@@ -36,12 +37,16 @@ func TestEngineWindowBehindAHangingDestination(t *testing.T) {
 		t.Cleanup(release) // runs first: the engine's stop waits for the hanging pushes
 
 		want := int64(windowFor(d.Concurrency))
-		waitFor(t, "the window to fill", 10*time.Second, func() bool { return processing(t, b.store, "hang") == want })
-		// Several polls later the worker still holds its window, no more.
-		time.Sleep(300 * time.Millisecond)
-		if n := processing(t, b.store, "hang"); n != want {
-			t.Errorf("%d deliveries processing, want the window of %d", n, want)
-		}
+		testkit.Eventually(t, 10*time.Second, "the window to fill", func() error {
+			n := processing(t, b.store, "hang")
+			return testkit.Check(n == want, "%d deliveries processing, want %d", n, want)
+		})
+		// Several polls (50ms apart) later the worker still holds its
+		// window, no more.
+		testkit.Consistently(t, 300*time.Millisecond, "the window held, no more", func() error {
+			n := processing(t, b.store, "hang")
+			return testkit.Check(n == want, "%d deliveries processing, want the window of %d", n, want)
+		})
 		if n := len(hang.received()); n != d.Concurrency {
 			t.Errorf("%d pushes in flight, want the concurrency of %d", n, d.Concurrency)
 		}
@@ -80,8 +85,9 @@ func TestEngineOutcomesDoNotHoldTheWindow(t *testing.T) {
 		d.Concurrency = 2
 		startEngine(t, Options{Queue: q, Destinations: []config.Destination{d}})
 
-		waitFor(t, "every event pushed while no outcome is written", 20*time.Second, func() bool {
-			return len(ep.received()) >= len(events)
+		testkit.Eventually(t, 20*time.Second, "every event pushed while no outcome is written", func() error {
+			n := len(ep.received())
+			return testkit.Check(n >= len(events), "%d of %d pushed", n, len(events))
 		})
 		if n := q.written.Load(); n != 0 {
 			t.Fatalf("%d outcome batches written before the release", n)

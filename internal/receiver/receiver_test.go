@@ -11,11 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -29,6 +32,7 @@ const (
 type testBundle struct {
 	url       string
 	store     store.DB
+	registry  *prometheus.Registry
 	committer *groupcommit.Committer
 	tally     *receiver.Tally
 	now       time.Time
@@ -41,6 +45,8 @@ type setupOptions struct {
 	gate          chan struct{}
 	minUploadRate int64
 	uploadGrace   time.Duration
+	// now is the receiver's clock; nil means time.Now.
+	now func() time.Time
 }
 
 // setup runs a Receiver over a real, migrated database of the given driver
@@ -68,7 +74,7 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 	if opts.gate != nil {
 		committer = gatedCommitter{deps.committer, opts.gate}
 	}
-	b := &testBundle{store: st, committer: deps.committer, tally: tally, now: time.Now()}
+	b := &testBundle{store: st, registry: deps.registry, committer: deps.committer, tally: tally, now: time.Now()}
 	rc := receiver.New(receiver.Options{
 		Sources: []receiver.Source{
 			{Name: "stripe", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{stripeSecret}}), MaxBody: maxBody},
@@ -87,6 +93,7 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 			MaxConcurrency: opts.maxConcurrency, MaxUnreadPerPeer: opts.maxUnreadPerPeer}, logger),
 		MinUploadRate: opts.minUploadRate,
 		UploadGrace:   opts.uploadGrace,
+		Now:           opts.now,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("POST /webhooks/{source}", rc)
@@ -433,20 +440,13 @@ func TestRejectionsAreRecorded(t *testing.T) {
 			do(t, signedStripe(t, b.url+"/webhooks/stripe", "whsec_forged", stripeBody("evt_f", "invoice.paid"), time.Now()))
 			do(t, signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_s", "invoice.paid"), time.Now().Add(-10*time.Minute)))
 			var rs []store.Rejection
-			deadline := time.Now().Add(5 * time.Second)
-			for time.Now().Before(deadline) {
+			testkit.Eventually(t, 5*time.Second, "2 rejections recorded", func() error {
 				var err error
 				if rs, err = b.store.Rejections(context.Background(), 10); err != nil {
 					t.Fatal(err)
 				}
-				if len(rs) == 2 {
-					break
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-			if len(rs) != 2 {
-				t.Fatalf("%d rejections recorded, want 2", len(rs))
-			}
+				return testkit.Check(len(rs) == 2, "%d recorded", len(rs))
+			})
 			byReason := map[string]store.Rejection{}
 			for _, r := range rs {
 				byReason[r.Reason] = r

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,7 +51,7 @@ func TestTricklingBodiesHoldNoSlot(t *testing.T) {
 			for range 8 {
 				openTrickle(t, b.url)
 			}
-			time.Sleep(200 * time.Millisecond) // every trickle's head is being handled
+			waitInflight(t, b.registry, 8) // every trickle's head is being handled
 			for i := range 5 {
 				resp, text := do(t, signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody(fmt.Sprintf("evt_trickle_%d", i), "invoice.paid"), time.Now()))
 				if resp.StatusCode != 200 {
@@ -69,11 +70,14 @@ func TestPeerSlowestBodyIsShed(t *testing.T) {
 	for _, driver := range testdb.Drivers() {
 		t.Run(driver.Name, func(t *testing.T) {
 			t.Parallel()
-			b := setup(t, driver, setupOptions{maxUnreadPerPeer: 2})
+			clock := &testClock{at: time.Now()}
+			b := setup(t, driver, setupOptions{maxUnreadPerPeer: 2, now: clock.now})
 			_, oldest := openTrickle(t, b.url)
-			time.Sleep(200 * time.Millisecond) // the oldest has the lowest rate
+			waitInflight(t, b.registry, 1)
+			clock.advance(200 * time.Millisecond) // the oldest has the lowest rate
 			_, other := openTrickle(t, b.url)
-			time.Sleep(100 * time.Millisecond)
+			waitInflight(t, b.registry, 2)
+			clock.advance(100 * time.Millisecond)
 			resp, text := do(t, signedStripe(t, b.url+"/webhooks/stripe", stripeSecret, stripeBody("evt_beside_trickles", "invoice.paid"), time.Now()))
 			if resp.StatusCode != 200 {
 				t.Fatalf("genuine request beside its peer's 2 trickles: status %d (%s), want 200", resp.StatusCode, text)
@@ -93,4 +97,22 @@ func TestPeerSlowestBodyIsShed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testClock is a receiver's clock that moves only when the test says.
+type testClock struct {
+	mu sync.Mutex
+	at time.Time // guarded by mu
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.at
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at = c.at.Add(d)
 }

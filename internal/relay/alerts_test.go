@@ -3,6 +3,7 @@ package relay_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -43,19 +45,14 @@ func (s *signedAlertSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // wait returns the alerts posted once there are n, failing after 20s.
 func (s *signedAlertSink) wait(t *testing.T, n int) []postedAlert {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var posts []postedAlert
+	testkit.Eventually(t, 20*time.Second, fmt.Sprintf("%d alerts posted", n), func() error {
 		s.mu.Lock()
-		posts := append([]postedAlert(nil), s.posts...)
+		posts = append([]postedAlert(nil), s.posts...)
 		s.mu.Unlock()
-		if len(posts) >= n {
-			return posts
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d alerts posted after 20s, want %d", len(posts), n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return testkit.Check(len(posts) >= n, "%d posted", len(posts))
+	})
+	return posts
 }
 
 // alertRelay runs a relay whose one push destination always answers 500

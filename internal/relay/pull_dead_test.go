@@ -12,6 +12,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/adminclient"
 	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/delivery"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -79,10 +80,9 @@ destinations:
 				}
 			}
 
-			deadline := time.Now().Add(20 * time.Second)
-			for len(sink.received()) == 0 && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
-			}
+			testkit.Eventually(t, 20*time.Second, "the dead letter's alert", func() error {
+				return testkit.Check(len(sink.received()) > 0, "none posted")
+			})
 			got := sink.received()
 			if len(got) != 1 {
 				t.Fatalf("alerts posted: %d, want 1", len(got))
@@ -101,23 +101,16 @@ destinations:
 				`hookrelay_deliveries_total{destination="dev",outcome="dead"} 1`,
 				`hookrelay_dead_letter_alerts_total{outcome="sent"} 1`,
 			}
-			var missing []string
-			for {
+			testkit.Eventually(t, 20*time.Second, "the dead letter counted in /metrics", func() error {
 				m := scrape(t, r)
-				missing = missing[:0]
+				var missing []string
 				for _, want := range wants {
 					if !strings.Contains(m, want) {
 						missing = append(missing, want)
 					}
 				}
-				if len(missing) == 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("/metrics lacks %s:\n%s", strings.Join(missing, ", "), grepLines(m, "dead"))
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+				return testkit.Check(len(missing) == 0, "/metrics lacks %s:\n%s", strings.Join(missing, ", "), grepLines(m, "dead"))
+			})
 		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -98,19 +99,14 @@ func TestBacklogMetrics(t *testing.T) {
 			if code := post(t, r, `{"id":"evt_b1","type":"invoice.paid","created":1700000000}`); code != 200 {
 				t.Fatalf("post: %d", code)
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				m := scrape(t, r)
-				if strings.Contains(m, `hookrelay_deliveries{destination="down",kind="push",status="failed"} 1`) {
-					if !strings.Contains(m, `hookrelay_delivery_oldest_pending_age_seconds{destination="down",kind="push"}`) {
-						t.Error("no oldest pending age series")
-					}
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("no failed delivery in /metrics after 10s:\n%s", grepLines(m, "hookrelay_deliver"))
-				}
-				time.Sleep(100 * time.Millisecond)
+			var m string
+			testkit.Eventually(t, 10*time.Second, "a failed delivery in /metrics", func() error {
+				m = scrape(t, r)
+				return testkit.Check(strings.Contains(m, `hookrelay_deliveries{destination="down",kind="push",status="failed"} 1`),
+					"\n%s", grepLines(m, "hookrelay_deliver"))
+			})
+			if !strings.Contains(m, `hookrelay_delivery_oldest_pending_age_seconds{destination="down",kind="push"}`) {
+				t.Error("no oldest pending age series")
 			}
 		})
 	}
@@ -136,12 +132,27 @@ func TestStoredEventWakesDelivery(t *testing.T) {
 		arrived <- time.Now()
 	}))
 	defer dest.Close()
-	r := startRelay(t, testdb.SQLiteURL(t), `destinations:
+	db := testdb.SQLiteURL(t)
+	r := startRelay(t, db, `destinations:
   - {name: app, url: "`+dest.URL+`", secret: "`+secret+`", sources: [stripe]}
 `)
+	st, err := storeopen.Open(context.Background(), db, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
 	slow := 0
 	for i := range 3 {
-		time.Sleep(1100 * time.Millisecond) // the engine is idle again
+		// Once the last event's outcome is recorded, the engine looks once
+		// more, finds nothing and sleeps for its poll: idle again.
+		testkit.Eventually(t, 5*time.Second, fmt.Sprintf("%d deliveries done", i), func() error {
+			s, err := st.Stats(context.Background(), time.Now())
+			if err != nil {
+				return err
+			}
+			n := s.Destinations["app"].Counts[store.StatusDone]
+			return testkit.Check(n == int64(i), "%d done", n)
+		})
 		posted := time.Now()
 		if code := post(t, r, fmt.Sprintf(`{"id":"evt_w%d","type":"invoice.paid","created":1700000000}`, i)); code != 200 {
 			t.Fatalf("post: %d", code)

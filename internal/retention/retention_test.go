@@ -17,6 +17,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/postgres"
 	"github.com/hookrelay/hookrelay/internal/store/sqlite"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -222,14 +223,18 @@ func TestRunPrunesUntilCancelled(t *testing.T) {
 			defer close(stopped)
 			p.Run(ctx)
 		}()
-		waitFor(t, func() bool { return !exists(t, s, first) })
+		testkit.Eventually(t, 5*time.Second, "the first event pruned", func() error {
+			return testkit.Check(!exists(t, s, first), "it is still stored")
+		})
 		if !exists(t, s, second) {
 			t.Fatalf("the recent event was deleted")
 		}
 		mu.Lock()
 		clock = clock.Add(2 * day)
 		mu.Unlock()
-		waitFor(t, func() bool { return !exists(t, s, second) })
+		testkit.Eventually(t, 5*time.Second, "the second event pruned", func() error {
+			return testkit.Check(!exists(t, s, second), "it is still stored")
+		})
 		cancel()
 		select {
 		case <-stopped:
@@ -237,16 +242,4 @@ func TestRunPrunesUntilCancelled(t *testing.T) {
 			t.Fatal("Run did not return after its context was cancelled")
 		}
 	})
-}
-
-// waitFor polls cond until it holds, for up to 5 seconds.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out waiting")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }

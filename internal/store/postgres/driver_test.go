@@ -16,6 +16,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 	"github.com/hookrelay/hookrelay/internal/store/storetest"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -171,7 +172,13 @@ func TestServerTerminatingIngestIsUnavailable(t *testing.T) {
 	if _, err := s.other.Exec(ctx, "SELECT pg_terminate_backend($1)", pid); err != nil {
 		t.Fatalf("terminate: %v", err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	testkit.Eventually(t, 10*time.Second, "the terminated backend gone", func() error {
+		var alive bool
+		if err := s.other.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1)", pid).Scan(&alive); err != nil {
+			return err
+		}
+		return testkit.Check(!alive, "backend %d still listed", pid)
+	})
 	_, err = s.Ingest(ctx, []store.IngestItem{storetest.Item("stripe", "b", []byte("{}"))})
 	if err != nil && !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("Ingest on a terminated connection: error = %v, want nil or ErrUnavailable", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storetest"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 // TestIdleWALIsTruncated checks that once writes stop, the checkpointer
@@ -33,14 +34,10 @@ func TestIdleWALIsTruncated(t *testing.T) {
 	if size == 0 {
 		t.Fatal("the WAL is empty right after writes; the test proves nothing")
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for size > 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
+	testkit.Eventually(t, 10*time.Second, "the WAL truncated after the last write", func() error {
 		size = walSize(t, path)
-	}
-	if size != 0 {
-		t.Fatalf("WAL still %d bytes 10s after the last write, want it truncated", size)
-	}
+		return testkit.Check(size == 0, "the WAL holds %d bytes", size)
+	})
 }
 
 func walSize(t *testing.T, dbPath string) int64 {

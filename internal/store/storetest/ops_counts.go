@@ -6,10 +6,12 @@ import (
 	"maps"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 // counts are a destination's deliveries by status, in the order of
@@ -199,7 +201,11 @@ func testStatsExactUnderConcurrency(t *testing.T, s store.DB) {
 			}
 		})
 	}
-	var claimers sync.WaitGroup
+	var (
+		claimers sync.WaitGroup
+		rounds   atomic.Int64             // claim rounds ended
+		round    = make(chan struct{}, 1) // a claim round ended since the last receive
+	)
 	for i := range 2 * len(dests) {
 		claimers.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(i), 7))
@@ -218,6 +224,11 @@ func testStatsExactUnderConcurrency(t *testing.T, s store.DB) {
 					if err := finish(q, c, r, now); err != nil {
 						fail(err)
 					}
+				}
+				rounds.Add(1)
+				select {
+				case round <- struct{}{}:
+				default:
 				}
 			}
 		})
@@ -242,11 +253,26 @@ func testStatsExactUnderConcurrency(t *testing.T, s store.DB) {
 			if _, err := ops.Replay(context.Background(), store.ReplayRequest{Filter: store.EventFilter{Status: store.StatusDead}, Now: now}); err != nil {
 				fail(fmt.Errorf("replay: %w", err))
 			}
-			time.Sleep(10 * time.Millisecond)
+			// A claim round ends after this replay, before the next.
+			select {
+			case <-round:
+			default:
+			}
+			select {
+			case <-round:
+			case <-stop:
+			}
 		}
 	})
 	wg.Wait()
-	time.Sleep(100 * time.Millisecond) // let the claimers work on what was ingested
+	// Every claimer takes a few more rounds at what was ingested.
+	n := rounds.Load()
+	testkit.Eventually(t, 30*time.Second, "the claimers to work on what was ingested", func() error {
+		mu.Lock()
+		failed := len(errs) > 0 // reported below
+		mu.Unlock()
+		return testkit.Check(failed || rounds.Load() >= n+int64(3*2*len(dests)), "%d claim rounds since the last ingest", rounds.Load()-n)
+	})
 	close(stop)
 	claimers.Wait()
 	if len(errs) > 0 {

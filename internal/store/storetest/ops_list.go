@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 // testListNewestFirst lists events newest first with every field but the
@@ -130,7 +132,10 @@ func testListPagesUnderInserts(t *testing.T, s store.DB) {
 	ingest(t, s, items...)
 
 	stop := make(chan struct{})
-	var wg sync.WaitGroup
+	var (
+		wg       sync.WaitGroup
+		inserted atomic.Int64
+	)
 	wg.Go(func() {
 		for i := 0; ; i++ {
 			select {
@@ -143,6 +148,7 @@ func testListPagesUnderInserts(t *testing.T, s store.DB) {
 				t.Errorf("Ingest: %v", err)
 				return
 			}
+			inserted.Add(1)
 		}
 	})
 	var listed []string
@@ -154,7 +160,11 @@ func testListPagesUnderInserts(t *testing.T, s store.DB) {
 			break
 		}
 		cursor = next
-		time.Sleep(time.Millisecond) // let inserts land between pages
+		// An insert lands between this page and the next.
+		n := inserted.Load()
+		testkit.Eventually(t, 10*time.Second, "an event inserted between two pages", func() error {
+			return testkit.Check(inserted.Load() > n, "%d inserted", n)
+		})
 	}
 	close(stop)
 	wg.Wait()

@@ -20,7 +20,7 @@ import (
 )
 
 // Route is what one kind of seeded event is: its source and type, and the
-// destination of its delivery.
+// destination of its delivery (none when empty).
 type Route struct {
 	Source, Type, Destination string
 }
@@ -40,6 +40,9 @@ type Spec struct {
 	// 200 (no attempt row is written); otherwise every delivery is
 	// pending, due at its event's receive time.
 	Done bool
+	// BodyBytes, when larger than an event's JSON body, pads the body
+	// with spaces after the JSON to that many bytes.
+	BodyBytes int
 	// Failed leaves the deliveries of some routes failed or dead instead.
 	Failed []Failed
 }
@@ -96,6 +99,9 @@ type dialect struct {
 	// providerID is the provider id of event g; bytes, a text as a body.
 	providerID string
 	bytes      func(text string) string
+	// pad is text padded with spaces to n characters (left alone when
+	// longer).
+	pad func(text string, n int) string
 }
 
 var sqliteDialect = dialect{
@@ -105,6 +111,9 @@ var sqliteDialect = dialect{
 	time:       func(us string) string { return us },
 	providerID: "'evt_' || substr('000000000' || g, -9, 9)",
 	bytes:      func(t string) string { return "CAST(" + t + " AS BLOB)" },
+	pad: func(t string, n int) string {
+		return fmt.Sprintf("(%[1]s || substr(printf('%%%[2]ds', ''), 1, max(0, %[2]d - length(%[1]s))))", t, n)
+	},
 }
 
 var postgresDialect = dialect{
@@ -112,6 +121,7 @@ var postgresDialect = dialect{
 	time:       func(us string) string { return "(timestamptz 'epoch' + (" + us + ") * interval '1 microsecond')" },
 	providerID: "'evt_' || lpad(g::text, 9, '0')",
 	bytes:      func(t string) string { return "convert_to(" + t + ", 'UTF8')" },
+	pad:        func(t string, n int) string { return fmt.Sprintf("rpad(%[1]s, greatest(%[2]d, length(%[1]s)))", t, n) },
 }
 
 // statements returns the seed's SQL in dialect d: its events, their
@@ -136,27 +146,39 @@ func statements(s Spec, d dialect) []string {
 	id := base32(at+" / 1000") + " || " + base32("g") + " || '000000'"
 	pid := d.providerID
 	body := `'{"id":"' || ` + pid + ` || '","type":"' || ` + typ + ` || '","data":{"object":{"id":"obj_' || (g % 1000) || '","amount":' || g || '}}}'`
+	if s.BodyBytes > 0 {
+		body = d.pad(body, s.BodyBytes)
+	}
 	events := `INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
 	headers, signature_slot, occurred_at, received_at)
 SELECT ` + id + `, ` + source + `, ` + pid + `, 'body', ` + typ + `, ` + d.bytes(body) + `,
 	'application/json', '{"Content-Type":["application/json"]}', 0, ` + d.time(at+" - 1000000") + `, ` + d.time(at) + `
 FROM ` + d.series(s.N)
+	// A route without a destination maps to NULL, and its events get no
+	// delivery.
 	var dest strings.Builder
 	dest.WriteString("CASE source || ' ' || type")
+	routed := false
 	for _, r := range s.Routes {
-		fmt.Fprintf(&dest, " WHEN %s THEN %s", quote(r.Source+" "+r.Type), quote(r.Destination))
+		if r.Destination != "" {
+			fmt.Fprintf(&dest, " WHEN %s THEN %s", quote(r.Source+" "+r.Type), quote(r.Destination))
+			routed = true
+		}
 	}
 	dest.WriteString(" END")
 	deliveries := `INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
 	last_status_code, created_at, updated_at, finished_at)
 SELECT id, ` + dest.String() + `, 'pending', 0, received_at, occurred_at, 0, received_at, received_at, NULL
-FROM events`
+FROM events WHERE ` + dest.String() + ` IS NOT NULL`
 	if s.Done {
 		deliveries = strings.Replace(deliveries, "'pending', 0, received_at, occurred_at, 0, received_at, received_at, NULL",
 			"'done', 1, received_at, occurred_at, 200, received_at, received_at, received_at", 1)
 	}
 	counts := `INSERT INTO ingest_counts (source, received, duplicates, rejected)
 SELECT source, count(*), 0, 0 FROM events GROUP BY source`
+	if !routed {
+		return []string{events, counts}
+	}
 	out := []string{events, deliveries}
 	for _, f := range s.Failed {
 		finished := "NULL"

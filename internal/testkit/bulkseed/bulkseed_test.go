@@ -3,6 +3,7 @@ package bulkseed_test
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,6 +120,51 @@ func TestSeedFailed(t *testing.T) {
 			}
 			if len(gs) != 1 || gs[0].Destination != "two" || gs[0].Count != 5 || gs[0].ExampleError != "status 503" || gs[0].ExampleStatusCode != 503 {
 				t.Errorf("failures: %+v, want two's 5 dead with status 503", gs)
+			}
+		})
+	}
+}
+
+// TestSeedPadsBodiesWithoutDeliveries seeds events whose route has no
+// destination, with bodies padded past their JSON: every body has the
+// size asked for and begins with its JSON, and no event has a delivery.
+func TestSeedPadsBodiesWithoutDeliveries(t *testing.T) {
+	for _, d := range testdb.Drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			ctx := context.Background()
+			url := d.URL(t)
+			st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			const n, size = 3, 4096
+			if _, err := bulkseed.Seed(ctx, url, bulkseed.Spec{N: n, First: time.Now().Add(-time.Minute), Step: time.Millisecond,
+				Routes: []bulkseed.Route{{Source: "big", Type: "z"}}, BodyBytes: size}); err != nil {
+				t.Fatal(err)
+			}
+			page, _, err := st.ListEvents(ctx, store.ListRequest{Filter: store.EventFilter{Source: "big"}, Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) != n {
+				t.Fatalf("%d events listed, want %d", len(page), n)
+			}
+			for _, e := range page {
+				if len(e.Deliveries) != 0 || e.BodySize != size {
+					t.Errorf("event %s: %d deliveries, body of %d bytes; want none and %d", e.Event.ProviderEventID, len(e.Deliveries), e.BodySize, size)
+				}
+			}
+			ev, err := st.EventByProviderID(ctx, "big", "evt_000000002")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `{"id":"evt_000000002","type":"z","data":{"object":{"id":"obj_2","amount":2}}}`
+			if len(ev.Body) != size || string(ev.Body[:len(want)]) != want || strings.TrimSpace(string(ev.Body)) != want {
+				t.Errorf("body of %d bytes begins %.100q, want %q and spaces", len(ev.Body), ev.Body, want)
 			}
 		})
 	}

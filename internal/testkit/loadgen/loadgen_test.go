@@ -151,7 +151,7 @@ func TestRun(t *testing.T) {
 func TestRunWarmupIsNotMeasured(t *testing.T) {
 	t.Parallel()
 	srv := newTestServer(t, func(http.ResponseWriter, string, int) int {
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // a server that takes a while, so that the warmup sends a measurable part
 		return 0
 	})
 	res, err := Run(context.Background(), Options{

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 const testSecret = "whsec_cHJvdmlkZXJzaW0tdGVzdA"
@@ -166,14 +167,18 @@ func TestSimulatorRecordsRefusedConnections(t *testing.T) {
 
 func TestSimulatorStopAndDeadline(t *testing.T) {
 	t.Parallel()
-	_, url := newProvider(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusServiceUnavailable) })
+	prov, url := newProvider(t, func(w http.ResponseWriter, _ int) { w.WriteHeader(http.StatusServiceUnavailable) })
 	sim, err := New(Options{URL: url, Secret: testSecret, Concurrency: 2, Rate: 50,
 		Deadline: 300 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sim.Start(context.Background())
-	time.Sleep(200 * time.Millisecond)
+	testkit.Eventually(t, 5*time.Second, "an event sent", func() error {
+		prov.mu.Lock()
+		defer prov.mu.Unlock()
+		return testkit.Check(len(prov.tries) > 0, "none received")
+	})
 	sim.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -17,12 +17,19 @@ import (
 // "./cmd/hookrelay", relative to the working directory) into dir and
 // returns the binary's path. The compiler's output is in the error.
 func Build(ctx context.Context, dir, pkg string) (string, error) {
-	bin := filepath.Join(dir, "hookrelay")
+	return BuildNamed(ctx, dir, pkg, "hookrelay")
+}
+
+// BuildNamed builds the command at pkg into dir as name, without the race
+// detector whatever the tests run with, and returns the binary's path.
+// The compiler's output is in the error.
+func BuildNamed(ctx context.Context, dir, pkg, name string) (string, error) {
+	bin := filepath.Join(dir, name)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("build relay: %w\n%s", err, out.String())
+		return "", fmt.Errorf("build %s: %w\n%s", name, err, out.String())
 	}
 	return bin, nil
 }

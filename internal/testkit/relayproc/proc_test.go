@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 // ready serves /readyz with 200.
@@ -61,12 +63,13 @@ func TestWaitReadyExited(t *testing.T) {
 
 func TestSignalTimeout(t *testing.T) {
 	t.Parallel()
-	p, err := Start(Options{Binary: "sh", Args: []string{"-c", "trap '' TERM; sleep 30"}})
+	var out Buffer
+	p, err := Start(Options{Binary: "sh", Args: []string{"-c", "trap '' TERM; echo trapped; sleep 30 >/dev/null 2>&1"}, Output: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Kill)
-	time.Sleep(100 * time.Millisecond) // let the shell set its trap
+	waitTrapped(t, &out)
 	if err := p.Signal(syscall.SIGTERM, 200*time.Millisecond); !errors.Is(err, ErrStillRunning) {
 		t.Fatalf("Signal = %v, want ErrStillRunning", err)
 	}
@@ -141,4 +144,13 @@ func TestBufferWhileRunning(t *testing.T) {
 	if got := strings.Count(logs.String(), "line\n"); got != 5 {
 		t.Errorf("%d lines, want 5:\n%s", got, logs.String())
 	}
+}
+
+// waitTrapped waits until a shell started by a test has printed
+// "trapped", which its script does once its trap is set.
+func waitTrapped(t *testing.T, out *Buffer) {
+	t.Helper()
+	testkit.Eventually(t, 10*time.Second, "the shell to set its trap", func() error {
+		return testkit.Check(strings.Contains(out.String(), "trapped"), "it printed %q", out.String())
+	})
 }

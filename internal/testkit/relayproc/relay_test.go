@@ -16,16 +16,17 @@ func TestStop(t *testing.T) {
 		exitFirst    bool   // Stop is called once the child has exited
 		wantErr      string // empty: nil
 	}{
-		{"exits 0 on SIGTERM", "trap 'exit 0' TERM; sleep 30 & wait", false, ""},
-		{"exits 3 on SIGTERM", "trap 'exit 3' TERM; sleep 30 & wait", false, "exited after SIGTERM: exit status 3"},
-		{"ignores SIGTERM", "trap '' TERM; sleep 30", false, "still running 300ms after SIGTERM; killed"},
+		{"exits 0 on SIGTERM", "trap 'exit 0' TERM; echo trapped; sleep 30 >/dev/null 2>&1 & wait", false, ""},
+		{"exits 3 on SIGTERM", "trap 'exit 3' TERM; echo trapped; sleep 30 >/dev/null 2>&1 & wait", false, "exited after SIGTERM: exit status 3"},
+		{"ignores SIGTERM", "trap '' TERM; echo trapped; sleep 30 >/dev/null 2>&1", false, "still running 300ms after SIGTERM; killed"},
 		{"exited 0 before", "exit 0", true, ""},
 		{"exited 4 before", "exit 4", true, "exited early: exit status 4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, err := Start(Options{Binary: "sh", Args: []string{"-c", tt.script}})
+			var out Buffer
+			p, err := Start(Options{Binary: "sh", Args: []string{"-c", tt.script}, Output: &out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,7 +34,7 @@ func TestStop(t *testing.T) {
 			if tt.exitFirst {
 				<-p.Done()
 			} else {
-				time.Sleep(200 * time.Millisecond) // let the shell set its trap
+				waitTrapped(t, &out)
 			}
 			err = p.Stop(300 * time.Millisecond)
 			if got := errString(err); got != tt.wantErr {
