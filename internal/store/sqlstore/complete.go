@@ -21,6 +21,9 @@ type CompletionRow struct {
 	// sealed under KeyID, or plain when KeyID is nil.
 	Snippet []byte
 	KeyID   *string
+	// Headers are the attempt's request and response headers, bounded
+	// and sealed as Snippet is, or no bytes when it has none.
+	Headers []byte
 	// Repeat is set when an earlier completion of the batch names the
 	// same delivery: it is not recorded, as its lease is then gone.
 	Repeat bool
@@ -45,6 +48,9 @@ func CompletionRows(cs []store.Completion, now time.Time, p Payloads) ([]Complet
 		if r.Snippet, r.KeyID, err = p.SealSnippet(c.DeliveryID, Snippet(c.Attempt.ResponseSnippet)); err != nil {
 			return nil, err
 		}
+		if r.Headers, err = sealedHeaders(c.DeliveryID, c.Attempt, p); err != nil {
+			return nil, err
+		}
 		switch c.Status {
 		case store.StatusFailed:
 			next := c.Now
@@ -61,6 +67,16 @@ func CompletionRows(cs []store.Completion, now time.Time, p Payloads) ([]Complet
 		rows[i] = r
 	}
 	return rows, nil
+}
+
+// sealedHeaders returns the headers of attempt a of delivery deliveryID
+// as stored.
+func sealedHeaders(deliveryID int64, a store.Attempt, p Payloads) ([]byte, error) {
+	h, err := EncodeAttemptHeaders(a)
+	if err != nil {
+		return nil, fmt.Errorf("complete delivery %d: %w", deliveryID, err)
+	}
+	return p.SealAttemptHeaders(deliveryID, h)
 }
 
 // CompleteOne records one outcome with a driver's CompleteDeliveries, as

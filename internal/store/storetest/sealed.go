@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -87,16 +88,18 @@ func IngestMarked(t *testing.T, s store.DB) store.Event {
 	ingest(t, s, item(e, "marked"))
 	c := outcome(claim(t, s, "marked", 1, baseTime)[0], store.StatusDone, baseTime)
 	c.Attempt.ResponseSnippet = "thanks " + Marker
+	c.Attempt.ResponseHeaders = map[string][]string{"X-Echo": {Marker}}
 	complete(t, s, c)
 	return e
 }
 
 // sealedRow is an event written by one store, with its delivery and the
-// response snippet it recorded.
+// response snippet and headers it recorded.
 type sealedRow struct {
 	e          store.Event
 	deliveryID int64
 	snippet    string
+	headers    map[string][]string
 }
 
 // writeSealed ingests a marked event to destination "d" through s, claims
@@ -114,8 +117,9 @@ func writeSealed(t *testing.T, s store.DB, providerID string) sealedRow {
 	c := outcome(cs[0], store.StatusFailed, baseTime)
 	c.NextAttemptAt = baseTime.Add(time.Hour)
 	c.Attempt.ResponseSnippet = "busy " + providerID + " \x00\xff"
+	c.Attempt.ResponseHeaders = map[string][]string{"X-Echo": {providerID, Marker}}
 	complete(t, s, c)
-	return sealedRow{e: e, deliveryID: c.DeliveryID, snippet: c.Attempt.ResponseSnippet}
+	return sealedRow{e: e, deliveryID: c.DeliveryID, snippet: c.Attempt.ResponseSnippet, headers: c.Attempt.ResponseHeaders}
 }
 
 // checkReads fails unless every read of s returns the rows exactly:
@@ -137,8 +141,8 @@ func checkReads(t *testing.T, s store.DB, rows ...sealedRow) {
 		checkEvent(t, byProvider, r.e)
 		checkRawQuery(t, "EventByProviderID", byProvider, r.e.RawQuery)
 		as := attempts(t, s, r.deliveryID)
-		if len(as) != 1 || as[0].ResponseSnippet != r.snippet {
-			t.Errorf("attempts of %s = %+v, want one with snippet %q", r.e.ID, as, r.snippet)
+		if len(as) != 1 || as[0].ResponseSnippet != r.snippet || !reflect.DeepEqual(as[0].ResponseHeaders, r.headers) {
+			t.Errorf("attempts of %s = %+v, want one with snippet %q and response headers %v", r.e.ID, as, r.snippet, r.headers)
 		}
 	}
 	bodies, err := s.EventBodies(ctx, ids)

@@ -66,6 +66,7 @@ var tests = []conformanceTest{
 	{"CompleteRetryThenDone", testCompleteRetryThenDone},
 	{"CompleteStaleTokenRecordsNothing", testCompleteStaleToken},
 	{"CompleteCutsSnippet", testCompleteSnippetCut},
+	{"AttemptHeaders", testAttemptHeaders},
 	{"CompleteRejectsLiveStatus", testCompleteRejectsLiveStatus},
 	{"CompleteBatchOutcomes", testCompleteBatchOutcomes},
 	{"CompleteBatchEmpty", testCompleteBatchEmpty},
