@@ -45,11 +45,19 @@ type Result struct {
 	// AttemptedAt is when the attempt started; Duration how long it took.
 	AttemptedAt time.Time
 	Duration    time.Duration
+	// Sent are the headers of the request, as an attempt keeps them
+	// (see sentHeaders); nil when no request was made. Answered are the
+	// response's (see answeredHeaders); nil when none was received.
+	Sent, Answered map[string][]string
 }
 
-// Attempt returns r as the attempt record of one delivery.
+// Attempt returns r as the attempt record of one delivery. A failed
+// attempt keeps the headers sent and answered; one that succeeded keeps
+// none: recording them took the store's time per outcome up by a third
+// on SQLite and by two thirds on PostgreSQL (storetest.BenchClaimSizes),
+// on every delivery, to show what is rarely looked at once it worked.
 func (r Result) Attempt(deliveryID int64) store.Attempt {
-	return store.Attempt{
+	a := store.Attempt{
 		DeliveryID:      deliveryID,
 		AttemptedAt:     r.AttemptedAt,
 		Duration:        r.Duration,
@@ -57,6 +65,10 @@ func (r Result) Attempt(deliveryID int64) store.Attempt {
 		Error:           r.Error,
 		ResponseSnippet: string(r.Snippet),
 	}
+	if r.Outcome == store.StatusFailed {
+		a.RequestHeaders, a.ResponseHeaders = r.Sent, r.Answered
+	}
+	return a
 }
 
 // Sender pushes deliveries to one destination. It has its own connection
@@ -120,6 +132,7 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 		return res
 	}
 	tracing.Inject(ctx, req.Header)
+	res.Sent = sentHeaders(req.Header)
 	resp, err := s.transport.RoundTrip(req)
 	if err != nil {
 		res.Error = transportError(err, s.timeout)
@@ -128,6 +141,7 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 	// The status decides the outcome; a body cut short by the timeout
 	// only shortens the snippet.
 	res.StatusCode = resp.StatusCode
+	res.Answered = answeredHeaders(resp.Header)
 	res.Snippet = readSnippet(resp.Body)
 	_, _ = io.CopyN(io.Discard, resp.Body, drainLimit)
 	_ = resp.Body.Close()

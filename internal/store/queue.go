@@ -52,7 +52,8 @@ type Attempt struct {
 	Round int
 	// RequestHeaders are the headers hookrelay sent with a push attempt,
 	// its signature cut short, and ResponseHeaders those the destination
-	// answered with; nil when none were kept. Keys are canonical MIME
+	// answered with; nil when none were kept (a push keeps them for a
+	// failed attempt only, see delivery.Result.Attempt). Keys are canonical MIME
 	// header keys. The store keeps, of each, at most MaxAttemptHeaders
 	// values and MaxAttemptHeaderBytes of names and values, in name
 	// order, and counts the values it left out in HeadersDropped (a

@@ -48,7 +48,7 @@ func CompletionRows(cs []store.Completion, now time.Time, p Payloads) ([]Complet
 		if r.Snippet, r.KeyID, err = p.SealSnippet(c.DeliveryID, Snippet(c.Attempt.ResponseSnippet)); err != nil {
 			return nil, err
 		}
-		if r.Headers, err = sealedHeaders(c.DeliveryID, c.Attempt, p); err != nil {
+		if r.Headers, err = p.SealAttemptHeaders(c.DeliveryID, EncodeAttemptHeaders(c.Attempt)); err != nil {
 			return nil, err
 		}
 		switch c.Status {
@@ -67,16 +67,6 @@ func CompletionRows(cs []store.Completion, now time.Time, p Payloads) ([]Complet
 		rows[i] = r
 	}
 	return rows, nil
-}
-
-// sealedHeaders returns the headers of attempt a of delivery deliveryID
-// as stored.
-func sealedHeaders(deliveryID int64, a store.Attempt, p Payloads) ([]byte, error) {
-	h, err := EncodeAttemptHeaders(a)
-	if err != nil {
-		return nil, fmt.Errorf("complete delivery %d: %w", deliveryID, err)
-	}
-	return p.SealAttemptHeaders(deliveryID, h)
 }
 
 // CompleteOne records one outcome with a driver's CompleteDeliveries, as
