@@ -19,9 +19,10 @@ import (
 // event being re-sealed); deliveries made due again are announced with
 // pg_notify.
 var dialect = sqlstore.Dialect{
-	Placeholder: sqlstore.Dollar,
-	Pattern:     sqlstore.LikePattern,
-	TypeMatch:   `e.type LIKE %s ESCAPE '\'`,
+	Placeholder:  sqlstore.Dollar,
+	Pattern:      sqlstore.LikePattern,
+	TypeMatch:    `e.type LIKE %s ESCAPE '\'`,
+	BodyContains: "position(%s::bytea IN e.body) > 0",
 	InIDs: func(w *sqlstore.Where, columns, ids []string) {
 		for _, c := range columns {
 			w.Add(c+" = ANY(%s::text[])", ids)

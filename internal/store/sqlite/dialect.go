@@ -16,9 +16,10 @@ import (
 // of rows are VALUES lists. Its write transactions hold off every other
 // writer, so it locks no rows, and it has no listeners to notify.
 var dialect = sqlstore.Dialect{
-	Placeholder: sqlstore.Question,
-	Pattern:     sqlstore.GlobPattern,
-	TypeMatch:   "e.type GLOB %s",
+	Placeholder:  sqlstore.Question,
+	Pattern:      sqlstore.GlobPattern,
+	TypeMatch:    "e.type GLOB %s",
+	BodyContains: "instr(e.body, %s) > 0", // both BLOBs: a byte search
 	InIDs: func(w *sqlstore.Where, columns, ids []string) {
 		w.Add(columns[len(columns)-1]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
 	},

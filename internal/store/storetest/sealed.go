@@ -53,6 +53,7 @@ var sealedTests = []struct {
 	{"ResealUnderLoad", testResealUnderLoad},
 	{"ResealNeedsKeys", testResealNeedsKeys},
 	{"ResealUnknownKeyFails", testResealUnknownKeyFails},
+	{"TextSearchPassesSealedRows", testTextSearchPassesSealedRows},
 }
 
 // RunSealed runs the checks of payload sealing: what a store with keys
@@ -261,5 +262,25 @@ func CheckNotStored(t *testing.T, open func(t *testing.T, keys *payloadcrypt.Rin
 				t.Errorf("the database holds the marker %d times, want found=%t", n, tc.found)
 			}
 		})
+	}
+}
+
+// testTextSearchPassesSealedRows searches, through a store without keys,
+// rows written plain and sealed: the plain one is found, the sealed one is
+// counted as not searched. Through a store with keys, a text search is
+// refused.
+func testTextSearchPassesSealedRows(t *testing.T, open func(*payloadcrypt.Ring) store.DB) {
+	plain := writeSealed(t, open(nil), "evt_plain")
+	writeSealed(t, open(TestKeys(t, "k1")), "evt_k1")
+	p, err := open(nil).SearchEvents(context.Background(), store.SearchRequest{Text: []byte(Marker)})
+	if err != nil {
+		t.Fatalf("SearchEvents: %v", err)
+	}
+	if len(p.Events) != 1 || p.Events[0].Event.ID != plain.e.ID || p.Scanned != 2 || p.Sealed != 1 || !p.Exhausted {
+		t.Errorf("search = %d events, %d read, %d sealed, exhausted %t; want %s alone, 2 read, 1 sealed, exhausted",
+			len(p.Events), p.Scanned, p.Sealed, p.Exhausted, plain.e.ID)
+	}
+	if _, err := open(TestKeys(t, "k1")).SearchEvents(context.Background(), store.SearchRequest{Text: []byte(Marker)}); !errors.Is(err, store.ErrSealedSearch) {
+		t.Errorf("a text search through a store with keys: error %v, want ErrSealedSearch", err)
 	}
 }
