@@ -31,6 +31,9 @@ type EventList struct {
 	Events []Event `json:"events"`
 	// NextCursor is the cursor of the next page; empty on the last page.
 	NextCursor string `json:"next_cursor"`
+	// TextSearch is what a search by text read for this page; absent
+	// otherwise.
+	TextSearch *TextSearch `json:"text_search,omitempty"`
 }
 
 // Attempt is one try of one delivery.
