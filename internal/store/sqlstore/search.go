@@ -34,9 +34,11 @@ LIMIT ?`
 	// searchText reads, newest first, at most %[2]s of the events its
 	// conditions (%[1]s) select, and returns, newest first, up to
 	// %[4]s of those that are stored plain and whose body holds the bytes
-	// of %[3]s (Dialect.BodyContains). The inner scan stops as soon as
-	// enough have matched: its rows come in id order, the order asked of
-	// the outer query too.
+	// of %[3]s (Dialect.BodyContains). On PostgreSQL the inner scan stops
+	// as soon as enough have matched: the planner knows its rows come in
+	// id order, the order the outer query asks for. SQLite sorts the
+	// matches instead (EXPLAIN QUERY PLAN: a temporary B-tree for the
+	// ORDER BY), so it reads the whole scan, which its limit bounds.
 	searchText = `SELECT ` + listColumns + `
 FROM (SELECT e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.content_type,
 		e.signature_slot, e.occurred_at, e.received_at, e.body, e.key_id
