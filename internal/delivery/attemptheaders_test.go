@@ -57,7 +57,7 @@ func TestAttemptThatWorkedKeepsNoHeaders(t *testing.T) {
 	srv, _ := captureServer(t, nil)
 	s := NewSender(Target{URL: srv.URL, Secret: testSecret}, 5*time.Second, 1, fixedNow)
 	res := s.Send(context.Background(), testEvent(), testDelivery())
-	if a := res.Attempt(42); res.Sent == nil || a.RequestHeaders != nil || a.ResponseHeaders != nil {
+	if a := res.Attempt(42); res.Sent != nil || a.RequestHeaders != nil || a.ResponseHeaders != nil {
 		t.Errorf("a delivered attempt keeps headers %v / %v", a.RequestHeaders, a.ResponseHeaders)
 	}
 }

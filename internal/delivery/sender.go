@@ -45,9 +45,10 @@ type Result struct {
 	// AttemptedAt is when the attempt started; Duration how long it took.
 	AttemptedAt time.Time
 	Duration    time.Duration
-	// Sent are the headers of the request, as an attempt keeps them
-	// (see sentHeaders); nil when no request was made. Answered are the
-	// response's (see answeredHeaders); nil when none was received.
+	// Sent are the headers of the request of a failed attempt, as it
+	// keeps them (see sentHeaders); nil when no request was made or the
+	// attempt did not fail. Answered are the response's (see
+	// answeredHeaders); nil when none was received or it did not fail.
 	Sent, Answered map[string][]string
 }
 
@@ -132,22 +133,24 @@ func (s *Sender) send(ctx context.Context, ev store.Event, d store.Delivery, sta
 		return res
 	}
 	tracing.Inject(ctx, req.Header)
-	res.Sent = sentHeaders(req.Header)
 	resp, err := s.transport.RoundTrip(req)
 	if err != nil {
 		res.Error = transportError(err, s.timeout)
+		res.Sent = sentHeaders(req.Header)
 		return res
 	}
 	// The status decides the outcome; a body cut short by the timeout
 	// only shortens the snippet.
 	res.StatusCode = resp.StatusCode
-	res.Answered = answeredHeaders(resp.Header)
 	res.Snippet = readSnippet(resp.Body)
 	_, _ = io.CopyN(io.Discard, resp.Body, drainLimit)
 	_ = resp.Body.Close()
 
 	v := ReadAnswer(resp.StatusCode, resp.Header, s.now())
 	res.Outcome, res.Error, res.RetryAfter = v.Outcome, v.Reason, v.RetryAfter
+	if res.Outcome == store.StatusFailed { // only a failure keeps them (see Attempt)
+		res.Sent, res.Answered = sentHeaders(req.Header), answeredHeaders(resp.Header)
+	}
 	return res
 }
 
