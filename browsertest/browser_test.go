@@ -77,6 +77,7 @@ func findChromium(t *testing.T) string {
 type sink struct {
 	mu       sync.Mutex
 	received []sinkDelivery // guarded by mu
+	failing  string         // guarded by mu; a provider id answered 503
 }
 
 type sinkDelivery struct {
@@ -91,7 +92,11 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		providerID: r.Header.Get("hookrelay-event-id"),
 		replay:     r.Header.Get("hookrelay-replay"),
 	})
+	fail := s.failing != "" && r.Header.Get("hookrelay-event-id") == s.failing
 	s.mu.Unlock()
+	if fail {
+		failAnswer(w)
+	}
 }
 
 // of returns what the sink received for a provider event id.
@@ -598,4 +603,5 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 		t.Errorf("event page: a read session sees %q", got)
 	}
 	b.shoot("event-read")
+	searchAndHeaders(t, b, br)
 }

@@ -15,10 +15,11 @@ const (
 )
 
 // listEvents answers GET /api/v1/events: one page of events, newest first,
-// with their deliveries' states.
+// with their deliveries' states, of those the filter selects and, with q
+// or text, the search finds (see SearchEvents).
 func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	if err := checkQuery(q, "source", "type", "status", "destination", "since", "until", "cursor", "limit"); err != nil {
+	if err := checkQuery(q, "source", "type", "status", "destination", "since", "until", "cursor", "limit", "q", "text", "scan"); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -27,14 +28,19 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	out, err := h.ListEvents(r.Context(), adminwire.Filter{
+	scan, err := intParam(q, "scan", 0, 1, store.MaxScanLimit)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out, err := h.SearchEvents(r.Context(), adminwire.Filter{
 		Source:      q.Get("source"),
 		Type:        q.Get("type"),
 		Status:      q.Get("status"),
 		Destination: q.Get("destination"),
 		Since:       q.Get("since"),
 		Until:       q.Get("until"),
-	}, q.Get("cursor"), limit)
+	}, adminwire.Search{Q: q.Get("q"), Text: q.Get("text"), Scan: scan}, q.Get("cursor"), limit)
 	if err != nil {
 		h.fail(w, r, err)
 		return

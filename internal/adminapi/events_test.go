@@ -227,7 +227,8 @@ func TestShowEvent(t *testing.T) {
 				if dl.Status != "failed" || dl.Attempts != 1 || dl.LastError != "local 500" || dl.LastStatusCode != 500 ||
 					dl.NextAttemptAt == nil || dl.CreatedAt.IsZero() || len(dl.AttemptLog) != 1 {
 					t.Errorf("dev-alice delivery = %+v", dl)
-				} else if a := dl.AttemptLog[0]; a.StatusCode != 500 || a.Error != "local 500" || a.AttemptedAt.IsZero() {
+				} else if a := dl.AttemptLog[0]; a.StatusCode != 500 || a.Error != "local 500" || a.AttemptedAt.IsZero() ||
+					a.RequestHeaders != nil || a.ResponseHeaders != nil {
 					t.Errorf("dev-alice attempt = %+v", a)
 				}
 			default:

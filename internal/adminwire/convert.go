@@ -101,6 +101,9 @@ func DeliveryOf(d store.Delivery, attempts []store.Attempt) Delivery {
 			Error:           a.Error,
 			ResponseSnippet: a.ResponseSnippet,
 			Round:           a.Round,
+			RequestHeaders:  a.RequestHeaders,
+			ResponseHeaders: a.ResponseHeaders,
+			HeadersDropped:  a.HeadersDropped,
 		}
 	}
 	return out

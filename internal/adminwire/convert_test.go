@@ -46,7 +46,12 @@ func TestConvert(t *testing.T) {
 				`"next_attempt_at":null,"lease_until":null,"last_error":"","last_status_code":0,` +
 				`"created_at":"2024-05-06T07:08:09Z","updated_at":"2024-05-06T07:08:09Z","finished_at":"2024-05-06T07:08:09Z",` +
 				`"attempt_log":[{"id":4,"attempted_at":"2024-05-06T07:08:09Z","duration_ms":1500,"status_code":200,` +
-				`"error":"","response_snippet":"","round":1}]}`},
+				`"error":"","response_snippet":"","round":1,"request_headers":null,"response_headers":null,"headers_dropped":0}]}`},
+		{"attempt with headers", adminwire.DeliveryOf(d, []store.Attempt{{AttemptedAt: at, StatusCode: 503,
+			RequestHeaders: map[string][]string{"Webhook-Id": {"ev_1"}}, ResponseHeaders: map[string][]string{"Retry-After": {"30"}},
+			HeadersDropped: 2}}).AttemptLog,
+			`[{"id":0,"attempted_at":"2024-05-06T07:08:09Z","duration_ms":0,"status_code":503,"error":"","response_snippet":"",` +
+				`"round":0,"request_headers":{"Webhook-Id":["ev_1"]},"response_headers":{"Retry-After":["30"]},"headers_dropped":2}]`},
 		{"delivery without attempts", adminwire.DeliveryOf(store.Delivery{}, nil).AttemptLog, `[]`},
 	} {
 		b, err := json.Marshal(c.v)

@@ -31,6 +31,9 @@ type EventList struct {
 	Events []Event `json:"events"`
 	// NextCursor is the cursor of the next page; empty on the last page.
 	NextCursor string `json:"next_cursor"`
+	// TextSearch is what a search by text read for this page; absent
+	// otherwise.
+	TextSearch *TextSearch `json:"text_search,omitempty"`
 }
 
 // Attempt is one try of one delivery.
@@ -44,6 +47,14 @@ type Attempt struct {
 	// Round is the replay round the attempt was made in: 0 before any
 	// replay, then the delivery's replay count at the time.
 	Round int `json:"round"`
+	// RequestHeaders are the headers hookrelay sent, the signature cut to
+	// its first characters, and ResponseHeaders those the destination
+	// answered with: kept for a failed push attempt only, at most 50
+	// values and 8 KiB a side; null when none were kept. HeadersDropped
+	// counts the values left out to fit.
+	RequestHeaders  map[string][]string `json:"request_headers"`
+	ResponseHeaders map[string][]string `json:"response_headers"`
+	HeadersDropped  int                 `json:"headers_dropped"`
 }
 
 // Delivery is one delivery with every field and its attempts.

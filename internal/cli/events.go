@@ -37,6 +37,9 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 	dest := fs.String("destination", "", "only events with a delivery to this destination")
 	since := fs.String("since", "", "only events received at or after this time: "+timeHelp)
 	until := fs.String("until", "", "only events received before this time")
+	idPrefix := fs.String("id", "", "only events whose hookrelay id or provider event id starts with this (evt_1NQ, 01JT)")
+	text := fs.String("text", "", "only events whose payload holds this text, exactly (cus_123); reads at most --scan events a page")
+	scan := fs.Int("scan", 0, "with --text, the most events one page reads (default 10000, at most 100000)")
 	limit := fs.Int("limit", 50, "events per page, at most 1000")
 	cursor := fs.String("cursor", "", "the page after the one that printed this cursor")
 	asJSON := fs.Bool("json", false, "print the API's JSON")
@@ -51,13 +54,17 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 	if *limit < 1 || *limit > 1000 {
 		return fmt.Errorf("%w: --limit %d: want 1 to 1000 events per page", errUsage, *limit)
 	}
+	if err := checkSearch(*idPrefix, *text, *scan); err != nil {
+		return err
+	}
 	c, err := api.client(env, "read")
 	if err != nil {
 		return err
 	}
 	now := time.Now()
 	q := url.Values{}
-	for k, v := range map[string]string{"source": *source, "type": *typ, "status": *status, "destination": *dest, "cursor": *cursor} {
+	for k, v := range map[string]string{"source": *source, "type": *typ, "status": *status, "destination": *dest, "cursor": *cursor,
+		"q": *idPrefix, "text": *text} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -75,6 +82,9 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	q.Set("limit", fmt.Sprint(*limit))
+	if *scan > 0 {
+		q.Set("scan", fmt.Sprint(*scan))
+	}
 
 	list, data, err := ask(ctx, c, func(ctx context.Context) (adminwire.EventList, []byte, error) { return c.Events(ctx, q) })
 	if err != nil {
@@ -96,6 +106,9 @@ func runEventsList(ctx context.Context, env Env, args []string) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if ts := list.TextSearch; ts != nil {
+		fmt.Fprintln(env.Stderr, describeTextSearch(*ts))
 	}
 	if list.NextCursor != "" {
 		fmt.Fprintf(env.Stderr, "more events: add --cursor %s\n", list.NextCursor)
@@ -120,8 +133,9 @@ func runEventsShow(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "events show")
 	api := addAPIFlags(fs)
 	asJSON := fs.Bool("json", false, "print the API's JSON")
+	headers := fs.Bool("headers", false, "also print the headers each attempt sent and received (kept for failed push attempts)")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: hookrelay events show ID [--json]\n\nPrints one event with its headers, its deliveries and their attempts.\n\n")
+		fmt.Fprint(fs.Output(), "Usage: hookrelay events show ID [--headers] [--json]\n\nPrints one event with its headers, its deliveries and their attempts.\n\n")
 		fs.PrintDefaults()
 	}
 	id, c, err := eventReader(env, fs, api, args)
@@ -135,10 +149,12 @@ func runEventsShow(ctx context.Context, env Env, args []string) error {
 	if *asJSON {
 		return printJSON(env.Stdout, data)
 	}
-	return printEvent(env.Stdout, ev)
+	return printEvent(env.Stdout, ev, *headers)
 }
 
-func printEvent(w io.Writer, ev adminwire.EventDetail) error {
+// printEvent prints an event, its deliveries and their attempts, with
+// each attempt's headers when withHeaders is set.
+func printEvent(w io.Writer, ev adminwire.EventDetail, withHeaders bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	slot := "none (the source verifies nothing)"
 	if ev.SignatureSlot != nil {
@@ -176,7 +192,7 @@ func printEvent(w io.Writer, ev adminwire.EventDetail) error {
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, d := range ev.Deliveries {
 		fmt.Fprintf(tw, "  %s\t%s\tdelivery %d\tattempts %d\treplays %d\t%s\n", d.Destination, d.Status, d.ID, d.Attempts, d.ReplayCount, deliveryNote(d))
-		printAttempts(tw, d)
+		printAttempts(tw, d, withHeaders)
 	}
 	return tw.Flush()
 }
@@ -194,8 +210,9 @@ func bodyRow(ev adminwire.EventDetail) string {
 const snippetShown = 120
 
 // printAttempts prints a delivery's attempts with their response
-// snippets, under a heading for each replay round once it was replayed.
-func printAttempts(w io.Writer, d adminwire.Delivery) {
+// snippets, under a heading for each replay round once it was replayed,
+// and, when withHeaders is set, the headers each kept.
+func printAttempts(w io.Writer, d adminwire.Delivery, withHeaders bool) {
 	round := -1
 	for _, a := range d.AttemptLog {
 		if a.Round != round && d.ReplayCount > 0 {
@@ -211,6 +228,9 @@ func printAttempts(w io.Writer, d adminwire.Delivery) {
 			code = fmt.Sprint(a.StatusCode)
 		}
 		fmt.Fprintf(w, "    %s\t%s\t%dms\t%s\t%s\t\n", stamp(a.AttemptedAt), code, a.DurationMS, a.Error, shownSnippet(a.ResponseSnippet))
+		if withHeaders {
+			printAttemptHeaders(w, a)
+		}
 	}
 }
 

@@ -34,7 +34,7 @@ var helps = map[string]help{
 	"reload":              {"make the relay re-read its config without a restart (admin API)", "hookrelay reload"},
 	"send":                {"sign a payload as its provider would and post it to the relay", "hookrelay send --config hookrelay.yaml --source stripe --file examples/events/stripe-invoice-paid.json"},
 	"events":              {"list events, show one, follow new ones, or print its raw bytes (admin API)", "hookrelay events list --source stripe --since -2h"},
-	"events list":         {"list events, newest first", "hookrelay events list --source stripe --type 'invoice.*' --since -2h"},
+	"events list":         {"list events, newest first, or find them by the start of an id (--id) or text in the payload (--text)", "hookrelay events list --source stripe --type 'invoice.*' --since -2h"},
 	"events show":         {"show one event with its headers, deliveries and attempts", "hookrelay events show 01JDX8Y6Q3M1T2V5W7Z9A0B4C6"},
 	"events raw":          {"write an event's stored body to standard output, byte for byte", "hookrelay events raw 01JDX8Y6Q3M1T2V5W7Z9A0B4C6 > fixture.json"},
 	"events tail":         {"print new events as they arrive, one line each, until Ctrl-C", "hookrelay events tail --source stripe"},

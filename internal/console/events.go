@@ -8,8 +8,11 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminwire"
-	"github.com/hookrelay/hookrelay/internal/store"
 )
+
+// errTooMany reports a search that names more events than a set may
+// hold; its message is meant for the operator.
+var errTooMany = errors.New("too many events")
 
 // eventsPageSize is how many events one page of the listing shows.
 const eventsPageSize = 50
@@ -24,20 +27,25 @@ type eventsView struct {
 	NextURL   string // the next page, or empty on the last
 	FirstURL  string
 	Live      bool
-	ReplayURL string
+	ReplayURL string // empty when the page's set cannot be replayed
+	// TextSearch is what a search by text read for this page, or nil.
+	TextSearch *adminwire.TextSearch
 }
 
 // events answers GET /events: one page of events newest first, with the
-// filters in the URL so that a page can be pasted into a chat.
+// filters and the search in the URL so that a page can be pasted into a
+// chat.
 func (c *Console) events(w http.ResponseWriter, r *http.Request, s *session) {
 	q := r.URL.Query()
 	f := filterFrom(q)
 	cursor := q.Get("cursor")
 	v := eventsView{Filter: f, Choices: c.choices(), Paged: cursor != "", Live: q.Get("live") == "1"}
 	v.FirstURL = "/events?" + f.values().Encode()
-	v.ReplayURL = "/replay?" + f.values().Encode()
+	if f.Text == "" { // a text search reads a bounded part of the log: no set to replay
+		v.ReplayURL = "/replay?" + f.values().Encode()
+	}
 
-	list, err := c.listEvents(r.Context(), f, cursor)
+	list, err := c.svc.SearchEvents(r.Context(), f.api(), f.search(), cursor, eventsPageSize)
 	if err != nil {
 		status, msg := adminapi.StatusOf(err)
 		if status >= 500 {
@@ -49,6 +57,7 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	v.Events = list.Events
+	v.TextSearch = list.TextSearch
 	if list.NextCursor != "" {
 		next := f.values()
 		next.Set("cursor", list.NextCursor)
@@ -57,40 +66,29 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request, s *session) {
 	c.render(w, r, s, "events", "Events", "events", v)
 }
 
-// listEvents reads one page through the admin API's service. A provider
-// event id (q) is looked up in the filter's source, or in every source.
-func (c *Console) listEvents(ctx context.Context, f filterForm, cursor string) (adminwire.EventList, error) {
-	api := f.api()
-	if f.Q != "" {
-		ids, err := c.byProviderID(ctx, f.Source, f.Q)
-		if err != nil {
-			return adminwire.EventList{}, err
-		}
-		if len(ids) == 0 {
-			return adminwire.EventList{}, nil
-		}
-		api.IDs = ids
-	}
-	return c.svc.ListEvents(ctx, api, cursor, eventsPageSize)
-}
+// maxSearchIDs bounds the events a set named by an id prefix holds.
+const maxSearchIDs = 1000
 
-// byProviderID returns the hookrelay ids of the events stored under a
-// provider's id, in source or in every configured source.
-func (c *Console) byProviderID(ctx context.Context, source, providerID string) ([]string, error) {
-	sources := []string{source}
-	if source == "" {
-		sources = c.choices().Sources
-	}
+// searchIDs returns the hookrelay ids of the events f selects whose id or
+// provider id starts with f.Q, at most maxSearchIDs; more is an error that
+// asks for more of the id.
+func (c *Console) searchIDs(ctx context.Context, f filterForm) ([]string, error) {
 	var ids []string
-	for _, src := range sources {
-		ev, err := c.store.EventByProviderID(ctx, src, providerID)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			continue
-		case err != nil:
-			return nil, fmt.Errorf("look up provider id: %w", err)
+	cursor := ""
+	for {
+		list, err := c.svc.SearchEvents(ctx, f.api(), adminwire.Search{Q: f.Q}, cursor, maxSearchIDs+1-len(ids))
+		if err != nil {
+			return nil, err
 		}
-		ids = append(ids, ev.ID)
+		for _, e := range list.Events {
+			ids = append(ids, e.ID)
+		}
+		if len(ids) > maxSearchIDs {
+			return nil, fmt.Errorf("%w: more than %d events have an id that starts with %q; give more of the id", errTooMany, maxSearchIDs, f.Q)
+		}
+		if list.NextCursor == "" {
+			return ids, nil
+		}
+		cursor = list.NextCursor
 	}
-	return ids, nil
 }

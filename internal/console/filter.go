@@ -8,9 +8,11 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// filterForm is a filter as the pages' forms show it.
+// filterForm is a filter as the pages' forms show it, with the events
+// page's search: Q, a hookrelay or provider event id or the start of one,
+// and Text, text the payload holds.
 type filterForm struct {
-	Source, Type, Status, Destination, Since, Until, Q string
+	Source, Type, Status, Destination, Since, Until, Q, Text string
 }
 
 // filterFrom reads a filter from query or form values.
@@ -18,11 +20,14 @@ func filterFrom(v url.Values) filterForm {
 	get := func(k string) string { return strings.TrimSpace(v.Get(k)) }
 	return filterForm{
 		Source: get("source"), Type: get("type"), Status: get("status"), Destination: get("destination"),
-		Since: get("since"), Until: get("until"), Q: get("q"),
+		Since: get("since"), Until: get("until"), Q: get("q"), Text: v.Get("text"),
 	}
 }
 
-// api returns the filter as the admin API takes it (q aside).
+// search returns the search as the admin API takes it.
+func (f filterForm) search() adminwire.Search { return adminwire.Search{Q: f.Q, Text: f.Text} }
+
+// api returns the filter as the admin API takes it (the search aside).
 func (f filterForm) api() adminwire.Filter {
 	return adminwire.Filter{Source: f.Source, Type: f.Type, Status: f.Status, Destination: f.Destination, Since: f.Since, Until: f.Until}
 }
@@ -31,7 +36,7 @@ func (f filterForm) api() adminwire.Filter {
 func (f filterForm) values() url.Values {
 	v := url.Values{}
 	for _, kv := range [][2]string{{"source", f.Source}, {"type", f.Type}, {"status", f.Status},
-		{"destination", f.Destination}, {"since", f.Since}, {"until", f.Until}, {"q", f.Q}} {
+		{"destination", f.Destination}, {"since", f.Since}, {"until", f.Until}, {"q", f.Q}, {"text", f.Text}} {
 		if kv[1] != "" {
 			v.Set(kv[0], kv[1])
 		}

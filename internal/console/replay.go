@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -89,14 +90,23 @@ func (c *Console) replaySetForm(w http.ResponseWriter, r *http.Request, s *sessi
 func (c *Console) replaySet(w http.ResponseWriter, r *http.Request, s *session) {
 	f := filterFrom(r.PostForm)
 	api := f.api()
+	if f.Text != "" {
+		c.renderError(w, r, s, http.StatusBadRequest, "A search by text reads only part of the log, so it names no set to replay: "+
+			"replay by filter, or open the events it found and replay each.")
+		return
+	}
 	if f.Q != "" {
-		ids, err := c.byProviderID(r.Context(), f.Source, f.Q)
-		if err != nil {
+		ids, err := c.searchIDs(r.Context(), f)
+		switch {
+		case errors.Is(err, errTooMany):
+			c.renderError(w, r, s, http.StatusBadRequest, err.Error())
+			return
+		case err != nil:
 			c.fail(w, r, s, err)
 			return
 		}
 		if len(ids) == 0 {
-			ids = []string{"-"} // no event has that provider id: select none
+			ids = []string{"-"} // no event's id starts with q: select none
 		}
 		api.IDs = ids
 	}
@@ -140,7 +150,7 @@ func describeFilter(f filterForm) string {
 		out += " of type " + f.Type
 	}
 	if f.Q != "" {
-		out += " of provider event " + f.Q
+		out += " of the events whose id starts with " + f.Q
 	}
 	if f.Since != "" {
 		out += " received since " + f.Since

@@ -25,6 +25,7 @@ type DB interface {
 	Queue
 	TxCompleter
 	Operations
+	Search
 	Signals
 	MigrationStatus
 	Activity

@@ -50,7 +50,27 @@ type Attempt struct {
 	// for the attempts before any replay, 1 after the first, and so on.
 	// The store records it; a Completion's value is ignored.
 	Round int
+	// RequestHeaders are the headers hookrelay sent with a push attempt,
+	// its signature cut short, and ResponseHeaders those the destination
+	// answered with; nil when none were kept (a push keeps them for a
+	// failed attempt only, see delivery.Result.Attempt). Keys are canonical MIME
+	// header keys. The store keeps, of each, at most MaxAttemptHeaders
+	// values and MaxAttemptHeaderBytes of names and values, in name
+	// order, and counts the values it left out in HeadersDropped (a
+	// Completion's value is ignored). Like the snippet, they are sealed
+	// at rest and erased by a purge.
+	RequestHeaders  map[string][]string
+	ResponseHeaders map[string][]string
+	HeadersDropped  int
 }
+
+// Bounds of the headers kept with an attempt, on each side.
+const (
+	// MaxAttemptHeaders is the most header values kept.
+	MaxAttemptHeaders = 50
+	// MaxAttemptHeaderBytes is the most bytes of names and values kept.
+	MaxAttemptHeaderBytes = 8 << 10
+)
 
 // Completion records the outcome of one claimed attempt.
 type Completion struct {

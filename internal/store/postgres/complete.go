@@ -67,14 +67,14 @@ type completionArrays struct {
 	nexts, finished          []*time.Time
 	nows, attemptedAt        []time.Time
 	durations                []int64
-	snippets                 [][]byte
+	snippets, headers        [][]byte
 	keyIDs                   []*string
 }
 
 // args returns the arrays as completeDeliveries takes them.
 func (a *completionArrays) args() []any {
 	return []any{a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished, a.nows,
-		a.attemptedAt, a.durations, a.snippets, a.keyIDs}
+		a.attemptedAt, a.durations, a.snippets, a.keyIDs, a.headers}
 }
 
 func (a *completionArrays) add(r sqlstore.CompletionRow) {
@@ -90,6 +90,7 @@ func (a *completionArrays) add(r sqlstore.CompletionRow) {
 	a.durations = append(a.durations, r.Attempt.Duration.Milliseconds())
 	a.snippets = append(a.snippets, r.Snippet)
 	a.keyIDs = append(a.keyIDs, r.KeyID)
+	a.headers = append(a.headers, r.Headers)
 }
 
 // ReleaseDeliveries hands back the deliveries of rs still held under

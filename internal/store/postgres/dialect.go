@@ -23,9 +23,10 @@ import (
 // statement, commits without waiting for the flush and wakes the
 // listeners of what it re-armed, two stretches at once.
 var dialect = sqlstore.Dialect{
-	Placeholder: sqlstore.Dollar,
-	Pattern:     sqlstore.LikePattern,
-	TypeMatch:   `e.type LIKE %s ESCAPE '\'`,
+	Placeholder:  sqlstore.Dollar,
+	Pattern:      sqlstore.LikePattern,
+	TypeMatch:    `e.type LIKE %s ESCAPE '\'`,
+	BodyContains: "position(%s::bytea IN e.body) > 0",
 	InIDs: func(w *sqlstore.Where, columns, ids []string) {
 		for _, c := range columns {
 			w.Add(c+" = ANY(%s::text[])", ids)

@@ -186,10 +186,11 @@ FROM leased JOIN events e ON e.id = leased.event_id`
 	completeDeliveries = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
-		$7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::bigint[], $11::bytea[], $12::text[]
+		$7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::bigint[], $11::bytea[], $12::text[],
+		$13::bytea[]
 	) WITH ORDINALITY AS i(
 		id, token, status, next_attempt_at, error, status_code,
-		finished_at, now, attempted_at, duration_ms, snippet, key_id, n
+		finished_at, now, attempted_at, duration_ms, snippet, key_id, headers, n
 	)
 ), d AS (
 	UPDATE deliveries SET
@@ -201,8 +202,8 @@ FROM leased JOIN events e ON e.id = leased.event_id`
 		AND CASE deliveries.status WHEN 'processing' THEN deliveries.lease_token = i.token ELSE false END
 	RETURNING deliveries.id, deliveries.replay_count
 ), a AS (
-	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round)
-	SELECT i.id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id, d.replay_count
+	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, headers, round)
+	SELECT i.id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id, i.headers, d.replay_count
 	FROM input i JOIN d ON d.id = i.id
 	ORDER BY i.n
 )

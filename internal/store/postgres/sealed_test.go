@@ -46,7 +46,8 @@ const markerRows = `SELECT
   (SELECT count(*) FROM events e WHERE position(convert_to($1, 'UTF8') IN convert_to(e::text, 'UTF8')) > 0
      OR position(convert_to($1, 'UTF8') IN e.body) > 0)
 + (SELECT count(*) FROM attempts a WHERE position(convert_to($1, 'UTF8') IN convert_to(a::text, 'UTF8')) > 0
-     OR position(convert_to($1, 'UTF8') IN a.response_snippet) > 0)`
+     OR position(convert_to($1, 'UTF8') IN a.response_snippet) > 0
+     OR position(convert_to($1, 'UTF8') IN a.headers) > 0)`
 
 // TestSealedNotInTables looks for the marker in every row of events and
 // attempts as the server holds them.

@@ -89,9 +89,9 @@ func (s *Store) recordOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.
 		recorded[i] = true
 		a := r.Attempt
 		attempts = append(attempts, r.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error,
-			r.Snippet, r.KeyID, r.DeliveryID)
+			r.Snippet, r.KeyID, r.Headers, r.DeliveryID)
 	}
-	if err := s.execChunks(ctx, tx, &s.insertAttempts, 8, attempts); err != nil {
+	if err := s.execChunks(ctx, tx, &s.insertAttempts, 9, attempts); err != nil {
 		return fmt.Errorf("insert attempts: %w", err)
 	}
 	return nil

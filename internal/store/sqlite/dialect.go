@@ -22,9 +22,10 @@ import (
 // An AUTOINCREMENT table carries on after the largest id ever inserted,
 // imported ones included, so an import resets nothing.
 var dialect = sqlstore.Dialect{
-	Placeholder: sqlstore.Question,
-	Pattern:     sqlstore.GlobPattern,
-	TypeMatch:   "e.type GLOB %s",
+	Placeholder:  sqlstore.Question,
+	Pattern:      sqlstore.GlobPattern,
+	TypeMatch:    "e.type GLOB %s",
+	BodyContains: "instr(e.body, %s) > 0", // both BLOBs: a byte search
 	InIDs: func(w *sqlstore.Where, columns, ids []string) {
 		w.Add(columns[len(columns)-1]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
 	},

@@ -131,9 +131,9 @@ RETURNING deliveries.id`
 	// of its rows, each in its delivery's current replay round: the
 	// delivery's id is bound twice.
 	insertAttemptsHead = `INSERT INTO attempts (
-	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round
+	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, headers, round
 ) VALUES `
-	insertAttemptsRow  = `(?, ?, ?, ?, ?, ?, ?, (SELECT replay_count FROM deliveries WHERE id = ?))`
+	insertAttemptsRow  = `(?, ?, ?, ?, ?, ?, ?, ?, (SELECT replay_count FROM deliveries WHERE id = ?))`
 	insertAttemptsTail = ``
 
 	// releaseDeliveries hands back the deliveries of the JSON array ?1 of

@@ -21,6 +21,9 @@ type CompletionRow struct {
 	// sealed under KeyID, or plain when KeyID is nil.
 	Snippet []byte
 	KeyID   *string
+	// Headers are the attempt's request and response headers, bounded
+	// and sealed as Snippet is, or no bytes when it has none.
+	Headers []byte
 	// Repeat is set when an earlier completion of the batch names the
 	// same delivery: it is not recorded, as its lease is then gone.
 	Repeat bool
@@ -43,6 +46,9 @@ func CompletionRows(cs []store.Completion, now time.Time, p Payloads) ([]Complet
 		r := CompletionRow{Completion: c, Repeat: seen[c.DeliveryID]}
 		var err error
 		if r.Snippet, r.KeyID, err = p.SealSnippet(c.DeliveryID, Snippet(c.Attempt.ResponseSnippet)); err != nil {
+			return nil, err
+		}
+		if r.Headers, err = p.SealAttemptHeaders(c.DeliveryID, EncodeAttemptHeaders(c.Attempt)); err != nil {
 			return nil, err
 		}
 		switch c.Status {

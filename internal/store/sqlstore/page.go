@@ -28,8 +28,9 @@ type Page struct {
 // below 1) of the events its Filter selects with ids below its Cursor,
 // when set. listEvents is the driver's statement, with %[1]s for its
 // conditions and %[2]s for the placeholder of its limit. A bad glob or
-// status is store.ErrBadFilter.
-func NewPage(d Dialect, listEvents string, req store.ListRequest) (Page, error) {
+// status is store.ErrBadFilter. Each of more, when given, adds
+// conditions of its own (a search's) after the filter's.
+func NewPage(d Dialect, listEvents string, req store.ListRequest, more ...func(w *Where)) (Page, error) {
 	limit := req.Limit
 	if limit < 1 {
 		limit = DefaultListLimit
@@ -37,6 +38,9 @@ func NewPage(d Dialect, listEvents string, req store.ListRequest) (Page, error) 
 	w := NewWhere(d)
 	if err := w.FilterEvents(req.Filter); err != nil {
 		return Page{}, err
+	}
+	for _, add := range more {
+		add(w)
 	}
 	if req.Cursor != "" {
 		w.Add("e.id < %s", req.Cursor)

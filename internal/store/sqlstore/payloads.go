@@ -10,16 +10,18 @@ import (
 )
 
 // Payloads seals the payload columns both drivers write (an event's body,
-// headers and raw query, an attempt's response snippet) and opens them when read.
+// headers and raw query, an attempt's response snippet and headers) and
+// opens them when read.
 // Every write and read of those columns goes through it; nothing else
 // touches their bytes. With no keys it stores them plain and its key id is
 // NULL.
 //
-// A sealed body or snippet is stored as the sealed bytes; sealed headers
-// and query, in text columns, as their base64; an empty query is stored
-// empty. The associated data names the column
-// and the row (event id, or delivery id for a snippet), so a value moved
-// to another row does not open.
+// A sealed body, snippet or attempt's headers is stored as the sealed
+// bytes; sealed headers and query, in text columns, as their base64; an
+// empty query and an attempt without headers are stored empty. The
+// associated data names the column and the row (event id, or delivery id
+// for an attempt's columns), so a value moved to another row does not
+// open.
 type Payloads struct {
 	// Keys seals and opens; nil seals nothing.
 	Keys *payloadcrypt.Ring
@@ -184,6 +186,49 @@ func (p Payloads) ResealSnippet(deliveryID int64, stored []byte, keyID *string) 
 	return p.SealSnippet(deliveryID, []byte(snippet))
 }
 
+// SealAttemptHeaders returns the encoded headers (see
+// EncodeAttemptHeaders) of an attempt of delivery deliveryID as stored:
+// sealed under the current key, the one SealSnippet seals with, unless
+// there are none, which are stored as no bytes.
+func (p Payloads) SealAttemptHeaders(deliveryID int64, headers []byte) ([]byte, error) {
+	if p.Keys == nil || len(headers) == 0 {
+		return NonNil(headers), nil
+	}
+	sealed, _, err := p.Keys.Seal(attemptHeadersAD(deliveryID), headers)
+	if err != nil {
+		return nil, fmt.Errorf("seal headers of delivery %d: %w", deliveryID, err)
+	}
+	return sealed, nil
+}
+
+// OpenAttemptHeaders returns the encoded headers of an attempt of delivery
+// deliveryID from its stored column and key id.
+func (p Payloads) OpenAttemptHeaders(deliveryID int64, stored []byte, keyID *string) ([]byte, error) {
+	if keyID == nil || len(stored) == 0 {
+		return stored, nil
+	}
+	b, err := p.Keys.Open(*keyID, attemptHeadersAD(deliveryID), stored)
+	if err != nil {
+		return nil, fmt.Errorf("open headers of delivery %d: %w", deliveryID, err)
+	}
+	return b, nil
+}
+
+// ResealAttempt opens the stored snippet and headers of an attempt of
+// delivery deliveryID and returns them sealed under the current key.
+func (p Payloads) ResealAttempt(deliveryID int64, snippet, headers []byte, keyID *string) (sealedSnippet, sealedHeaders []byte, err error) {
+	if sealedSnippet, _, err = p.ResealSnippet(deliveryID, snippet, keyID); err != nil {
+		return nil, nil, err
+	}
+	if headers, err = p.OpenAttemptHeaders(deliveryID, headers, keyID); err != nil {
+		return nil, nil, err
+	}
+	if sealedHeaders, err = p.SealAttemptHeaders(deliveryID, headers); err != nil {
+		return nil, nil, err
+	}
+	return sealedSnippet, sealedHeaders, nil
+}
+
 // Current returns the id of the key that seals, or store.ErrNoKeys.
 func (p Payloads) Current() (string, error) {
 	if p.Keys == nil {
@@ -204,6 +249,12 @@ func CountKey(counts map[string]int64, keyID *string, n int64) {
 // eventAD is the associated data of an event's column.
 func eventAD(column, eventID string) []byte {
 	return []byte("hookrelay events." + column + " " + eventID)
+}
+
+// attemptHeadersAD is the associated data of the headers of a delivery's
+// attempt.
+func attemptHeadersAD(deliveryID int64) []byte {
+	return []byte("hookrelay attempts.headers " + strconv.FormatInt(deliveryID, 10))
 }
 
 // snippetAD is the associated data of a snippet of a delivery's attempt.

@@ -42,12 +42,13 @@ WHERE %s AND status IN ('pending', 'failed', 'processing')`
 	purgeOrderingKeys = `UPDATE deliveries SET ordering_key = ''
 WHERE %s AND ordering_key <> ''`
 
-	// purgeSnippets clears the response snippets of the attempts of the
-	// events' deliveries (to no bytes): a destination may echo what it
-	// was sent.
-	purgeSnippets = `UPDATE attempts SET response_snippet = ?, key_id = NULL
+	// purgeSnippets clears the response snippets and the headers of the
+	// attempts of the events' deliveries (to no bytes): a destination may
+	// echo what it was sent, and a request forwards the provider's
+	// headers.
+	purgeSnippets = `UPDATE attempts SET response_snippet = ?, headers = ?, key_id = NULL
 WHERE delivery_id IN (SELECT id FROM deliveries WHERE %s)
-	AND (length(response_snippet) > 0 OR key_id IS NOT NULL)`
+	AND (length(response_snippet) > 0 OR length(headers) > 0 OR key_id IS NOT NULL)`
 
 	selectTombstones = `SELECT id, purged_at, coalesce(purged_by, ''), coalesce(purge_reason, '') FROM events
 WHERE %s AND purged_at IS NOT NULL`
@@ -103,7 +104,7 @@ func (o *Ops) PurgeEvents(ctx context.Context, req store.PurgeRequest) (store.Pu
 		if _, err := tx.Exec(ctx, q, args...); err != nil {
 			return err
 		}
-		q, args = o.ofEvents(purgeSnippets, "event_id", res.Purged, noBytes)
+		q, args = o.ofEvents(purgeSnippets, "event_id", res.Purged, noBytes, noBytes)
 		_, err = tx.Exec(ctx, q, args...)
 		return err
 	})

@@ -24,13 +24,14 @@ WHERE id > ?1 AND key_id IS DISTINCT FROM ?2 ORDER BY id LIMIT ?3
 	updateEventSeals = `UPDATE events SET body = u.column2, headers = u.column3, raw_query = u.column4, key_id = ?
 FROM %s WHERE events.id = u.column1`
 
-	selectAttemptsToReseal = `SELECT id, delivery_id, response_snippet, key_id FROM attempts
+	selectAttemptsToReseal = `SELECT id, delivery_id, response_snippet, headers, key_id FROM attempts
 WHERE id > ?1 AND key_id IS DISTINCT FROM ?2 ORDER BY id LIMIT ?3
 `
 
 	// updateAttemptSeals sets the key id ? and, from each row of the list
-	// %s (id, response_snippet), an attempt's sealed snippet.
-	updateAttemptSeals = `UPDATE attempts SET response_snippet = u.column2, key_id = ?
+	// %s (id, response_snippet, headers), an attempt's sealed snippet and
+	// headers.
+	updateAttemptSeals = `UPDATE attempts SET response_snippet = u.column2, headers = u.column3, key_id = ?
 FROM %s WHERE attempts.id = u.column1`
 )
 
@@ -38,7 +39,7 @@ FROM %s WHERE attempts.id = u.column1`
 // updateAttemptSeals.
 var (
 	eventSealTypes   = []string{"text", "bytea", "text", "text"}
-	attemptSealTypes = []string{"bigint", "bytea"}
+	attemptSealTypes = []string{"bigint", "bytea", "bytea"}
 )
 
 // ResealEvents re-seals under the current key at most limit events after
@@ -62,19 +63,20 @@ func (o *Ops) ResealEvents(ctx context.Context, after string, limit int) (int, s
 	return n, last, nil
 }
 
-// ResealAttempts is ResealEvents for attempts' response snippets.
+// ResealAttempts is ResealEvents for attempts' response snippets and
+// headers.
 func (o *Ops) ResealAttempts(ctx context.Context, after int64, limit int) (int, int64, error) {
 	n, last, err := resealBatch(ctx, o, after, limit, selectAttemptsToReseal, updateAttemptSeals, attemptSealTypes, func(row Rows) (int64, []any, error) {
 		var (
-			id, deliveryID int64
-			snippet        []byte
-			keyID          *string
+			id, deliveryID   int64
+			snippet, headers []byte
+			keyID            *string
 		)
-		if err := row.Scan(&id, &deliveryID, &snippet, &keyID); err != nil {
+		if err := row.Scan(&id, &deliveryID, &snippet, &headers, &keyID); err != nil {
 			return 0, nil, err
 		}
-		sealed, _, err := o.b.Payloads.ResealSnippet(deliveryID, snippet, keyID)
-		return id, []any{id, sealed}, err
+		snippet, headers, err := o.b.Payloads.ResealAttempt(deliveryID, snippet, headers, keyID)
+		return id, []any{id, snippet, headers}, err
 	})
 	if err != nil {
 		return 0, after, o.fail(ctx, fmt.Sprintf("reseal attempts after %d", after), err)

@@ -67,6 +67,7 @@ var TransferTables = []Table{
 		{"id", Int, false}, {"delivery_id", Int, false}, {"attempted_at", Time, false},
 		{"duration_ms", Int, false}, {"status_code", Int, false}, {"error", Text, false},
 		{"response_snippet", Bytes, false}, {"round", Int, false}, {"key_id", Text, true},
+		{"headers", Bytes, false},
 	}},
 	{Name: "replays", Key: 1, Identity: true, Columns: []Column{
 		{"id", Int, false}, {"at", Time, false}, {"actor", Text, false}, {"kind", Text, false},

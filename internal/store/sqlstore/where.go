@@ -23,6 +23,10 @@ type Dialect struct {
 	// TypeMatch is the condition that e.type matches a pattern, with one
 	// %s for the pattern's placeholder.
 	TypeMatch string
+	// BodyContains is the condition that e.body holds the bytes of a
+	// text search, with one %s for their placeholder: a byte search,
+	// which neither database can answer from an index.
+	BodyContains string
 	// InIDs adds to w the condition that the event is one of ids. columns
 	// name the columns that hold the event id: e.id, then the other one
 	// when the statement joins one (such as d.event_id).

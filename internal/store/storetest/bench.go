@@ -176,3 +176,42 @@ func BenchStats(b *testing.B, s store.DB, groupBy func(ctx context.Context) erro
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/stats")
 	b.ReportMetric(float64(baseline.Microseconds())/1000, "ms/groupby")
 }
+
+// BenchSearch measures SearchEvents for a page of 50 on s, seeded with
+// provider ids evt_1, evt_2, … and bodies that name sub_N for N below
+// 1000: by a provider id prefix that a few hundred ids have, by one every
+// id has, by idPrefix (the start of stored hookrelay ids), and by text in
+// every event's body and in one of a thousand, reading DefaultScanLimit
+// events. It reports ms/search.
+func BenchSearch(b *testing.B, s store.DB, idPrefix string) {
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name string
+		req  store.SearchRequest
+	}{
+		{"provider-prefix", store.SearchRequest{IDPrefix: "evt_1234"}},
+		{"provider-prefix-every", store.SearchRequest{IDPrefix: "evt_"}},
+		{"provider-prefix-source", store.SearchRequest{IDPrefix: "evt_1234", Filter: store.EventFilter{Source: "s3"}}},
+		{"hookrelay-prefix", store.SearchRequest{IDPrefix: idPrefix}},
+		{"text-every", store.SearchRequest{Text: []byte(`"type":"invoice.paid"`)}},
+		{"text-rare", store.SearchRequest{Text: []byte(`"sub_123"`)}},
+		{"text-rare-source", store.SearchRequest{Text: []byte(`"sub_123"`), Filter: store.EventFilter{Source: "s3"}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			bc.req.Limit = 50
+			var p store.SearchPage
+			for b.Loop() {
+				var err error
+				if p, err = s.SearchEvents(ctx, bc.req); err != nil {
+					b.Fatalf("SearchEvents: %v", err)
+				}
+			}
+			if len(p.Events) == 0 {
+				b.Fatalf("SearchEvents(%+v) found nothing", bc.req)
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/search")
+			b.ReportMetric(float64(len(p.Events)), "found")
+			b.ReportMetric(float64(p.Scanned), "scanned")
+		})
+	}
+}

@@ -88,6 +88,12 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			return err
 		},
 
+		// store.Search
+		"SearchEvents": func(ctx context.Context) error {
+			_, err := s.SearchEvents(ctx, store.SearchRequest{IDPrefix: "evt_", Limit: 10})
+			return err
+		},
+
 		// store.Operations
 		"ListEvents": func(ctx context.Context) error {
 			_, _, err := s.ListEvents(ctx, store.ListRequest{Limit: 10})

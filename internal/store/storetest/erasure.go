@@ -52,7 +52,10 @@ func testPurgeErasesPayload(t *testing.T, s store.DB) {
 
 	// audit: done, with a snippet; billing: processing; crm: pending.
 	done := claim(t, s, "audit", 1, now)
-	complete(t, s, outcome(done[0], store.StatusDone, now))
+	c := outcome(done[0], store.StatusDone, now)
+	c.Attempt.RequestHeaders = map[string][]string{"X-Customer": {"cus_123"}}
+	c.Attempt.ResponseHeaders = map[string][]string{"X-Echo": {"cus_123"}}
+	complete(t, s, c)
 	held := claim(t, s, "billing", 1, now)
 	if len(held) != 1 || held[0].Delivery.EventID != e.ID {
 		t.Fatalf("claimed %+v, want the subject's billing delivery", held)
@@ -93,8 +96,8 @@ func testPurgeErasesPayload(t *testing.T, s store.DB) {
 			t.Errorf("%s delivery = %+v; want finished with a note naming ops", d.Destination, d)
 		}
 		for _, a := range attempts(t, s, d.ID) {
-			if a.ResponseSnippet != "" {
-				t.Errorf("%s attempt keeps snippet %q after the purge", d.Destination, a.ResponseSnippet)
+			if a.ResponseSnippet != "" || a.RequestHeaders != nil || a.ResponseHeaders != nil {
+				t.Errorf("%s attempt keeps snippet %q and headers %v, %v after the purge", d.Destination, a.ResponseSnippet, a.RequestHeaders, a.ResponseHeaders)
 			}
 		}
 	}

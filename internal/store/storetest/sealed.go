@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -52,6 +53,7 @@ var sealedTests = []struct {
 	{"ResealUnderLoad", testResealUnderLoad},
 	{"ResealNeedsKeys", testResealNeedsKeys},
 	{"ResealUnknownKeyFails", testResealUnknownKeyFails},
+	{"TextSearchPassesSealedRows", testTextSearchPassesSealedRows},
 }
 
 // RunSealed runs the checks of payload sealing: what a store with keys
@@ -87,16 +89,18 @@ func IngestMarked(t *testing.T, s store.DB) store.Event {
 	ingest(t, s, item(e, "marked"))
 	c := outcome(claim(t, s, "marked", 1, baseTime)[0], store.StatusDone, baseTime)
 	c.Attempt.ResponseSnippet = "thanks " + Marker
+	c.Attempt.ResponseHeaders = map[string][]string{"X-Echo": {Marker}}
 	complete(t, s, c)
 	return e
 }
 
 // sealedRow is an event written by one store, with its delivery and the
-// response snippet it recorded.
+// response snippet and headers it recorded.
 type sealedRow struct {
 	e          store.Event
 	deliveryID int64
 	snippet    string
+	headers    map[string][]string
 }
 
 // writeSealed ingests a marked event to destination "d" through s, claims
@@ -114,8 +118,9 @@ func writeSealed(t *testing.T, s store.DB, providerID string) sealedRow {
 	c := outcome(cs[0], store.StatusFailed, baseTime)
 	c.NextAttemptAt = baseTime.Add(time.Hour)
 	c.Attempt.ResponseSnippet = "busy " + providerID + " \x00\xff"
+	c.Attempt.ResponseHeaders = map[string][]string{"X-Echo": {providerID, Marker}}
 	complete(t, s, c)
-	return sealedRow{e: e, deliveryID: c.DeliveryID, snippet: c.Attempt.ResponseSnippet}
+	return sealedRow{e: e, deliveryID: c.DeliveryID, snippet: c.Attempt.ResponseSnippet, headers: c.Attempt.ResponseHeaders}
 }
 
 // checkReads fails unless every read of s returns the rows exactly:
@@ -137,8 +142,8 @@ func checkReads(t *testing.T, s store.DB, rows ...sealedRow) {
 		checkEvent(t, byProvider, r.e)
 		checkRawQuery(t, "EventByProviderID", byProvider, r.e.RawQuery)
 		as := attempts(t, s, r.deliveryID)
-		if len(as) != 1 || as[0].ResponseSnippet != r.snippet {
-			t.Errorf("attempts of %s = %+v, want one with snippet %q", r.e.ID, as, r.snippet)
+		if len(as) != 1 || as[0].ResponseSnippet != r.snippet || !reflect.DeepEqual(as[0].ResponseHeaders, r.headers) {
+			t.Errorf("attempts of %s = %+v, want one with snippet %q and response headers %v", r.e.ID, as, r.snippet, r.headers)
 		}
 	}
 	bodies, err := s.EventBodies(ctx, ids)
@@ -257,5 +262,25 @@ func CheckNotStored(t *testing.T, open func(t *testing.T, keys *payloadcrypt.Rin
 				t.Errorf("the database holds the marker %d times, want found=%t", n, tc.found)
 			}
 		})
+	}
+}
+
+// testTextSearchPassesSealedRows searches, through a store without keys,
+// rows written plain and sealed: the plain one is found, the sealed one is
+// counted as not searched. Through a store with keys, a text search is
+// refused.
+func testTextSearchPassesSealedRows(t *testing.T, open func(*payloadcrypt.Ring) store.DB) {
+	plain := writeSealed(t, open(nil), "evt_plain")
+	writeSealed(t, open(TestKeys(t, "k1")), "evt_k1")
+	p, err := open(nil).SearchEvents(context.Background(), store.SearchRequest{Text: []byte(Marker)})
+	if err != nil {
+		t.Fatalf("SearchEvents: %v", err)
+	}
+	if len(p.Events) != 1 || p.Events[0].Event.ID != plain.e.ID || p.Scanned != 2 || p.Sealed != 1 || !p.Exhausted {
+		t.Errorf("search = %d events, %d read, %d sealed, exhausted %t; want %s alone, 2 read, 1 sealed, exhausted",
+			len(p.Events), p.Scanned, p.Sealed, p.Exhausted, plain.e.ID)
+	}
+	if _, err := open(TestKeys(t, "k1")).SearchEvents(context.Background(), store.SearchRequest{Text: []byte(Marker)}); !errors.Is(err, store.ErrSealedSearch) {
+		t.Errorf("a text search through a store with keys: error %v, want ErrSealedSearch", err)
 	}
 }
