@@ -212,8 +212,23 @@ func (d *dbDisk) find(t *testing.T, needles [][]byte) []string {
 // with for the bytes to leave the files (PostgreSQL's), stops the store,
 // and scans every file of the database byte by byte: no window of a purged
 // body is left, where each was found before the purge.
+//
+// On PostgreSQL it runs in a database of its own: VACUUM FULL keeps a dead
+// row while a transaction of its database may still see it, and the other
+// tests hold theirs open in the shared one.
 func TestPurgeLeavesNoPayloadOnDisk(t *testing.T) {
-	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
+	t.Parallel()
+	drivers := []testdb.Driver{{Name: "sqlite", URL: testdb.SQLiteURL}, {Name: "postgres", URL: testdb.PostgresDatabaseURL}}
+	for _, driver := range drivers {
+		t.Run(driver.Name, func(t *testing.T) {
+			t.Parallel()
+			testPurgeLeavesNoPayloadOnDisk(t, driver)
+		})
+	}
+}
+
+func testPurgeLeavesNoPayloadOnDisk(t *testing.T, driver testdb.Driver) {
+	{
 		cfg := parseConfig(t, `  - {name: crm, url: "http://127.0.0.1:9/crm", secret: "${BILLING_SIGN}", sources: [stripe], ordering_key: data.object.customer}
 `)
 		b := setup(t, driver, cfg)
@@ -268,7 +283,7 @@ func TestPurgeLeavesNoPayloadOnDisk(t *testing.T) {
 		disk.flush(t)
 		disk.list(t)
 		disk.expectNone(t, bodies, "after the purge, "+strconv.Quote(stmt)+" and a stop")
-	})
+	}
 }
 
 // holdsAny reports whether some file holds some of the bodies.

@@ -76,6 +76,39 @@ func PostgresURL(t testing.TB) string {
 	return s.URL
 }
 
+// PostgresDatabaseURL creates a database of its own on the server, rather
+// than a schema, and drops it when the test ends: for a test whose VACUUM
+// must not wait for the transactions other tests hold open in theirs (a
+// dead row stays while any transaction of its database may still see it).
+// It skips or fails as PostgresURL does.
+func PostgresDatabaseURL(t testing.TB) string {
+	t.Helper()
+	base := PostgresURL(t) // skips or fails without a server
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("parse %s: %v", PostgresURLEnv, err)
+	}
+	name := "t_" + randomHex(8)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin := &Schema{base: os.Getenv(PostgresURLEnv)}
+	if err := admin.exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := admin.exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Error(err)
+		}
+	})
+	u.Path = "/" + name
+	q := u.Query()
+	q.Del("search_path")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
 // Schema is a PostgreSQL schema of its own, for a caller that is not a
 // test (the benchmark command); tests use PostgresURL.
 type Schema struct {
