@@ -131,16 +131,19 @@ func (s *sink) tally(t *testing.T, want []string) (missing []string, duplicates,
 
 // postAll posts signed Stripe events with the given ids to p's ingest
 // listener from `senders` goroutines, each retried until answered 200 or
-// for at most 20s. It returns an error naming the first event never stored.
-// It may run outside the test's goroutine.
+// for at most 20s. It returns an error naming the first event never stored,
+// and posts nothing more once one is not. It may run outside the test's
+// goroutine.
 func postAll(p *relayProc, ids []string, senders int) error {
 	url := "http://" + p.public + "/webhooks/stripe"
 	client := &http.Client{Timeout: 10 * time.Second}
 	next := make(chan string)
 	var (
-		mu     sync.Mutex
-		failed []string
-		wg     sync.WaitGroup
+		mu       sync.Mutex
+		failed   []string
+		wg       sync.WaitGroup
+		giveUp   = make(chan struct{})
+		giveOnce sync.Once
 	)
 	for range senders {
 		wg.Go(func() {
@@ -149,12 +152,18 @@ func postAll(p *relayProc, ids []string, senders int) error {
 					mu.Lock()
 					failed = append(failed, fmt.Sprintf("%s: %v", id, err))
 					mu.Unlock()
+					giveOnce.Do(func() { close(giveUp) })
 				}
 			}
 		})
 	}
+feed:
 	for _, id := range ids {
-		next <- id
+		select {
+		case next <- id:
+		case <-giveUp:
+			break feed
+		}
 	}
 	close(next)
 	wg.Wait()

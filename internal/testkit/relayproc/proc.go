@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -76,8 +77,13 @@ func (p *Proc) Exited() bool {
 	}
 }
 
-// WaitReady polls the admin listener's /readyz until it answers 200, the
-// child exits, ctx ends or timeout passes.
+// readyBody is what a relay's /readyz answers with its 200.
+const readyBody = `{"status":"ready"}`
+
+// WaitReady polls the admin listener's /readyz until it answers 200 with
+// a relay's body, the child exits, ctx ends or timeout passes. The body
+// tells the relay from another test's server that took the port between
+// FreeAddrs and the relay's start: such a relay cannot listen, and exits.
 func (p *Proc) WaitReady(ctx context.Context, timeout time.Duration) error {
 	url := "http://" + p.admin + "/readyz"
 	client := &http.Client{Timeout: 2 * time.Second}
@@ -88,8 +94,9 @@ func (p *Proc) WaitReady(ctx context.Context, timeout time.Duration) error {
 			return fmt.Errorf("build readiness request: %w", err)
 		}
 		if resp, err := client.Do(req); err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
 			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == http.StatusOK && strings.TrimSpace(string(body)) == readyBody {
 				return nil
 			}
 		}

@@ -3,6 +3,7 @@ package relayproc
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,16 +15,46 @@ import (
 	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
-// ready serves /readyz with 200.
+// ready serves /readyz as a ready relay does.
 func ready(t *testing.T) string {
+	t.Helper()
+	return serveReadyz(t, readyBody)
+}
+
+// serveReadyz serves /readyz with 200 and body.
+func serveReadyz(t *testing.T, body string) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/readyz" {
 			http.NotFound(w, r)
+			return
 		}
+		_, _ = io.WriteString(w, body)
 	}))
 	t.Cleanup(srv.Close)
 	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// TestWaitReadyNotAnotherServer: a server that took the relay's admin
+// port and answers 200 with something else is not the relay being ready.
+func TestWaitReadyNotAnotherServer(t *testing.T) {
+	t.Parallel()
+	p, err := Start(Options{Binary: "sleep", Args: []string{"30"}, Admin: serveReadyz(t, `{"status":"stored"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Kill)
+	if err := p.WaitReady(context.Background(), 300*time.Millisecond); err == nil || !strings.Contains(err.Error(), "not ready") {
+		t.Fatalf("WaitReady = %v, want not ready", err)
+	}
+}
+
+func TestPortTaken(t *testing.T) {
+	t.Parallel()
+	log := `{"level":"ERROR","msg":"serve: listen tcp 127.0.0.1:40123: bind: address already in use"}`
+	if !portTaken(log) || portTaken(`{"msg":"database is locked"}`) {
+		t.Error("portTaken does not tell a taken port from another failure")
+	}
 }
 
 func TestStartWaitReadySignal(t *testing.T) {

@@ -54,10 +54,36 @@ func ConfigYAML(database, public, admin, rest string) string {
 	return fmt.Sprintf("database: %q\nlisten: %q\nadmin_listen: %q\n%s", database, public, admin, rest)
 }
 
+// portTries is how many times StartRelay starts a relay on fresh ports
+// when another process took one of them first.
+const portTries = 3
+
 // StartRelay writes the config when o.Database is set, starts the relay and
 // waits until its /readyz answers 200. When the relay is not ready, it is
-// killed and the error ends with the last lines of its output.
+// killed and the error ends with the last lines of its output. Ports it
+// chose itself may be taken by another process before the relay listens on
+// them (FreeAddrs frees them for the relay); it then starts the relay again
+// on fresh ones.
 func StartRelay(ctx context.Context, o RelayOptions) (*Relay, error) {
+	chosen := o.Database != "" && (o.Public == "" || o.Admin == "")
+	for try := 1; ; try++ {
+		r, err := startRelay(ctx, o)
+		if err == nil {
+			return r, nil
+		}
+		if !chosen || try == portTries || r == nil || !portTaken(r.Log()) {
+			return nil, err
+		}
+	}
+}
+
+// portTaken reports whether a relay's output says it could not listen on
+// an address in use.
+func portTaken(log string) bool { return strings.Contains(log, "address already in use") }
+
+// startRelay is one try of StartRelay. When the relay is not ready it
+// returns the killed relay, for its output, with the error.
+func startRelay(ctx context.Context, o RelayOptions) (*Relay, error) {
 	if o.Database != "" {
 		if o.Public == "" || o.Admin == "" {
 			addrs, err := FreeAddrs(2)
@@ -91,7 +117,7 @@ func StartRelay(ctx context.Context, o RelayOptions) (*Relay, error) {
 	r.Proc = p
 	if err := p.WaitReady(ctx, cmp.Or(o.ReadyTimeout, 60*time.Second)); err != nil {
 		p.Kill()
-		return nil, fmt.Errorf("%w; log:\n%s", err, r.Tail(20))
+		return r, fmt.Errorf("%w; log:\n%s", err, r.Tail(20))
 	}
 	return r, nil
 }
