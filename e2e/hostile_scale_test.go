@@ -138,15 +138,18 @@ func TestLargeHistory(t *testing.T) {
 // largeHistory is how many deliveries TestLargeHistory seeds.
 const largeHistory = 300_000
 
-// checkScrapers has eight scrapers read /metrics without pause for ten
-// seconds while a probe sends webhooks. Every scrape must answer within
+// checkScrapers has eight scrapers read /metrics without pause, 150
+// times each (one to three seconds here), while a probe sends webhooks. Every scrape must answer within
 // Prometheus's default scrape timeout (10 s) with the seeded count exact,
 // and every webhook must be answered 200 within providerTimeout.
 // (Counting every delivery per scrape, SQLite's scrapes ran past the
 // collector's own timeout and came back without the delivery series, and
 // webhooks waited seconds.)
 func checkScrapers(t *testing.T, p *relayProc, driver string) {
-	const scrapers, scrapeFor = 8, 10 * time.Second
+	// Each scraper stops after scrapesEach scrapes, or at the latest
+	// after scrapeFor, when the relay is slow enough that the failures
+	// say so.
+	const scrapers, scrapesEach, scrapeFor = 8, 150, 30 * time.Second
 	want := fmt.Sprintf(`hookrelay_deliveries{destination=%q,kind="pull",status="done"}`, bulkDestination)
 
 	var sentAlone, sentScraped atomic.Int64
@@ -166,7 +169,10 @@ func checkScrapers(t *testing.T, p *relayProc, driver string) {
 	end := time.Now().Add(scrapeFor)
 	for range scrapers {
 		wg.Go(func() {
-			for time.Now().Before(end) {
+			for range scrapesEach {
+				if time.Now().After(end) {
+					break
+				}
 				start := time.Now()
 				v, err := scrapeValue(client, "http://"+p.admin+"/metrics", want)
 				took := time.Since(start)

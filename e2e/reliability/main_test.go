@@ -17,13 +17,24 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
 // binary is the hookrelay binary built once for the package's tests.
 var binary string
 
+// parallel is how many tests run at once unless -test.parallel says
+// otherwise: the crash tests mostly wait on the relay they kill and the
+// simulator's pace (a fifth of a core each), so all four of them run side
+// by side rather than two by two.
+const parallel = 4
+
 func TestMain(m *testing.M) {
+	if err := testkit.DefaultParallel(parallel); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	dir, err := os.MkdirTemp("", "hookrelay-reliability-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
