@@ -52,11 +52,21 @@ func TestHostileDescriptorExhaustion(t *testing.T) {
 			limit := fmt.Sprintf("--nofile=%d:%d", fdLimit, fdLimit)
 			p := launchWrapped(t, "relay", []string{"prlimit", limit, "--"}, db, fdConfig, stripeEnv)
 
-			var seq atomic.Int64
+			var (
+				seq      atomic.Int64
+				errsMu   sync.Mutex
+				postErrs []string // the first few errors a sender got, for the failure message
+			)
 			post := func(client *http.Client) int {
+				start := time.Now()
 				req := hostileStripe(t, p, stripeEvent(fmt.Sprintf("evt_fd_%d", seq.Add(1)), ""), nil)
 				status, _, _, err := hostileDo(client, req)
 				if err != nil {
+					errsMu.Lock()
+					if len(postErrs) < 5 {
+						postErrs = append(postErrs, fmt.Sprintf("after %v: %v", time.Since(start).Round(time.Millisecond), err))
+					}
+					errsMu.Unlock()
 					return -1
 				}
 				return status
@@ -147,10 +157,10 @@ func TestHostileDescriptorExhaustion(t *testing.T) {
 				}
 			}
 			if keptStatus[200] == 0 || len(keptStatus) != 1 {
-				t.Errorf("the sender on a connection opened before the flood got %v, want only 200s", keptStatus)
+				t.Errorf("the sender on a connection opened before the flood got %v, want only 200s (errors: %q)", keptStatus, postErrs)
 			}
 			if newStatus[200] == 0 || len(newStatus) != 1 {
-				t.Errorf("the sender on new connections got %v, want only 200s", newStatus)
+				t.Errorf("the sender on new connections got %v, want only 200s (errors: %q)", newStatus, postErrs)
 			}
 			if peakFDs >= fdLimit {
 				t.Errorf("the relay held %d descriptors, its limit is %d", peakFDs, fdLimit)
