@@ -10,8 +10,8 @@ import (
 // numbered placeholders, LIKE with '\' escapes for type globs, ids as a
 // text array, on every column holding the event id, and times as
 // timestamptz. Beyond filters: the delivery counts are the sums of
-// appended deltas (see FoldCounts), and the microseconds between two times
-// are read from their interval.
+// appended deltas (see FoldCounts), and so are the activity counters'
+// minutes until folded.
 // timestamptz. Lists of rows are arrays, one a column, unnested, so that
 // a batch of any size is one statement of few arguments. The rows a
 // transaction reads to rewrite are locked FOR NO KEY UPDATE, which does
@@ -34,7 +34,7 @@ var dialect = sqlstore.Dialect{
 	},
 	Time:            func(t time.Time) any { return t },
 	CountsTable:     "delivery_count_deltas",
-	MicrosSince:     "(extract(epoch FROM %s - %s) * 1000000)::bigint",
+	ActivityDeltas:  "activity_deltas",
 	HasTable:        `SELECT to_regclass(?) IS NOT NULL`,
 	Migrations:      migrationFiles,
 	Rows:            sqlstore.UnnestRows,

@@ -12,7 +12,7 @@ import (
 // column alone — the deliveries' event_id in a replay's walk, which reads
 // the deliveries first, else e.id — and times as unix microseconds.
 // Beyond filters: the delivery counts are one row per destination and
-// status, and the microseconds between two times are their difference.
+// status, and the activity counters one row per minute.
 // the deliveries first, else e.id — and times as unix microseconds. Lists
 // of rows are VALUES lists. Its write transactions hold off every other
 // writer, so it locks no rows, and it has no listeners to notify.
@@ -31,7 +31,6 @@ var dialect = sqlstore.Dialect{
 	},
 	Time:        func(t time.Time) any { return micros(t) },
 	CountsTable: "delivery_counts",
-	MicrosSince: "(%s - %s)",
 	HasTable:    `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?`,
 	Migrations:  migrationFiles,
 	Rows:        sqlstore.ValuesRows,

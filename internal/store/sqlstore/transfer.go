@@ -43,7 +43,9 @@ type Table struct {
 // TransferTables are the tables both drivers' schemas hold, as of their
 // last migration, in import order, with every column. delivery_counts
 // (SQLite) and delivery_count_deltas (PostgreSQL) are left out: triggers
-// derive them from the deliveries as they are inserted. A migration that
+// derive them from the deliveries as they are inserted; so are the
+// activity counters (activity_minutes, and PostgreSQL's activity_deltas),
+// from the events and the attempts. A migration that
 // adds a table or a column adds it here; each driver's
 // TestTransferCoversSchema fails until it does.
 var TransferTables = []Table{

@@ -38,10 +38,10 @@ type Dialect struct {
 	// rows of (destination, status, n) whose sum for a destination and
 	// status is its count.
 	CountsTable string
-	// MicrosSince is an integer expression of the whole microseconds from
-	// one stored time to a later one, with two %s: the later, then the
-	// earlier.
-	MicrosSince string
+	// ActivityDeltas is the table of the activity counters' deltas not
+	// yet folded, read with the folded minutes (see Activity); empty when
+	// the triggers count into the minutes' rows themselves (SQLite).
+	ActivityDeltas string
 	// HasTable is a statement whose one row is true when the table its
 	// one argument names exists where the store keeps its tables. It is
 	// written with ?, as the statements of Ops are, whatever Placeholder.

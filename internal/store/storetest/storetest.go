@@ -115,6 +115,7 @@ var tests = []conformanceTest{
 	{"PruneRacesBackfill", testPruneRacesBackfill},
 
 	{"Activity", testActivity},
+	{"ActivityCounted", testActivityCounted},
 	{"PauseHoldsClaims", testPauseHoldsClaims},
 	{"ResumeNotifies", testResumeNotifies},
 	{"SkipDelivery", testSkipDelivery},
