@@ -12,8 +12,8 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// foldInterval is how often a store folds the delivery count deltas and
-// the activity deltas. A busy relay appends a few rows per ingest, claim
+// foldInterval is how often a store folds the delivery count, failure
+// count and activity deltas. A busy relay appends a few rows per ingest, claim
 // and outcome statement; folding every second keeps what Stats and
 // Activity sum to a few thousand rows.
 const foldInterval = time.Second
@@ -22,8 +22,8 @@ const foldInterval = time.Second
 // the others skip their turn rather than wait on its rows.
 const foldLockKey = 0x686f6f6b_636e7473 // "hookcnts"
 
-// runFolds folds the delivery count deltas and the activity deltas every
-// foldInterval until the store is closed.
+// runFolds folds the deltas every foldInterval until the store is
+// closed.
 func (s *Store) runFolds() {
 	defer close(s.foldsDone)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -55,12 +55,16 @@ func (s *Store) runFolds() {
 // FoldCounts replaces the delivery count deltas of each (destination,
 // status) by one row of their sum, dropping sums of zero, in one
 // transaction: a reader sees the rows before or after, and the sums are
-// the same. Then, in a transaction of its own, it adds the activity
-// deltas to their minutes' rows and deletes them, likewise. When another
-// process is folding, it does nothing.
+// the same. Then, each in a transaction of its own, it does the same for
+// the failure counts' deltas, by (destination, status, kind), and adds
+// the activity deltas to their minutes' rows. When another process is
+// folding, it does nothing.
 func (s *Store) FoldCounts(ctx context.Context) error {
 	if err := s.fold(ctx, foldCounts); err != nil {
 		return fmt.Errorf("fold delivery counts: %w", err)
+	}
+	if err := s.fold(ctx, foldFailureCounts); err != nil {
+		return fmt.Errorf("fold failure counts: %w", err)
 	}
 	if err := s.fold(ctx, foldActivity); err != nil {
 		return fmt.Errorf("fold activity: %w", err)

@@ -33,6 +33,7 @@ var dialect = sqlstore.Dialect{
 		}
 	},
 	Time:            func(t time.Time) any { return t },
+	FailureCounts:   "failure_count_deltas",
 	CountsTable:     "delivery_count_deltas",
 	ActivityDeltas:  "activity_deltas",
 	HasTable:        `SELECT to_regclass(?) IS NOT NULL`,

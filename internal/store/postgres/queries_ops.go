@@ -71,6 +71,16 @@ INSERT INTO delivery_count_deltas (destination, status, n)
 SELECT destination, status, sum(n) FROM gone
 GROUP BY destination, status HAVING sum(n) <> 0`
 
+	// foldFailureCounts does for the failure counts of migration 0024
+	// what foldCounts does for the delivery counts, by (destination,
+	// status, kind).
+	foldFailureCounts = `WITH gone AS (
+	DELETE FROM failure_count_deltas RETURNING destination, status, kind, n
+)
+INSERT INTO failure_count_deltas (destination, status, kind, n)
+SELECT destination, status, kind, sum(n) FROM gone
+GROUP BY destination, status, kind HAVING sum(n) <> 0`
+
 	// foldActivity adds the activity deltas to their minutes' rows and
 	// deletes them, in one statement: one snapshot, so a delta is moved
 	// whole or not at all; deltas appended by transactions that commit

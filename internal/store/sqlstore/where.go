@@ -38,6 +38,10 @@ type Dialect struct {
 	// rows of (destination, status, n) whose sum for a destination and
 	// status is its count.
 	CountsTable string
+	// FailureCounts is the table the triggers keep the failure counts in:
+	// rows of (destination, status, kind, n) whose sum for a group is its
+	// count of failed or dead deliveries.
+	FailureCounts string
 	// ActivityDeltas is the table of the activity counters' deltas not
 	// yet folded, read with the folded minutes (see Activity); empty when
 	// the triggers count into the minutes' rows themselves (SQLite).

@@ -123,6 +123,7 @@ var tests = []conformanceTest{
 	{"AttemptRounds", testAttemptRounds},
 	{"FailuresGrouped", testFailuresGrouped},
 	{"FailureKindsAsClassify", testFailureKindsAsClassify},
+	{"FailuresThroughTransitions", testFailuresThroughTransitions},
 
 	{"PurgeErasesPayload", testPurgeErasesPayload},
 	{"PurgeOnce", testPurgeOnce},

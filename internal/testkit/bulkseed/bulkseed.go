@@ -17,6 +17,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver for database/sql
+
+	"github.com/hookrelay/hookrelay/internal/failure"
 )
 
 // Route is what one kind of seeded event is: its source and type, and the
@@ -186,9 +188,10 @@ SELECT source, count(*), 0, 0 FROM events GROUP BY source`
 			finished = "created_at"
 		}
 		out = append(out, fmt.Sprintf(`UPDATE deliveries SET status = %s, attempts = 1, last_status_code = %d,
-	last_error = %s, updated_at = created_at, finished_at = %s
+	last_error = %s, failure_kind = %s, updated_at = created_at, finished_at = %s
 WHERE event_id IN (SELECT id FROM events WHERE source = %s AND type = %s)`,
-			quote(f.Status), f.StatusCode, quote(f.Error), finished, quote(f.Source), quote(f.Type)))
+			quote(f.Status), f.StatusCode, quote(f.Error), quote(string(failure.Classify(f.StatusCode, f.Error))), finished,
+			quote(f.Source), quote(f.Type)))
 	}
 	return append(out, counts)
 }
