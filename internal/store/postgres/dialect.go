@@ -32,7 +32,11 @@ var dialect = sqlstore.Dialect{
 			w.Add(c+" = ANY(%s::text[])", ids)
 		}
 	},
-	Time:            func(t time.Time) any { return t },
+	Time: func(t time.Time) any { return t },
+	// A join may become a merge join that walks the events' key down from
+	// the newest; a lateral subquery that OFFSET 0 keeps from being
+	// flattened into a join is a probe per delivery.
+	EventOfDelivery: "CROSS JOIN LATERAL (SELECT * FROM events x WHERE x.id = d.event_id OFFSET 0) AS e",
 	FailureCounts:   "failure_count_deltas",
 	CountsTable:     "delivery_count_deltas",
 	ActivityDeltas:  "activity_deltas",
@@ -49,7 +53,6 @@ var dialect = sqlstore.Dialect{
 	RearmBatch:      rearmBatch,
 	BackfillIDs:     backfillIDs,
 	ResetIdentity:   resetIdentity,
-	Contains:        "strpos(%s, %s) > 0",
 }
 
 // replayStretches is how many stretches of a replay are re-armed at once:

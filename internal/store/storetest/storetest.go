@@ -87,6 +87,7 @@ var tests = []conformanceTest{
 	{"ListPages", testListPages},
 	{"ListPagesUnderInserts", testListPagesUnderInserts},
 	{"ListFilters", testListFilters},
+	{"ListStatusPages", testListStatusPages},
 	{"ListTypeGlob", testListTypeGlob},
 	{"BadFilter", testListBadFilter},
 	{"WindowBoundaries", testWindowBoundaries},
