@@ -34,12 +34,13 @@ bench-memory:
 bench-deliver:
 	$(GO) run ./cmd/hookrelay-bench deliver --driver both
 
-# The console's pages over 10 000 and 5 000 000 stored events, on SQLite
+# Every console page over 10 000 and 5 000 000 stored events, on SQLite
 # and PostgreSQL (HOOKRELAY_TEST_POSTGRES_URL; skipped without it); the
-# logs are seeded with SQL (internal/testkit/bulkseed). Takes about 10 min
-# and about 4 GB of disk a driver while it runs.
+# logs, with attempts, failures and a backlog, are seeded with SQL
+# (internal/testkit/bulkseed). Takes about an hour on a shared 2-core
+# machine and a few GB of disk a driver while it runs.
 bench-console:
-	$(GO) test -run '^$$' -bench 'BenchmarkEventsPage' -benchtime 10x -timeout 60m ./internal/console
+	$(GO) test -run '^$$' -bench 'BenchmarkEventsPage' -benchtime 10x -timeout 150m ./internal/console
 
 # The drain ratio, then the highest ingest rate whose deliveries keep up
 # with 1 and with 4 push destinations, 60 s per rate (takes many minutes).

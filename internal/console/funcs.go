@@ -19,7 +19,7 @@ var funcs = template.FuncMap{
 	"seconds": formatSeconds,
 	"waited":  formatWaited,
 	"live":    liveStatus,
-	"num":     formatCount,
+	"num":     formatNumber,
 	"bytes":   formatBytes,
 	"status":  statusLabel,
 	"query":   func(v url.Values) string { return v.Encode() },
@@ -81,6 +81,18 @@ func formatSeconds(s float64) string {
 		return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// formatNumber is formatCount of a template's integer, an int64 or an
+// int (such as a text search's scan limit).
+func formatNumber(n any) (string, error) {
+	switch n := n.(type) {
+	case int64:
+		return formatCount(n), nil
+	case int:
+		return formatCount(int64(n)), nil
+	}
+	return "", fmt.Errorf("num: %T is not an integer", n)
 }
 
 // formatCount writes n with its thousands apart: 1 412 (a no-break space

@@ -15,6 +15,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/store/storetest"
+	"github.com/hookrelay/hookrelay/internal/testkit/bulkseed"
 )
 
 // The suite's cases of search and of attempt headers.
@@ -25,6 +26,7 @@ func init() {
 	}{
 		{"find by the start of an id or by text in the payload", testFindEvents},
 		{"a text search of encrypted payloads says why it cannot", testSearchSealed},
+		{"a text search that reads its whole scan says where it stopped", testSearchScanLimit},
 		{"a failed attempt shows its headers, folded", testAttemptHeaders},
 	}...)
 }
@@ -110,4 +112,19 @@ func testAttemptHeaders(t *testing.T, b *bundle) {
 	if strings.Contains(page, "<details class=\"attempt-headers\" open") {
 		t.Errorf("attempt headers are shown unfolded")
 	}
+}
+
+// testSearchScanLimit searches text in a log longer than a page's scan:
+// the page says how many of the newest events it read, and that the next
+// page reads older ones.
+func testSearchScanLimit(t *testing.T, b *bundle) {
+	n := store.DefaultScanLimit + 50
+	if _, err := bulkseed.Seed(context.Background(), b.url, bulkseed.Spec{N: n, First: time.Now().UTC().Add(-time.Hour), Step: time.Millisecond,
+		Routes: []bulkseed.Route{{Source: "stripe", Type: "invoice.paid", Destination: "billing"}}}); err != nil {
+		t.Fatal(err)
+	}
+	c := b.login(t, adminToken)
+	status, page := c.get("/events?" + url.Values{"text": {`"obj_777"`}}.Encode())
+	wantPage(t, "text past the scan", status, page, http.StatusOK, "evt_000009777", "Searched the 10\u00a0000 newest events",
+		"A page reads at most 10\u00a0000 events: the next page searches older ones.")
 }

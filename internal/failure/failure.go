@@ -3,9 +3,13 @@
 // error text the delivery engine, a pull consumer or a handler wrote (see
 // internal/delivery's sender and transportError, and listen's forwarding).
 //
-// Classify is the one definition. The store groups failures by kind in
-// SQL built from the same rules (CodeRules and TextRules), and a test of
-// the conformance suite holds the two in step.
+// Classify is the one definition. The store records the kind of each
+// outcome on its delivery (failure_kind) as it records the outcome, and
+// groups failures by it, so a change to the rules classifies the outcomes
+// recorded after it. Migration 0024 classified the failures stored before
+// it with an SQL CASE of the rules as they were then; a test of each
+// driver holds that CASE to Classify, and fails when the rules change
+// until a migration classifies the stored failures again.
 package failure
 
 import "strings"

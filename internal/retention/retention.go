@@ -1,7 +1,9 @@
 // Package retention deletes finished events once they are past their
 // retention: a background pruner that calls the store's Prune in small
 // batches, so that no single call holds locks or writes for long, and
-// never touches an event with live work.
+// never touches an event with live work. The same calls delete the
+// activity counters of the minutes older than the longer of the two
+// retentions.
 package retention
 
 import (

@@ -26,6 +26,7 @@ type operational interface {
 	store.Store
 	store.Queue
 	store.Operations
+	store.Activity
 }
 
 // eachDriver runs test on a fresh, migrated store of each driver.
@@ -166,6 +167,37 @@ func TestPrunerKeepsLiveWork(t *testing.T) {
 		}
 		if strings.Contains(logs.String(), "payload") {
 			t.Errorf("log %q carries a payload", logs.String())
+		}
+	})
+}
+
+// TestPrunerDeletesOldActivity deletes the activity counters of the
+// minutes older than the longer retention, and keeps those of later ones,
+// even of the events it deleted.
+func TestPrunerDeletesOldActivity(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, s operational) {
+		ages := []time.Duration{95 * day, 50 * day, 10 * day}
+		for i, age := range ages {
+			storeEvent(t, s, fmt.Sprintf("e%d", i), age, store.StatusDone)
+		}
+		received := func(age time.Duration) int64 {
+			t.Helper()
+			at := now.Add(-age).Truncate(time.Minute)
+			got, err := s.Activity(context.Background(), at, at.Add(time.Minute), time.Minute)
+			if err != nil {
+				t.Fatalf("Activity: %v", err)
+			}
+			return got[0].Received
+		}
+		p := retention.New(retention.Options{Store: s, Done: 30 * day, Dead: 90 * day, Now: func() time.Time { return now }})
+		if n, err := p.Prune(context.Background()); n != 2 || err != nil {
+			t.Fatalf("Prune = %d, %v; want 2, nil", n, err)
+		}
+		for i, want := range []int64{0, 1, 1} {
+			if got := received(ages[i]); got != want {
+				t.Errorf("events received %v ago: %d counted after the pass, want %d", ages[i], got, want)
+			}
 		}
 	})
 }

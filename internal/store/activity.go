@@ -22,7 +22,13 @@ type Activity interface {
 	// Activity returns one bucket per step from since up to until, oldest
 	// first, zeros included: the events received (by received_at) and the
 	// attempts made (by attempted_at) in [Start, Start+step). It reads
-	// only the rows of that window, by the index on each time.
+	// counters kept per minute as rows are written, never the events or
+	// the attempts, so its cost follows the number of minutes (1 440 for
+	// a day), not the traffic; a minute is counted in the bucket its start
+	// falls in, so since and step are best whole minutes. Pruning events
+	// does not take them out of the counts; Prune deletes the counters of
+	// the minutes past the retention. It returns an error wrapping
+	// ErrUnavailable when the database cannot be read.
 	Activity(ctx context.Context, since, until time.Time, step time.Duration) ([]ActivityBucket, error)
 }
 

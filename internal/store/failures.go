@@ -34,8 +34,6 @@ type FailureGroup struct {
 	ReceivedSince, ReceivedUntil time.Time
 	// ExampleEventID is the newest event of the group, and ExampleError
 	// and ExampleStatusCode what its delivery's last attempt recorded.
-	// ExampleEventID is empty when that delivery changed between the
-	// grouping and the reading of the example.
 	ExampleEventID    string
 	ExampleError      string
 	ExampleStatusCode int
@@ -46,9 +44,12 @@ type Failures interface {
 	// Failures returns the failed and dead deliveries grouped by
 	// destination, status and kind, ordered so: each group with its
 	// count, when it was first and last seen, the window of its events,
-	// and an example. It reads the failed deliveries and the dead ones
-	// from indexes of their own, so that its cost follows the number of
-	// failures, never the history of finished deliveries. It returns an
-	// error wrapping ErrUnavailable when the database cannot be read.
+	// and an example. It reads counts kept by group as deliveries change
+	// state, and each group's times and example from the ends of its
+	// ranges in indexes of the failed and dead deliveries, so that its
+	// cost follows the number of groups, not of failures nor of the
+	// finished deliveries. A delivery's kind is fixed when its outcome is
+	// recorded. It returns an error wrapping ErrUnavailable when the
+	// database cannot be read.
 	Failures(ctx context.Context, req FailuresRequest) ([]FailureGroup, error)
 }

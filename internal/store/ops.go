@@ -190,6 +190,10 @@ type Operations interface {
 	// Prune deletes up to Limit finished events past their retention, with
 	// their deliveries and attempts, and returns how many it deleted. It
 	// never deletes an event with a pending, processing or failed delivery.
+	// It also deletes the activity counters (see Activity) of the minutes
+	// that ended before the earlier of the bounds set: what the longer
+	// retention keeps, their counts stay. The deleted counters are not in
+	// the count it returns.
 	Prune(ctx context.Context, req PruneRequest) (int64, error)
 
 	Operator

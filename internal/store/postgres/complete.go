@@ -69,12 +69,13 @@ type completionArrays struct {
 	durations                []int64
 	snippets, headers        [][]byte
 	keyIDs                   []*string
+	kinds                    []string
 }
 
 // args returns the arrays as completeDeliveries takes them.
 func (a *completionArrays) args() []any {
 	return []any{a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished, a.nows,
-		a.attemptedAt, a.durations, a.snippets, a.keyIDs, a.headers}
+		a.attemptedAt, a.durations, a.snippets, a.keyIDs, a.headers, a.kinds}
 }
 
 func (a *completionArrays) add(r sqlstore.CompletionRow) {
@@ -91,6 +92,7 @@ func (a *completionArrays) add(r sqlstore.CompletionRow) {
 	a.snippets = append(a.snippets, r.Snippet)
 	a.keyIDs = append(a.keyIDs, r.KeyID)
 	a.headers = append(a.headers, r.Headers)
+	a.kinds = append(a.kinds, string(r.Kind))
 }
 
 // ReleaseDeliveries hands back the deliveries of rs still held under

@@ -10,8 +10,8 @@ import (
 // numbered placeholders, LIKE with '\' escapes for type globs, ids as a
 // text array, on every column holding the event id, and times as
 // timestamptz. Beyond filters: the delivery counts are the sums of
-// appended deltas (see FoldCounts), and the microseconds between two times
-// are read from their interval.
+// appended deltas (see FoldCounts), and so are the activity counters'
+// minutes until folded.
 // timestamptz. Lists of rows are arrays, one a column, unnested, so that
 // a batch of any size is one statement of few arguments. The rows a
 // transaction reads to rewrite are locked FOR NO KEY UPDATE, which does
@@ -32,9 +32,14 @@ var dialect = sqlstore.Dialect{
 			w.Add(c+" = ANY(%s::text[])", ids)
 		}
 	},
-	Time:            func(t time.Time) any { return t },
+	Time: func(t time.Time) any { return t },
+	// A join may become a merge join that walks the events' key down from
+	// the newest; a lateral subquery that OFFSET 0 keeps from being
+	// flattened into a join is a probe per delivery.
+	EventOfDelivery: "CROSS JOIN LATERAL (SELECT * FROM events x WHERE x.id = d.event_id OFFSET 0) AS e",
+	FailureCounts:   "failure_count_deltas",
 	CountsTable:     "delivery_count_deltas",
-	MicrosSince:     "(extract(epoch FROM %s - %s) * 1000000)::bigint",
+	ActivityDeltas:  "activity_deltas",
 	HasTable:        `SELECT to_regclass(?) IS NOT NULL`,
 	Migrations:      migrationFiles,
 	Rows:            sqlstore.UnnestRows,
@@ -48,7 +53,6 @@ var dialect = sqlstore.Dialect{
 	RearmBatch:      rearmBatch,
 	BackfillIDs:     backfillIDs,
 	ResetIdentity:   resetIdentity,
-	Contains:        "strpos(%s, %s) > 0",
 }
 
 // replayStretches is how many stretches of a replay are re-armed at once:

@@ -190,15 +190,15 @@ FROM leased JOIN events e ON e.id = leased.event_id`
 	SELECT * FROM unnest(
 		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
 		$7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::bigint[], $11::bytea[], $12::text[],
-		$13::bytea[]
+		$13::bytea[], $14::text[]
 	) WITH ORDINALITY AS i(
 		id, token, status, next_attempt_at, error, status_code,
-		finished_at, now, attempted_at, duration_ms, snippet, key_id, headers, n
+		finished_at, now, attempted_at, duration_ms, snippet, key_id, headers, kind, n
 	)
 ), d AS (
 	UPDATE deliveries SET
 		status = i.status, next_attempt_at = coalesce(i.next_attempt_at, deliveries.next_attempt_at),
-		last_error = i.error, last_status_code = i.status_code, finished_at = i.finished_at,
+		last_error = i.error, last_status_code = i.status_code, failure_kind = i.kind, finished_at = i.finished_at,
 		last_attempted_at = i.attempted_at, last_duration_ms = i.duration_ms,
 		lease_until = NULL, lease_token = NULL, updated_at = i.now
 	FROM input i

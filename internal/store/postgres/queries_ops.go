@@ -80,6 +80,32 @@ INSERT INTO delivery_count_deltas (destination, status, n)
 SELECT destination, status, sum(n) FROM gone
 GROUP BY destination, status HAVING sum(n) <> 0`
 
+	// foldFailureCounts does for the failure counts of migration 0024
+	// what foldCounts does for the delivery counts, by (destination,
+	// status, kind).
+	foldFailureCounts = `WITH gone AS (
+	DELETE FROM failure_count_deltas RETURNING destination, status, kind, n
+)
+INSERT INTO failure_count_deltas (destination, status, kind, n)
+SELECT destination, status, kind, sum(n) FROM gone
+GROUP BY destination, status, kind HAVING sum(n) <> 0`
+
+	// foldActivity adds the activity deltas to their minutes' rows and
+	// deletes them, in one statement: one snapshot, so a delta is moved
+	// whole or not at all; deltas appended by transactions that commit
+	// meanwhile stay for the next fold.
+	foldActivity = `WITH gone AS (
+	DELETE FROM activity_deltas RETURNING minute, received, delivered, failed
+)
+INSERT INTO activity_minutes AS a (minute, received, delivered, failed)
+SELECT minute, sum(received), sum(delivered), sum(failed) FROM gone
+GROUP BY minute
+ORDER BY minute
+ON CONFLICT (minute) DO UPDATE SET
+	received = a.received + excluded.received,
+	delivered = a.delivered + excluded.delivered,
+	failed = a.failed + excluded.failed`
+
 	// statsOldestDue returns, for each destination of $1, the earliest
 	// next_attempt_at of its pending or failed deliveries due at $2, or
 	// NULL: the first entry of the due index for each.

@@ -8,7 +8,8 @@ import (
 
 // TestTransferCoversSchema checks that a copy moves every table and
 // column of the migrated schema but the migrations' record and the
-// delivery count deltas the triggers write.
+// delivery counts, failure counts and activity counters the triggers
+// write.
 func TestTransferCoversSchema(t *testing.T) {
 	t.Parallel()
 	s := openTest(t)
@@ -29,5 +30,5 @@ func TestTransferCoversSchema(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_count_deltas")
+	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_count_deltas", "failure_count_deltas", "activity_minutes", "activity_deltas")
 }

@@ -104,7 +104,7 @@ func (s *Store) recordOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.
 // updateOutcomes sets the outcomes of rows, but for repeats, and returns
 // the ids of the deliveries whose lease held.
 func (s *Store) updateOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.CompletionRow) (map[int64]bool, error) {
-	const cols = 10
+	const cols = 11
 	args := make([]any, 0, len(rows)*cols)
 	for _, r := range rows {
 		if r.Repeat {
@@ -112,7 +112,7 @@ func (s *Store) updateOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.
 		}
 		a := r.Attempt
 		args = append(args, r.DeliveryID, r.LeaseToken, string(r.Status), optMicros(r.Next), a.Error, a.StatusCode,
-			optMicros(r.Finished), micros(r.Now), micros(a.AttemptedAt), a.Duration.Milliseconds())
+			optMicros(r.Finished), micros(r.Now), string(r.Kind), micros(a.AttemptedAt), a.Duration.Milliseconds())
 	}
 	held := make(map[int64]bool, len(rows))
 	err := s.queryChunks(ctx, tx, &s.completeDeliveries, cols, args, func(rows *sql.Rows) error {

@@ -12,7 +12,7 @@ import (
 // column alone — the deliveries' event_id in a replay's walk, which reads
 // the deliveries first, else e.id — and times as unix microseconds.
 // Beyond filters: the delivery counts are one row per destination and
-// status, and the microseconds between two times are their difference.
+// status, and the activity counters one row per minute.
 // the deliveries first, else e.id — and times as unix microseconds. Lists
 // of rows are VALUES lists. Its write transactions hold off every other
 // writer, so it locks no rows, and it has no listeners to notify.
@@ -29,12 +29,14 @@ var dialect = sqlstore.Dialect{
 	InIDs: func(w *sqlstore.Where, columns, ids []string) {
 		w.Add(columns[len(columns)-1]+" IN (SELECT value FROM json_each(%s))", jsonArray(ids))
 	},
-	Time:        func(t time.Time) any { return micros(t) },
-	CountsTable: "delivery_counts",
-	MicrosSince: "(%s - %s)",
-	HasTable:    `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?`,
-	Migrations:  migrationFiles,
-	Rows:        sqlstore.ValuesRows,
+	Time: func(t time.Time) any { return micros(t) },
+	// SQLite's planner never reorders the tables of a CROSS JOIN.
+	EventOfDelivery: "CROSS JOIN events e ON e.id = d.event_id",
+	FailureCounts:   "failure_counts",
+	CountsTable:     "delivery_counts",
+	HasTable:        `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?`,
+	Migrations:      migrationFiles,
+	Rows:            sqlstore.ValuesRows,
 	List: func(vs any) any {
 		switch vs := vs.(type) {
 		case []string:
@@ -48,5 +50,4 @@ var dialect = sqlstore.Dialect{
 	JSONRows:        "json_each(%s)",
 	ReplayStretches: 1,
 	BackfillIDs:     backfillIDs,
-	Contains:        "instr(%s, %s) > 0",
 }

@@ -13,7 +13,8 @@ import (
 
 // TestTransferCoversSchema checks that a copy moves every table and
 // column of the migrated schema but the migrations' record, the delivery
-// counts the triggers keep, and SQLite's own AUTOINCREMENT record.
+// counts, failure counts and activity counters the triggers keep, and
+// SQLite's own AUTOINCREMENT record.
 func TestTransferCoversSchema(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "hookrelay.db")
@@ -41,5 +42,5 @@ func TestTransferCoversSchema(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_counts", "sqlite_sequence")
+	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_counts", "failure_counts", "activity_minutes", "sqlite_sequence")
 }

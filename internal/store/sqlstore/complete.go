@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/failure"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -28,6 +29,10 @@ type CompletionRow struct {
 	// Repeat is set when an earlier completion of the batch names the
 	// same delivery: it is not recorded, as its lease is then gone.
 	Repeat bool
+	// Kind is failure.Classify of the attempt's status code and error,
+	// which become the delivery's last ones: its failure_kind, by which
+	// the failure counts group a failed or dead delivery.
+	Kind failure.Kind
 }
 
 // KeepsAttempt tells whether r's attempt is written to attempts: every
@@ -52,7 +57,7 @@ func CompletionRows(cs []store.Completion, now time.Time, p Payloads) ([]Complet
 		if c.Attempt.AttemptedAt.IsZero() {
 			c.Attempt.AttemptedAt = c.Now
 		}
-		r := CompletionRow{Completion: c, Repeat: seen[c.DeliveryID]}
+		r := CompletionRow{Completion: c, Repeat: seen[c.DeliveryID], Kind: failure.Classify(c.Attempt.StatusCode, c.Attempt.Error)}
 		if r.KeepsAttempt() {
 			var err error
 			if r.Snippet, r.KeyID, err = p.SealSnippet(c.DeliveryID, Snippet(c.Attempt.ResponseSnippet)); err != nil {

@@ -14,42 +14,57 @@ import (
 )
 
 const (
-	// groupFailures counts the failed and dead deliveries by status,
-	// destination and kind, with the bounds of their last changes and of
-	// their event ids. Its condition (%[2]s) starts with that of the
-	// partial index deliveries_failures, written as the index's is, for
-	// SQLite's planner matches the two by their text. The inner query
-	// groups by what the kind is read from, in the index's order (SQLite
-	// reads it without sorting), so that the kind (the expression %[1]s,
-	// see Dialect.FailureKind) is worked out once for each distinct last
-	// status code and error, not once a delivery.
-	groupFailures = `SELECT status, destination, %[1]s, CAST(sum(n) AS bigint), min(first_seen), max(last_seen), min(oldest), max(newest)
+	// groupFailures reads the groups of failed and dead deliveries from
+	// the counts the triggers of migration 0024 keep by destination,
+	// status and kind (%[1]s, Dialect.FailureCounts: one row a group in
+	// SQLite, deltas that FoldCounts keeps few in PostgreSQL), with the
+	// condition %[2]s on them. Each group's first and last seen and the
+	// bounds of its event ids are the ends of its range in the partial
+	// indexes deliveries_failures_seen and deliveries_failures_events:
+	// four index probes, whose condition starts with the indexes' own,
+	// written as theirs is, for SQLite's planner matches the two by their
+	// text. The example is the delivery of the group's newest event, by
+	// the (event_id, destination) index. One statement, so one snapshot:
+	// the counts and the probes agree.
+	groupFailures = `SELECT g.destination, g.status, g.kind, g.n, g.first_seen, g.last_seen,
+	coalesce(g.oldest, ''), coalesce(g.newest, ''),
+	coalesce(x.event_id, ''), coalesce(x.last_error, ''), coalesce(x.last_status_code, 0)
 FROM (
-	SELECT status, destination, last_status_code, last_error, count(*) AS n,
-		min(updated_at) AS first_seen, max(updated_at) AS last_seen, min(event_id) AS oldest, max(event_id) AS newest
-	FROM deliveries
-	WHERE %[2]s
-	GROUP BY status, destination, last_status_code, last_error
-) AS f
-GROUP BY 1, 2, 3`
+	SELECT c.destination, c.status, c.kind, c.n,
+		(` + failureProbe + ` ORDER BY d.updated_at LIMIT 1) AS first_seen,
+		(` + failureProbe + ` ORDER BY d.updated_at DESC LIMIT 1) AS last_seen,
+		(` + failureEventProbe + ` ORDER BY d.event_id LIMIT 1) AS oldest,
+		(` + failureEventProbe + ` ORDER BY d.event_id DESC LIMIT 1) AS newest
+	FROM (
+		SELECT destination, status, kind, CAST(sum(n) AS bigint) AS n FROM %[1]s
+		WHERE %[2]s
+		GROUP BY destination, status, kind
+		HAVING sum(n) <> 0
+	) AS c
+) AS g
+LEFT JOIN deliveries x ON x.event_id = g.newest AND x.destination = g.destination
+	AND x.status = g.status AND x.failure_kind = g.kind`
 
-	// failuresIndexed is the condition of deliveries_failures.
-	failuresIndexed = "status IN ('failed', 'dead')"
+	// failureProbe and failureEventProbe read one column of a group c's
+	// deliveries d, in the order of an index that holds the group's
+	// deliveries together.
+	failureProbe      = `SELECT d.updated_at FROM deliveries d WHERE ` + failuresIndexed + groupOf
+	failureEventProbe = `SELECT d.event_id FROM deliveries d WHERE ` + failuresIndexed + groupOf
+	groupOf           = ` AND d.destination = c.destination AND d.status = c.status AND d.failure_kind = c.kind`
 
-	// failureExample reads what one delivery's last attempt recorded, by
-	// the (event_id, destination) index, while it is still in a status.
-	failureExample = `SELECT last_error, last_status_code FROM deliveries
-WHERE event_id = ? AND destination = ? AND status = ?`
+	// failuresIndexed is the condition of the failure indexes, on d.
+	failuresIndexed = "d.status IN ('failed', 'dead')"
 )
 
 // failureStatuses are the statuses Failures groups, in the order it lists
 // them.
 var failureStatuses = []store.DeliveryStatus{store.StatusFailed, store.StatusDead}
 
-// Failures groups the failed and the dead deliveries by destination and
-// kind in one statement, then reads each group's example by its newest
-// event. The groups are ordered by destination, then failed before dead,
-// then by kind as failure.Kinds lists them.
+// Failures reads the groups of failed and dead deliveries from their
+// counts, each group's times and example by index probes, in one
+// statement: its cost follows the number of groups, not of failures. The
+// groups are ordered by destination, then failed before dead, then by
+// kind as failure.Kinds lists them.
 func (o *Ops) Failures(ctx context.Context, req store.FailuresRequest) ([]store.FailureGroup, error) {
 	release, err := o.enter()
 	if err != nil {
@@ -57,27 +72,20 @@ func (o *Ops) Failures(ctx context.Context, req store.FailuresRequest) ([]store.
 	}
 	defer release()
 	w := NewWhere(o.b.Dialect)
-	w.Add(failuresIndexed)
+	w.Add("status IN ('failed', 'dead')")
 	if req.Destination != "" {
 		w.Add("destination = %s", req.Destination)
 	}
-	query := fmt.Sprintf(groupFailures, o.b.Dialect.FailureKind("last_status_code", "last_error"), w.SQL())
+	query := fmt.Sprintf(groupFailures, o.b.Dialect.FailureCounts, w.SQL())
 	rows, err := o.b.Read.Query(ctx, query, w.Args()...)
-	groups, err := collect(rows, err, func(rows Rows) (failureRow, error) {
+	out, err := collect(rows, err, func(rows Rows) (store.FailureGroup, error) {
 		var r failureRow
-		err := rows.Scan(&r.status, &r.g.Destination, &r.kind, &r.g.Count, At(&r.g.FirstSeen), At(&r.g.LastSeen), &r.oldest, &r.newest)
-		return r, err
+		err := rows.Scan(&r.g.Destination, &r.status, &r.kind, &r.g.Count, At(&r.g.FirstSeen), At(&r.g.LastSeen),
+			&r.oldest, &r.newest, &r.g.ExampleEventID, &r.g.ExampleError, &r.g.ExampleStatusCode)
+		return r.group(), err
 	})
 	if err != nil {
 		return nil, o.fail(ctx, "group failures", err)
-	}
-	out := make([]store.FailureGroup, 0, len(groups))
-	for _, r := range groups {
-		g := r.group()
-		if err := o.failureExample(ctx, &g, r.newest); err != nil {
-			return nil, o.fail(ctx, "group failures", err)
-		}
-		out = append(out, g)
 	}
 	sortFailures(out)
 	return out, nil
@@ -103,29 +111,6 @@ func (r failureRow) group() store.FailureGroup {
 		g.ReceivedSince, g.ReceivedUntil = ulid.Time(since.Time()).UTC(), ulid.Time(until.Time()+1).UTC()
 	}
 	return g
-}
-
-// failureExample sets g's example from the delivery of its newest event,
-// unless that delivery left the group since it was counted.
-func (o *Ops) failureExample(ctx context.Context, g *store.FailureGroup, eventID string) error {
-	type example struct {
-		text string
-		code int
-	}
-	rows, err := o.b.Read.Query(ctx, failureExample, eventID, g.Destination, string(g.Status))
-	found, err := collect(rows, err, func(rows Rows) (example, error) {
-		var e example
-		err := rows.Scan(&e.text, &e.code)
-		return e, err
-	})
-	if err != nil {
-		return err
-	}
-	if len(found) == 0 || failure.Classify(found[0].code, found[0].text) != g.Kind {
-		return nil
-	}
-	g.ExampleEventID, g.ExampleError, g.ExampleStatusCode = eventID, found[0].text, found[0].code
-	return nil
 }
 
 // sortFailures orders groups by destination, status as failureStatuses

@@ -39,7 +39,8 @@ ORDER BY event_id, destination`
 // page: the page's last id, or empty when no event follows. A page reads
 // the newest matching ids below the cursor from the id index, one more
 // than the limit to know whether another page follows, and the page's
-// deliveries in one more query. A Limit below 1 is DefaultListLimit. A
+// deliveries in one more query. For a status few deliveries are in, it
+// walks those deliveries instead (see NewStatusPage). A Limit below 1 is DefaultListLimit. A
 // bad glob or status is store.ErrBadFilter.
 func (o *Ops) ListEvents(ctx context.Context, req store.ListRequest) ([]store.EventSummary, string, error) {
 	release, err := o.enter()
@@ -47,7 +48,10 @@ func (o *Ops) ListEvents(ctx context.Context, req store.ListRequest) ([]store.Ev
 		return nil, "", fmt.Errorf("list events: %w", err)
 	}
 	defer release()
-	p, err := NewPage(o.b.Dialect, listEvents, req)
+	p, ok, err := NewStatusPage(o.b.Dialect, req)
+	if !ok {
+		p, err = NewPage(o.b.Dialect, listEvents, req)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("list events: %w", err)
 	}

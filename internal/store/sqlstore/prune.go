@@ -54,6 +54,10 @@ LIMIT ?5
 SELECT t.event_id, t.n, coalesce(h.n, 0), coalesce(h.live, 0), coalesce(h.dead, 0)
 FROM t LEFT JOIN h ON h.event_id = t.event_id`
 
+	// pruneActivity deletes the activity counters of the minutes before
+	// ?1 from a table of them (%s).
+	pruneActivity = `DELETE FROM %s WHERE minute < ?1`
+
 	// pruneEvents deletes the events of a list (%s), and with them their
 	// deliveries and attempts (by cascade on SQLite, by triggers on
 	// PostgreSQL).
@@ -106,6 +110,9 @@ func (o *Ops) Prune(ctx context.Context, req store.PruneRequest) (int64, error) 
 	bound, boundID, ok := PruneBound(req)
 	if !ok {
 		return 0, nil
+	}
+	if err := o.pruneActivity(ctx, req); err != nil {
+		return 0, o.fail(ctx, "prune", err)
 	}
 	d := o.b.Dialect
 	var deleted int64
@@ -175,4 +182,32 @@ func (o *Ops) stillPrunable(ctx context.Context, tx Conn, candidates []pruneCand
 		}
 	}
 	return ids, nil
+}
+
+// ActivityBound returns the start of the first minute whose activity
+// counters a prune by req keeps: the minute of the earlier of its bounds
+// set, so that a minute is deleted once it ended before both, and what
+// either retention keeps is still counted.
+func ActivityBound(req store.PruneRequest) time.Time {
+	bound := req.DoneBefore
+	if bound.IsZero() || (!req.DeadBefore.IsZero() && req.DeadBefore.Before(bound)) {
+		bound = req.DeadBefore
+	}
+	return bound.Truncate(time.Minute)
+}
+
+// pruneActivity deletes the activity counters, folded and not, of the
+// minutes before ActivityBound(req).
+func (o *Ops) pruneActivity(ctx context.Context, req store.PruneRequest) error {
+	d := o.b.Dialect
+	before := d.Time(ActivityBound(req))
+	for _, table := range []string{"activity_minutes", d.ActivityDeltas} {
+		if table == "" {
+			continue
+		}
+		if _, err := o.b.Write.Exec(ctx, fmt.Sprintf(pruneActivity, table), before); err != nil {
+			return fmt.Errorf("delete activity: %w", err)
+		}
+	}
+	return nil
 }

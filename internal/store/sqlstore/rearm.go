@@ -4,13 +4,18 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"github.com/hookrelay/hookrelay/internal/failure"
 )
 
 const (
-	// rearmSet re-arms a delivery d, due at a placeholder (%s).
+	// rearmSet re-arms a delivery d, due at a placeholder (%s). Its last
+	// error and status code are cleared, and its failure kind is theirs
+	// then: failure.Other.
 	rearmSet = `status = 'pending', attempts = 0, next_attempt_at = %[1]s,
 	lease_until = NULL, lease_token = NULL, finished_at = NULL,
-	last_error = '', last_status_code = 0, last_attempted_at = NULL, last_duration_ms = 0,
+	last_error = '', last_status_code = 0, failure_kind = '` + string(failure.Other) + `',
+	last_attempted_at = NULL, last_duration_ms = 0,
 	replay_count = d.replay_count + 1, updated_at = %[1]s`
 
 	// rearmable is the condition that a delivery d may be re-armed: it is

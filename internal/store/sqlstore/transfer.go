@@ -43,7 +43,10 @@ type Table struct {
 // TransferTables are the tables both drivers' schemas hold, as of their
 // last migration, in import order, with every column. delivery_counts
 // (SQLite) and delivery_count_deltas (PostgreSQL) are left out: triggers
-// derive them from the deliveries as they are inserted. A migration that
+// derive them from the deliveries as they are inserted (as are
+// failure_counts and failure_count_deltas); so are the
+// activity counters (activity_minutes, and PostgreSQL's activity_deltas),
+// from the events and the attempts. A migration that
 // adds a table or a column adds it here; each driver's
 // TestTransferCoversSchema fails until it does.
 var TransferTables = []Table{
@@ -60,7 +63,7 @@ var TransferTables = []Table{
 		{"status", Text, false}, {"attempts", Int, false}, {"replay_count", Int, false},
 		{"ordering_key", Text, false}, {"order_at", Time, false}, {"next_attempt_at", Time, false},
 		{"lease_until", Time, true}, {"lease_token", Text, true},
-		{"last_error", Text, false}, {"last_status_code", Int, false},
+		{"last_error", Text, false}, {"last_status_code", Int, false}, {"failure_kind", Text, false},
 		{"created_at", Time, false}, {"updated_at", Time, false}, {"finished_at", Time, true},
 		{"last_attempted_at", Time, true}, {"last_duration_ms", Int, false},
 	}},

@@ -38,10 +38,19 @@ type Dialect struct {
 	// rows of (destination, status, n) whose sum for a destination and
 	// status is its count.
 	CountsTable string
-	// MicrosSince is an integer expression of the whole microseconds from
-	// one stored time to a later one, with two %s: the later, then the
-	// earlier.
-	MicrosSince string
+	// FailureCounts is the table the triggers keep the failure counts in:
+	// rows of (destination, status, kind, n) whose sum for a group is its
+	// count of failed or dead deliveries.
+	FailureCounts string
+	// EventOfDelivery joins to a delivery d that a statement walks in
+	// index order its event, as e, by one probe of the events' key a
+	// delivery, never reordering the two: a walk of the events would
+	// read the log between two deliveries.
+	EventOfDelivery string
+	// ActivityDeltas is the table of the activity counters' deltas not
+	// yet folded, read with the folded minutes (see Activity); empty when
+	// the triggers count into the minutes' rows themselves (SQLite).
+	ActivityDeltas string
 	// HasTable is a statement whose one row is true when the table its
 	// one argument names exists where the store keeps its tables. It is
 	// written with ?, as the statements of Ops are, whatever Placeholder.
@@ -57,10 +66,6 @@ type Dialect struct {
 	// of the columns (text, bytea, bigint), for the arrays. Its
 	// placeholders are ?, for a Conn.
 	Rows func(types []string, rows [][]any) (from string, args []any)
-	// Contains is the condition that a text contains another, byte for
-	// byte, case included, with two %s: the text, then what it must
-	// contain.
-	Contains string
 	// Notify is the statement that tells the listening processes that
 	// deliveries of some destinations are due (its one argument, a list
 	// of names), run in the transaction that makes them due; empty when

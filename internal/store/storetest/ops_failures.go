@@ -198,3 +198,67 @@ func testFailureKindsAsClassify(t *testing.T, s store.DB) {
 		}
 	}
 }
+
+// testFailuresThroughTransitions follows the failure groups, which are
+// counted as deliveries change state, through every way a delivery joins,
+// moves between or leaves them: a failed outcome, another failed outcome
+// of another kind, a claim of a failed delivery, death, a release back to
+// failed without an outcome (Classify of no code and no error), a replay
+// and a prune.
+func testFailuresThroughTransitions(t *testing.T, s store.DB) {
+	at := func(i int) time.Time { return baseTime.Add(time.Duration(i) * time.Minute) }
+	ev := make([]store.Event, 3)
+	for i := range ev {
+		dest := "billing"
+		if i == 2 {
+			dest = "ledger"
+		}
+		ev[i] = eventAt("stripe", fmt.Sprintf("evt_trans_%d", i), at(i))
+		ingest(t, s, item(ev[i], dest))
+	}
+	checkGroups := func(step string, want ...string) {
+		t.Helper()
+		var got []string
+		for _, g := range failures(t, s, store.FailuresRequest{}) {
+			got = append(got, fmt.Sprintf("%s/%s/%s=%d", g.Destination, g.Status, g.Kind, g.Count))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: groups %v, want %v", step, got, want)
+		}
+	}
+	failWith(t, s, "billing", store.StatusFailed, 503, "status 503", at(10))      // ev[0]
+	failWith(t, s, "billing", store.StatusFailed, 0, "timeout after 10s", at(10)) // ev[1]
+	checkGroups("failed", "billing/failed/5xx=1", "billing/failed/timeout=1")
+
+	// ev[2]'s lease runs out: claimed again (its second attempt counted),
+	// then released, it is failed with no outcome recorded.
+	held := claim(t, s, "ledger", 1, at(11))
+	checkGroups("a claim of a pending delivery", "billing/failed/5xx=1", "billing/failed/timeout=1")
+	late := claim(t, s, "ledger", 1, at(11).Add(testLease))
+	if err := s.ReleaseDeliveries(context.Background(), []store.Release{{DeliveryID: late[0].Delivery.ID, LeaseToken: late[0].LeaseToken}}); err != nil {
+		t.Fatal(err)
+	}
+	checkLeaseLost(t, s, outcome(held[0], store.StatusDone, at(30)))
+	checkGroups("released", "billing/failed/5xx=1", "billing/failed/timeout=1", "ledger/failed/other=1")
+
+	// ev[0] and ev[1] are due an hour after their failure.
+	failWith(t, s, "billing", store.StatusFailed, 0, "dial tcp 10.0.0.7:443: connect: connection refused", at(71)) // ev[0]
+	checkGroups("failed again, another way", "billing/failed/timeout=1", "billing/failed/refused=1", "ledger/failed/other=1")
+	cs := claim(t, s, "billing", 1, at(72))
+	checkClaimed(t, cs, ev[1])
+	checkGroups("a claim of a failed delivery", "billing/failed/refused=1", "ledger/failed/other=1")
+	c := outcome(cs[0], store.StatusDead, at(72))
+	c.Attempt.StatusCode, c.Attempt.Error = 404, "status 404"
+	complete(t, s, c)
+	checkGroups("dead", "billing/failed/refused=1", "billing/dead/4xx=1", "ledger/failed/other=1")
+
+	res := replay(t, s, store.ReplayRequest{Actor: "ops", Now: at(300), Filter: store.EventFilter{Status: store.StatusFailed}})
+	if res.Rearmed != 2 {
+		t.Fatalf("replay of the failed: %+v, want 2 re-armed", res)
+	}
+	checkGroups("replay", "billing/dead/4xx=1")
+	if n := prune(t, s, store.PruneRequest{DeadBefore: at(400), Limit: 10}); n != 1 {
+		t.Fatalf("pruned %d events, want the dead one", n)
+	}
+	checkGroups("prune")
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -276,4 +277,87 @@ func testListBadFilter(t *testing.T, s store.DB) {
 			t.Errorf("Replay(%+v) error = %v, want ErrBadFilter", f, err)
 		}
 	}
+}
+
+// testListStatusPages lists the events by each status, alone and with a
+// destination, a source, a type glob and a window, in pages of 1 and of
+// 1 000, and checks each list against the events whose listed deliveries
+// say so: an event with two deliveries in the status is listed once,
+// newest first, whatever the page size. The statuses few deliveries are
+// in are read from those deliveries, the others from the events.
+func testListStatusPages(t *testing.T, s store.DB) {
+	at := func(i int) time.Time { return baseTime.Add(time.Duration(i) * time.Millisecond) }
+	var ev []store.Event
+	for i := range 10 {
+		source := "stripe"
+		if i%3 == 2 {
+			source = "github"
+		}
+		ev = append(ev, eventAt(source, fmt.Sprintf("evt_status_%d", i), at(i)))
+		ingest(t, s, item(ev[i], "billing", "audit"))
+	}
+	now := at(100)
+	pending, processing, failed, done := store.StatusPending, store.StatusProcessing, store.StatusFailed, store.StatusDone
+	skipped, dead := store.StatusSkipped, store.StatusDead
+	billing := []store.DeliveryStatus{failed, dead, done, skipped, processing, failed, pending, dead, failed, done}
+	audit := []store.DeliveryStatus{failed, done, failed, pending, processing, dead, skipped, dead, done, pending}
+	for dest, statuses := range map[string][]store.DeliveryStatus{"billing": billing, "audit": audit} {
+		want := map[string]store.DeliveryStatus{}
+		for i, st := range statuses {
+			if st != pending {
+				want[ev[i].ID] = st
+			}
+		}
+		settle(t, s, dest, now, want)
+	}
+	purge(t, s, "ops", "erasure request", now, ev[9].ID) // its pending audit delivery: purged
+
+	all, _ := listPage(t, s, store.ListRequest{Limit: 1000})
+	for _, status := range store.Statuses {
+		for _, f := range []store.EventFilter{
+			{Status: status},
+			{Status: status, Destination: "audit"},
+			{Status: status, Source: "github"},
+			{Status: status, Type: "invoice.*"},
+			{Status: status, Since: stored(at(2)), Until: stored(at(8))},
+		} {
+			var want []string
+			for _, e := range all {
+				if matchesStatus(e, f) {
+					want = append(want, e.Event.ID)
+				}
+			}
+			checkIDs(t, fmt.Sprintf("%+v, pages of 1000", f), listIDs(t, s, f), want)
+			var paged []string
+			cursor := ""
+			for range len(all) + 1 {
+				events, next := listPage(t, s, store.ListRequest{Filter: f, Cursor: cursor, Limit: 1})
+				for _, e := range events {
+					paged = append(paged, e.Event.ID)
+				}
+				if cursor = next; next == "" {
+					break
+				}
+			}
+			checkIDs(t, fmt.Sprintf("%+v, pages of 1", f), paged, want)
+		}
+	}
+}
+
+// matchesStatus tells whether a listed event matches f's status, and its
+// destination, source, type glob ("invoice.*") and window when set.
+func matchesStatus(e store.EventSummary, f store.EventFilter) bool {
+	switch {
+	case f.Source != "" && e.Event.Source != f.Source,
+		f.Type != "" && !strings.HasPrefix(e.Event.Type, strings.TrimSuffix(f.Type, "*")),
+		!f.Since.IsZero() && e.Event.ReceivedAt.Before(f.Since),
+		!f.Until.IsZero() && !e.Event.ReceivedAt.Before(f.Until):
+		return false
+	}
+	for _, d := range e.Deliveries {
+		if d.Status == f.Status && (f.Destination == "" || d.Destination == f.Destination) {
+			return true
+		}
+	}
+	return false
 }

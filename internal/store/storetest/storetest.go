@@ -87,6 +87,7 @@ var tests = []conformanceTest{
 	{"ListPages", testListPages},
 	{"ListPagesUnderInserts", testListPagesUnderInserts},
 	{"ListFilters", testListFilters},
+	{"ListStatusPages", testListStatusPages},
 	{"ListTypeGlob", testListTypeGlob},
 	{"BadFilter", testListBadFilter},
 	{"WindowBoundaries", testWindowBoundaries},
@@ -115,6 +116,7 @@ var tests = []conformanceTest{
 	{"PruneRacesBackfill", testPruneRacesBackfill},
 
 	{"Activity", testActivity},
+	{"ActivityCounted", testActivityCounted},
 	{"PauseHoldsClaims", testPauseHoldsClaims},
 	{"ResumeNotifies", testResumeNotifies},
 	{"SkipDelivery", testSkipDelivery},
@@ -122,6 +124,7 @@ var tests = []conformanceTest{
 	{"AttemptRounds", testAttemptRounds},
 	{"FailuresGrouped", testFailuresGrouped},
 	{"FailureKindsAsClassify", testFailureKindsAsClassify},
+	{"FailuresThroughTransitions", testFailuresThroughTransitions},
 
 	{"PurgeErasesPayload", testPurgeErasesPayload},
 	{"PurgeOnce", testPurgeOnce},

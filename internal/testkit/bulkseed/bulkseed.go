@@ -3,8 +3,8 @@
 // PostgreSQL), for scale tests and benchmarks: storing 5 000 000 events
 // through Ingest takes an hour, this takes minutes. The rows are those
 // Ingest would write: ULID-shaped ids of the receive time, one delivery
-// per event, the delivery counts kept by the schema's triggers, and the
-// ingest counts added to.
+// per event, the delivery counts, failure counts and activity counters
+// kept by the schema's triggers, and the ingest counts added to.
 package bulkseed
 
 import (
@@ -17,6 +17,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver for database/sql
+
+	"github.com/hookrelay/hookrelay/internal/failure"
 )
 
 // Route is what one kind of seeded event is: its source and type, and the
@@ -37,20 +39,34 @@ type Spec struct {
 	// Routes[i % len(Routes)].
 	Routes []Route
 	// Done makes every delivery done after one attempt that was answered
-	// 200 (no attempt row is written); otherwise every delivery is
-	// pending, due at its event's receive time.
+	// 200 (its row written only with Attempts); otherwise every delivery
+	// is pending, due at its event's receive time.
 	Done bool
 	// BodyBytes, when larger than an event's JSON body, pads the body
 	// with spaces after the JSON to that many bytes.
 	BodyBytes int
-	// Failed leaves the deliveries of some routes failed or dead instead.
+	// Failed leaves the deliveries of some routes failed, dead or
+	// skipped instead.
 	Failed []Failed
+	// Pending leaves the deliveries of the newest Pending events pending,
+	// whatever their route: the backlog at the head of the log, never
+	// tried yet.
+	Pending int
+	// Processing makes the oldest Processing deliveries of that backlog
+	// processing, held under a lease that runs out an hour after the
+	// seed.
+	Processing int
+	// Attempts writes the attempt that recorded the outcome of every
+	// done, failed or dead delivery, at its last change: answered 200, or
+	// as its Failed says. Without it no attempt row is written.
+	Attempts bool
 }
 
 // Failed is how the deliveries of the events of one source and type
 // failed: their status ("failed" or "dead") after one attempt that
-// recorded StatusCode and Error, their last change at their event's
-// receive time. Its source and type are a route's.
+// recorded StatusCode and Error, or "skipped" by an operator (Error is
+// the note a skip records; no attempt), their last change at their
+// event's receive time. Its source and type are a route's.
 type Failed struct {
 	Source, Type string
 	Status       string
@@ -182,13 +198,30 @@ SELECT source, count(*), 0, 0 FROM events GROUP BY source`
 	out := []string{events, deliveries}
 	for _, f := range s.Failed {
 		finished := "NULL"
-		if f.Status == "dead" {
+		if f.Status != "failed" {
 			finished = "created_at"
 		}
 		out = append(out, fmt.Sprintf(`UPDATE deliveries SET status = %s, attempts = 1, last_status_code = %d,
-	last_error = %s, updated_at = created_at, finished_at = %s
+	last_error = %s, failure_kind = %s, updated_at = created_at, finished_at = %s
 WHERE event_id IN (SELECT id FROM events WHERE source = %s AND type = %s)`,
-			quote(f.Status), f.StatusCode, quote(f.Error), finished, quote(f.Source), quote(f.Type)))
+			quote(f.Status), f.StatusCode, quote(f.Error), quote(string(failure.Classify(f.StatusCode, f.Error))), finished,
+			quote(f.Source), quote(f.Type)))
+	}
+	if s.Pending > 0 && (s.Done || len(s.Failed) > 0) {
+		out = append(out, fmt.Sprintf(`UPDATE deliveries SET status = 'pending', attempts = 0, last_status_code = 0,
+	last_error = '', failure_kind = 'other', updated_at = created_at, finished_at = NULL
+WHERE event_id >= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET %d)`, s.Pending-1))
+	}
+	if s.Pending > 0 && s.Processing > 0 {
+		out = append(out, fmt.Sprintf(`UPDATE deliveries SET status = 'processing', attempts = 1,
+	lease_until = %s, lease_token = 'seeded'
+WHERE event_id IN (SELECT id FROM events WHERE id >= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET %d)
+	ORDER BY id LIMIT %d)`, d.time(fmt.Sprint(time.Now().Add(time.Hour).UnixMicro())), s.Pending-1, s.Processing))
+	}
+	if s.Attempts {
+		out = append(out, `INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error)
+SELECT id, updated_at, 25, last_status_code, last_error FROM deliveries
+WHERE status IN ('done', 'failed', 'dead')`)
 	}
 	return append(out, counts)
 }
@@ -228,7 +261,7 @@ func seedPostgres(ctx context.Context, url string, s Spec) (string, error) {
 	}
 	defer conn.Close(ctx)
 	sts := statements(s, postgresDialect)
-	sts = append(sts, `VACUUM ANALYZE events`, `VACUUM ANALYZE deliveries`)
+	sts = append(sts, `VACUUM ANALYZE events`, `VACUUM ANALYZE deliveries`, `VACUUM ANALYZE attempts`)
 	for _, st := range sts {
 		if _, err := conn.Exec(ctx, st); err != nil {
 			return "", err

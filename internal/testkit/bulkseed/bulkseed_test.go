@@ -169,3 +169,64 @@ func TestSeedPadsBodiesWithoutDeliveries(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedLog seeds a log as the console's benchmark does: done
+// deliveries with their attempts, some failed, dead and skipped, and a
+// backlog of the newest, some of it processing. The store counts them
+// all: by status, as failures, and per minute.
+func TestSeedLog(t *testing.T) {
+	for _, d := range testdb.Drivers() {
+		t.Run(d.Name, func(t *testing.T) {
+			ctx := context.Background()
+			url := d.URL(t)
+			st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			first := time.Now().UTC().Add(-time.Hour).Truncate(time.Minute)
+			_, err = bulkseed.Seed(ctx, url, bulkseed.Spec{N: 40, First: first, Step: 3 * time.Second, Done: true, Attempts: true,
+				Pending: 6, Processing: 2,
+				Routes: []bulkseed.Route{{"a", "ok", "one"}, {"a", "f503", "one"}, {"a", "dead", "one"}, {"a", "skip", "one"}},
+				Failed: []bulkseed.Failed{
+					{Source: "a", Type: "f503", Status: "failed", StatusCode: 503, Error: "status 503"},
+					{Source: "a", Type: "dead", Status: "dead", Error: "timeout after 10s"},
+					{Source: "a", Type: "skip", Status: "skipped", Error: "skipped by ops"},
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Events 34–39 are the backlog, 34 and 35 processing; of the
+			// 34 before, 9 ok, 9 failed, 8 dead, 8 skipped.
+			stats, err := st.Stats(ctx, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := stats.Destinations["one"].Counts
+			want := map[store.DeliveryStatus]int64{store.StatusDone: 9, store.StatusFailed: 9, store.StatusDead: 8,
+				store.StatusSkipped: 8, store.StatusPending: 4, store.StatusProcessing: 2, store.StatusPurged: 0}
+			for status, n := range want {
+				if c[status] != n {
+					t.Errorf("%s: %d, want %d (counts %v)", status, c[status], n, c)
+				}
+			}
+			gs, err := st.Failures(ctx, store.FailuresRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(gs) != 2 || gs[0].Kind != "5xx" || gs[0].Count != 9 || gs[1].Kind != "timeout" || gs[1].Count != 8 {
+				t.Errorf("failures: %+v, want 9 failed 5xx and 8 dead timeouts", gs)
+			}
+			buckets, err := st.Activity(ctx, first, first.Add(2*time.Minute), 2*time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := buckets[0]; b.Received != 40 || b.Delivered != 9 || b.Failed != 17 {
+				t.Errorf("activity: %+v, want 40 received, 9 delivered, 17 failed", b)
+			}
+		})
+	}
+}
