@@ -37,7 +37,7 @@ bench-deliver:
 # Every console page over 10 000 and 5 000 000 stored events, on SQLite
 # and PostgreSQL (HOOKRELAY_TEST_POSTGRES_URL; skipped without it); the
 # logs, with attempts, failures and a backlog, are seeded with SQL
-# (internal/testkit/bulkseed). Takes about an hour on a shared 2-core
+# (internal/testkit/bulkseed). Takes about 10 min on a shared 2-core
 # machine and a few GB of disk a driver while it runs.
 bench-console:
 	$(GO) test -run '^$$' -bench 'BenchmarkEventsPage' -benchtime 10x -timeout 150m ./internal/console

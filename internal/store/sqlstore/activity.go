@@ -12,8 +12,12 @@ var _ store.Activity = (*Ops)(nil)
 
 const (
 	// activityMinutes reads the counters of the minutes in [?1, ?2) that
-	// the triggers of migration 0023 keep: the events received, the
-	// attempts delivered (2xx) and those failed, per minute. Where the
+	// the triggers of migration 0023 keep: the events received, counted
+	// as events are inserted, and the attempts delivered (2xx) and
+	// failed, counted as attempt rows are inserted, per minute. Should an
+	// outcome come to be recorded without an attempt row, its count would
+	// come from the deliveries' status changes into the same rows, and
+	// this statement would not change. Where the
 	// driver appends deltas (Dialect.ActivityDeltas), a minute has one
 	// folded row and any number of deltas, read in the same statement,
 	// so in one snapshot.
