@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,7 +17,8 @@ import (
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
-// sealedMarker is in the body, a header and the sink's answer of the event
+// sealedMarker is in the body, a header and the sink's first answer (a
+// 503, kept with its failed attempt) of the event
 // TestSealedReadPaths sends: with keys it must be in no file or table.
 const sealedMarker = "e2e-marker-cus-9f1d-4242"
 
@@ -38,6 +40,7 @@ func sealedConfig(sink string) string {
     url: "` + sink + `/hooks"
     secret: "whsec_ZTJlLXNpbmstc2lnbmluZw=="
     sources: [stripe]
+    backoff: [1s]
   - name: dev
     pull: true
     secret: "whsec_ZTJlLWRldi1zaWduaW5n"
@@ -58,8 +61,16 @@ func TestSealedReadPaths(t *testing.T) {
 	for _, driver := range testdb.Drivers() {
 		t.Run(driver.Name, func(t *testing.T) {
 			t.Parallel()
+			// The sink turns the first push away with the marker in its
+			// answer, which the failed attempt keeps; the retry succeeds.
+			var pushes atomic.Int64
 			sink := newListenServer(t, func(w http.ResponseWriter, _ *http.Request) {
-				fmt.Fprint(w, "got it "+sealedMarker)
+				if pushes.Add(1) == 1 {
+					w.WriteHeader(http.StatusServiceUnavailable)
+					fmt.Fprint(w, "busy "+sealedMarker)
+					return
+				}
+				fmt.Fprint(w, "got it")
 			})
 			local := newListenServer(t, nil)
 			db := driver.URL(t)
@@ -92,7 +103,7 @@ func TestSealedReadPaths(t *testing.T) {
 			contains(t, "verify", wantRun(t, read, 0, "verify", id).stdout, "valid: the signature matches secret slot 0")
 			testkit.Eventually(t, 10*time.Second, "the push attempt recorded", func() error {
 				out := wantRun(t, read, 0, "events", "show", id).stdout
-				return testkit.Check(strings.Contains(out, "got it "+sealedMarker), "events show:\n%s", out)
+				return testkit.Check(strings.Contains(out, "busy "+sealedMarker), "events show:\n%s", out)
 			})
 			contains(t, "events show", wantRun(t, read, 0, "events", "show", id).stdout, "X-Customer: "+sealedMarker)
 			if code := p.stop(t); code != 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -22,9 +23,12 @@ type cpuUse struct {
 	Busy  float64
 	// Relays is the share of the relay processes measured, Bench that of
 	// this process (the destination or the load generator), Postgres that
-	// of every process named postgres (all of the server's databases;
-	// backends that exit meanwhile are missed), and Other the rest of
-	// Busy: anything else the machine runs.
+	// of the PostgreSQL server's work for the measured database: the
+	// backends connected to it and the server's own processes (WAL
+	// writer, checkpointer, background writer, launchers), which work
+	// for every database; backends that exit meanwhile are missed. Other
+	// is the rest of Busy: anything else the machine runs, the backends
+	// of the server's other databases among it.
 	Relays, Bench, Postgres, Other float64
 	// Secs is how long the measurement lasted.
 	Secs float64
@@ -47,14 +51,16 @@ type cpuMeter struct {
 	relays      int64
 	self        int64
 	postgres    map[int]int64 // ticks by pid
+	database    string        // the PostgreSQL database measured, "" for none
 	pids        []int
 	ok          bool
 }
 
-// startCPU takes the first reading: the machine's, this process's and
-// that of the relays with the given pids.
-func startCPU(pids []int) cpuMeter {
-	m := cpuMeter{at: time.Now(), pids: pids}
+// startCPU takes the first reading: the machine's, this process's, that
+// of the relays with the given pids and that of the PostgreSQL server for
+// database ("" when the relays use none: its own processes alone).
+func startCPU(pids []int, database string) cpuMeter {
+	m := cpuMeter{at: time.Now(), pids: pids, database: database}
 	var err error
 	if m.busy, m.total, err = machineTicks(); err != nil {
 		return cpuMeter{}
@@ -62,7 +68,7 @@ func startCPU(pids []int) cpuMeter {
 	if m.relays, m.self, err = processTicks(pids); err != nil {
 		return cpuMeter{}
 	}
-	m.postgres = postgresTicks()
+	m.postgres = postgresTicks(database)
 	m.ok = true
 	return m
 }
@@ -82,7 +88,7 @@ func (m cpuMeter) stop() (cpuUse, bool) {
 		return cpuUse{}, false
 	}
 	var pg int64
-	for pid, n := range postgresTicks() {
+	for pid, n := range postgresTicks(m.database) {
 		pg += n - m.postgres[pid] // a backend started meanwhile counts whole
 	}
 	secs := time.Since(m.at).Seconds()
@@ -131,9 +137,14 @@ func processTicks(pids []int) (relays, self int64, err error) {
 	return relays, self, err
 }
 
-// postgresTicks returns the CPU ticks of every process whose command is
-// postgres, by pid; processes that cannot be read are left out.
-func postgresTicks() map[int]int64 {
+// postgresTicks returns the CPU ticks, by pid, of the PostgreSQL
+// server's processes that work for database: its backends, by the
+// process title the server sets ("postgres: 15/main: user database
+// host(port) state", or "autovacuum worker database"), and the processes
+// whose title names no database. Backends of other databases are left
+// out — on a shared machine other work runs on the same server — and so
+// are processes that cannot be read.
+func postgresTicks(database string) map[int]int64 {
 	out := map[int]int64{}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -148,11 +159,44 @@ func postgresTicks() map[int]int64 {
 		if err != nil || strings.TrimSpace(string(comm)) != "postgres" {
 			continue
 		}
+		title, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		if db, ok := titleDatabase(strings.ReplaceAll(string(title), "\x00", " ")); ok && db != database {
+			continue
+		}
 		if n, err := pidTicks(e.Name()); err == nil {
 			out[pid] = n
 		}
 	}
 	return out
+}
+
+// urlDatabase returns the database a postgres:// URL names, and "" for
+// any other URL (a SQLite file).
+func urlDatabase(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return ""
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}
+
+// titleDatabase returns the database a PostgreSQL process title names,
+// with ok false for a process that serves no one database.
+func titleDatabase(title string) (database string, ok bool) {
+	f := strings.Fields(title)
+	for i, w := range f {
+		isClient := w == "[local]" || (strings.HasSuffix(w, ")") && strings.Contains(w, "("))
+		if isClient && i >= 2 {
+			return f[i-1], true
+		}
+		if w == "worker" && i >= 1 && f[i-1] == "autovacuum" && i+1 < len(f) {
+			return f[i+1], true
+		}
+	}
+	return "", false
 }
 
 // pidTicks reads utime plus stime from /proc/<pid>/stat, whose second

@@ -164,7 +164,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 
 	fmt.Fprintf(stderr, "%s: plain client, %d senders\n", driver, f.concurrency)
 	row.LoadPlain = loadAverage()
-	meter := startCPU(nil)
+	meter := startCPU(nil, urlDatabase(db.URL()))
 	plain, err := loadgen.Run(ctx, loadgen.Options{
 		URL: dest.url + plainPath, Senders: f.concurrency, Duration: f.timeout,
 		MaxRequests: int64(f.deliveries), Feed: feed, Client: loadgen.NewClient(f.concurrency),
@@ -195,7 +195,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 			fmt.Fprintf(stderr, "%s: relay did not exit 0: %v\n", driver, err)
 		}
 	}()
-	meter = startCPU([]int{p.Pid()})
+	meter = startCPU([]int{p.Pid()}, urlDatabase(db.URL()))
 	t, err := timeDrain(ctx, dest, token, row.Deliveries, f.timeout, p)
 	if err != nil {
 		return row, nil, err

@@ -184,6 +184,7 @@ func (r *deliverReport) print(w io.Writer) {
 // speed on the day moves less than the rates.
 func (r *deliverReport) printCPU(w io.Writer) {
 	fmt.Fprintln(w, "\nCPU per delivery, µs: the machine's busy time over each run ÷ requests or deliveries; the relay's run split by process")
+	fmt.Fprintln(w, "(postgres: the server's backends for the bench's database and its own processes; other: the rest, other databases' backends among it)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "driver\tplain\trelay run\trelay\tpostgres\tdestination\tother\tplain ÷ relay run\t")
 	for _, d := range r.Drains {

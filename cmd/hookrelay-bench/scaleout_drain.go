@@ -41,7 +41,7 @@ func runScaleoutDrain(ctx context.Context, stderr io.Writer, f scaleoutFlags, bi
 		return row, err
 	}
 	defer stopRelays(stderr, relays, &row.Problems)
-	meter := startCPU(pids(relays))
+	meter := startCPU(pids(relays), urlDatabase(db.URL()))
 	t, err := timeDrain(ctx, dest, token, row.Deliveries, f.timeout, relays...)
 	if err != nil {
 		return row, err

@@ -47,7 +47,7 @@ func runScaleoutIngest(ctx context.Context, stderr io.Writer, f scaleoutFlags, b
 	row.Load = loadAverage()
 	client := roundRobinClient(addrs, f.senders)
 	defer client.CloseIdleConnections()
-	meter := startCPU(pids(relays))
+	meter := startCPU(pids(relays), urlDatabase(db.URL()))
 	row.Result, err = loadgen.Run(ctx, loadgen.Options{
 		URL: relays[0].IngestURL("stripe"), Senders: f.senders, Warmup: f.warmup, Duration: f.duration,
 		Feed: feed, Client: client,

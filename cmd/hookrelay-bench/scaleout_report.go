@@ -109,7 +109,7 @@ func (r *scaleoutReport) print(w io.Writer) {
 		r.printIngests(w)
 	}
 	fmt.Fprintln(w, "\ncpu: cores in use on average (busy/cores on the machine); relays: the worker or receiver processes;")
-	fmt.Fprintln(w, "bench: this process (destination or load generator); postgres: every postgres process (all its databases);")
+	fmt.Fprintln(w, "bench: this process (destination or load generator); postgres: the server's backends for the bench's database and its own processes (WAL writer, checkpointer, ...);")
 	fmt.Fprintln(w, "other: the rest of busy, anything else running")
 	if l := r.limit(); l != "" {
 		fmt.Fprintln(w, l)

@@ -139,7 +139,7 @@ func TestCPUMeter(t *testing.T) {
 	if _, _, err := machineTicks(); err != nil {
 		t.Skipf("no /proc here: %v", err)
 	}
-	m := startCPU([]int{os.Getpid()})
+	m := startCPU([]int{os.Getpid()}, "")
 	for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); {
 	}
 	u, ok := m.stop()

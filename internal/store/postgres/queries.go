@@ -177,8 +177,11 @@ FROM leased JOIN events e ON e.id = leased.event_id`
 
 	// completeDeliveries sets the outcomes of the deliveries $1, given as
 	// parallel arrays, of those still processing under the lease tokens
-	// $2, records their attempts in the order of the arrays, each in its
-	// delivery's replay round, and returns the ids it recorded. A NULL next
+	// $2, records on each when its attempt started and how long it took,
+	// records the attempts of those not done in the order of the arrays,
+	// each in its delivery's replay round (a done delivery's last attempt
+	// is the one its row describes: migration 0028), and returns the ids
+	// it recorded. A NULL next
 	// attempt keeps next_attempt_at. Each id is listed once. The rows are
 	// found by primary key alone, as in claimRows: the status is checked in
 	// a CASE, which no partial index matches, so the planner cannot choose
@@ -196,6 +199,7 @@ FROM leased JOIN events e ON e.id = leased.event_id`
 	UPDATE deliveries SET
 		status = i.status, next_attempt_at = coalesce(i.next_attempt_at, deliveries.next_attempt_at),
 		last_error = i.error, last_status_code = i.status_code, failure_kind = i.kind, finished_at = i.finished_at,
+		last_attempted_at = i.attempted_at, last_duration_ms = i.duration_ms,
 		lease_until = NULL, lease_token = NULL, updated_at = i.now
 	FROM input i
 	WHERE deliveries.id = ANY($1::bigint[]) AND deliveries.id = i.id
@@ -205,6 +209,7 @@ FROM leased JOIN events e ON e.id = leased.event_id`
 	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, headers, round)
 	SELECT i.id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id, i.headers, d.replay_count
 	FROM input i JOIN d ON d.id = i.id
+	WHERE i.status <> 'done'
 	ORDER BY i.n
 )
 SELECT id FROM d`

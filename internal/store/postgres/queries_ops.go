@@ -10,11 +10,20 @@ const (
 	// the UPDATE reaches them (the condition is checked again on a row a
 	// concurrent claim or purge changed meanwhile), and counts those
 	// processing in the statement's snapshot, so that a delivery is
-	// counted once, re-armed or in flight.
+	// counted once, re-armed or in flight. The attempt that ended a done
+	// delivery, which its row keeps (migration 0028) and re-arming
+	// clears, is written to attempts first, read in the same snapshot.
+	// (Two replays re-arming one done delivery at the same moment would
+	// each write it; the second also re-arms it a second time.)
 	rearmBatch = `WITH sel AS MATERIALIZED (
 %[1]s
 ), last AS (
 	SELECT event_id, destination FROM sel ORDER BY event_id DESC, destination DESC LIMIT 1
+), kept AS (
+	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, round)
+	SELECT d.id, d.last_attempted_at, d.last_duration_ms, d.last_status_code, d.replay_count
+	FROM deliveries d JOIN sel ON d.id = sel.id
+	WHERE d.status = 'done' AND d.last_attempted_at IS NOT NULL AND %[3]s
 ), upd AS (
 	UPDATE deliveries d SET %[2]s
 	FROM sel

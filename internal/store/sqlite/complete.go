@@ -73,8 +73,9 @@ func (s *Store) prepareOutcomes(ctx context.Context) error {
 }
 
 // recordOutcomes writes rows in tx — their outcomes with multi-row
-// updates, then their attempts, in the order of rows, with multi-row
-// inserts — and marks in recorded those whose lease held. Repeats are
+// updates, then the attempts of those that keep one, in the order of
+// rows, with multi-row inserts — and marks in recorded those whose lease
+// held. Repeats are
 // left out. prepareOutcomes must have succeeded.
 func (s *Store) recordOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.CompletionRow, recorded []bool) error {
 	held, err := s.updateOutcomes(ctx, tx, rows)
@@ -87,6 +88,9 @@ func (s *Store) recordOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.
 			continue
 		}
 		recorded[i] = true
+		if !r.KeepsAttempt() {
+			continue
+		}
 		a := r.Attempt
 		attempts = append(attempts, r.DeliveryID, micros(a.AttemptedAt), a.Duration.Milliseconds(), a.StatusCode, a.Error,
 			r.Snippet, r.KeyID, r.Headers, r.DeliveryID)
@@ -100,7 +104,7 @@ func (s *Store) recordOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.
 // updateOutcomes sets the outcomes of rows, but for repeats, and returns
 // the ids of the deliveries whose lease held.
 func (s *Store) updateOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.CompletionRow) (map[int64]bool, error) {
-	const cols = 9
+	const cols = 11
 	args := make([]any, 0, len(rows)*cols)
 	for _, r := range rows {
 		if r.Repeat {
@@ -108,7 +112,7 @@ func (s *Store) updateOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.
 		}
 		a := r.Attempt
 		args = append(args, r.DeliveryID, r.LeaseToken, string(r.Status), optMicros(r.Next), a.Error, a.StatusCode,
-			optMicros(r.Finished), micros(r.Now), string(r.Kind))
+			optMicros(r.Finished), micros(r.Now), string(r.Kind), micros(a.AttemptedAt), a.Duration.Milliseconds())
 	}
 	held := make(map[int64]bool, len(rows))
 	err := s.queryChunks(ctx, tx, &s.completeDeliveries, cols, args, func(rows *sql.Rows) error {

@@ -114,15 +114,17 @@ FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id IN (`
 
 	// completeDeliveries* set the outcomes of many deliveries in one
 	// statement, each row (id, lease token, status, next attempt or NULL
-	// to keep it, error, status code, finished at, now, failure kind)
-	// applied to its delivery provided it is still processing under that
-	// lease token, and return the ids whose lease held.
+	// to keep it, error, status code, finished at, now, failure kind,
+	// attempt start, attempt duration) applied to its delivery provided
+	// it is still processing under that lease token, and return the ids
+	// whose lease held.
 	completeDeliveriesHead = `UPDATE deliveries SET
 	status = v.column3, next_attempt_at = coalesce(v.column4, deliveries.next_attempt_at),
 	last_error = v.column5, last_status_code = v.column6, finished_at = v.column7,
-	lease_until = NULL, lease_token = NULL, updated_at = v.column8, failure_kind = v.column9
+	lease_until = NULL, lease_token = NULL, updated_at = v.column8, failure_kind = v.column9,
+	last_attempted_at = v.column10, last_duration_ms = v.column11
 FROM (VALUES `
-	completeDeliveriesRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	completeDeliveriesRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	completeDeliveriesTail = `) AS v
 WHERE deliveries.id = v.column1 AND deliveries.status = 'processing' AND deliveries.lease_token = v.column2
 RETURNING deliveries.id`

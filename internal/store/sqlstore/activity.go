@@ -12,12 +12,11 @@ var _ store.Activity = (*Ops)(nil)
 
 const (
 	// activityMinutes reads the counters of the minutes in [?1, ?2) that
-	// the triggers of migration 0023 keep: the events received, counted
-	// as events are inserted, and the attempts delivered (2xx) and
-	// failed, counted as attempt rows are inserted, per minute. Should an
-	// outcome come to be recorded without an attempt row, its count would
-	// come from the deliveries' status changes into the same rows, and
-	// this statement would not change. Where the
+	// the triggers of migrations 0023 and 0028 keep: the events received,
+	// counted as events are inserted; the attempts delivered, counted
+	// as an outcome sets a delivery done (its attempt is kept on its row,
+	// not as a row of attempts); and the attempts failed, counted as their
+	// rows of attempts are inserted, per minute. Where the
 	// driver appends deltas (Dialect.ActivityDeltas), a minute has one
 	// folded row and any number of deltas, read in the same statement,
 	// so in one snapshot.

@@ -15,6 +15,7 @@ const (
 	rearmSet = `status = 'pending', attempts = 0, next_attempt_at = %[1]s,
 	lease_until = NULL, lease_token = NULL, finished_at = NULL,
 	last_error = '', last_status_code = 0, failure_kind = '` + string(failure.Other) + `',
+	last_attempted_at = NULL, last_duration_ms = 0,
 	replay_count = d.replay_count + 1, updated_at = %[1]s`
 
 	// rearmable is the condition that a delivery d may be re-armed: it is
@@ -108,10 +109,15 @@ func (r replayer) rearmInOne(ctx context.Context, tx Conn, w *Where, limit strin
 }
 
 // rearmIDs re-arms the deliveries ids, into b, then counts those
-// processing.
+// processing. The attempt that ended a done one is written to attempts
+// first, as the re-arming clears its row's copy.
 func (r replayer) rearmIDs(ctx context.Context, tx Conn, ids []int64, status string, b *ReplayBatch) error {
 	d := r.o.b.Dialect
 	list := d.List(ids)
+	keep := fmt.Sprintf(keepDoneAttempts, d.in("d.id", "?", "bigint"), status)
+	if _, err := tx.Exec(ctx, keep, list); err != nil {
+		return fmt.Errorf("keep the attempts that ended deliveries done: %w", err)
+	}
 	query := fmt.Sprintf(rearmIDs, fmt.Sprintf(rearmSet, "?2"), d.in("d.id", "?1", "bigint"), fmt.Sprintf(rearmable, status))
 	var err error
 	if b.Rearmed, err = tx.Exec(ctx, query, list, d.Time(r.req.Now)); err != nil {

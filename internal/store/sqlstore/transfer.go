@@ -65,6 +65,7 @@ var TransferTables = []Table{
 		{"lease_until", Time, true}, {"lease_token", Text, true},
 		{"last_error", Text, false}, {"last_status_code", Int, false}, {"failure_kind", Text, false},
 		{"created_at", Time, false}, {"updated_at", Time, false}, {"finished_at", Time, true},
+		{"last_attempted_at", Time, true}, {"last_duration_ms", Int, false},
 	}},
 	{Name: "attempts", Key: 1, Identity: true, Columns: []Column{
 		{"id", Int, false}, {"delivery_id", Int, false}, {"attempted_at", Time, false},

@@ -60,9 +60,15 @@ func testCompleteOutcomes(t *testing.T, s store.DB) {
 				t.Fatalf("%d attempts recorded, want 1", len(as))
 			}
 			a := as[0]
-			if a.ID == 0 || a.DeliveryID != d.ID || a.Duration != attempt.Duration || a.StatusCode != c.code ||
-				a.Error != c.err || a.ResponseSnippet != c.snippet {
-				t.Errorf("attempt = %+v, want %+v of delivery %d", a, attempt, d.ID)
+			// The attempt that ends a delivery done is kept on its row,
+			// without an id of its own or the response's start.
+			want := attempt
+			if c.status == store.StatusDone {
+				want.ResponseSnippet = ""
+			}
+			if (a.ID == 0) != (c.status == store.StatusDone) || a.DeliveryID != d.ID || a.Duration != want.Duration ||
+				a.StatusCode != c.code || a.Error != c.err || a.ResponseSnippet != want.ResponseSnippet {
+				t.Errorf("attempt = %+v, want %+v of delivery %d (id 0 only when done)", a, want, d.ID)
 			}
 			checkTime(t, "AttemptedAt", a.AttemptedAt, attempt.AttemptedAt)
 			checkLeaseLost(t, s, outcome(claims[0], store.StatusDone, now))
@@ -88,15 +94,22 @@ func testCompleteRetryThenDone(t *testing.T, s store.DB) {
 		second[0].Delivery.LastStatusCode != 503 {
 		t.Errorf("second claim = %+v, want attempt 2, processing, last code 503", second[0].Delivery)
 	}
-	complete(t, s, outcome(second[0], store.StatusDone, retry.Add(time.Second)))
+	done := outcome(second[0], store.StatusDone, retry.Add(time.Second))
+	complete(t, s, done)
 
 	d := theDelivery(t, s, e.ID)
 	if d.Status != store.StatusDone || d.Attempts != 2 || d.LastError != "" || d.LastStatusCode != 200 {
 		t.Errorf("delivery = %+v, want done after 2 attempts, last code 200, no error", d)
 	}
 	as := attempts(t, s, d.ID)
-	if len(as) != 2 || as[0].StatusCode != 503 || as[1].StatusCode != 200 || as[0].ID >= as[1].ID {
-		t.Errorf("attempts = %+v, want the 503 then the 200", as)
+	if len(as) != 2 || as[0].StatusCode != 503 || as[1].StatusCode != 200 || as[0].ID == 0 || as[1].ID != 0 {
+		t.Errorf("attempts = %+v, want the 503 (a row of its own) then the 200 (kept on the delivery)", as)
+	}
+	if len(as) == 2 && as[1].Duration != done.Attempt.Duration {
+		t.Errorf("the 200 took %v, want %v", as[1].Duration, done.Attempt.Duration)
+	}
+	if len(as) == 2 {
+		checkTime(t, "the 200's AttemptedAt", as[1].AttemptedAt, done.Attempt.AttemptedAt)
 	}
 }
 
@@ -137,7 +150,7 @@ func testCompleteStaleToken(t *testing.T, s store.DB) {
 func testCompleteSnippetCut(t *testing.T, s store.DB) {
 	e := dueEvent("evt_1", baseTime)
 	ingest(t, s, item(e, "billing"))
-	c := outcome(claim(t, s, "billing", 1, baseTime)[0], store.StatusDone, baseTime)
+	c := outcome(claim(t, s, "billing", 1, baseTime)[0], store.StatusFailed, baseTime)
 	c.Attempt.ResponseSnippet = strings.Repeat("é", 1000) // 2000 bytes
 	complete(t, s, c)
 	as := attempts(t, s, c.DeliveryID)

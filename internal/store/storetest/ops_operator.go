@@ -123,7 +123,11 @@ func testAuditLog(t *testing.T, s store.DB) {
 	}
 }
 
-// Attempts carry the replay round they were made in.
+// Attempts carry the replay round they were made in. The attempt that
+// ended a round done is kept on the delivery's row until a replay starts
+// the next round, which writes it to attempts first: every round's
+// success stays listed, once, and a replay that does not re-arm the
+// delivery leaves it on the row.
 func testAttemptRounds(t *testing.T, s store.DB) {
 	q, ops := s, s
 	now := time.Date(2026, time.March, 3, 9, 0, 0, 0, time.UTC)
@@ -138,8 +142,19 @@ func testAttemptRounds(t *testing.T, s store.DB) {
 		replay(t, ops, store.ReplayRequest{Filter: store.EventFilter{IDs: []string{e.ID}}, Actor: "ops", Now: now})
 	}
 	as := attempts(t, q, deliveryTo(t, s, e.ID, "billing").ID)
-	if len(as) != 2 || as[0].Round != 0 || as[1].Round != 1 {
-		t.Errorf("attempts = %+v; want rounds 0 then 1", as)
+	if len(as) != 2 || as[0].Round != 0 || as[1].Round != 1 || as[0].ID == 0 || as[1].ID == 0 {
+		t.Errorf("attempts = %+v; want rounds 0 then 1, each a row of its own", as)
+	}
+
+	c := claim(t, q, "billing", 1, now)
+	if len(c) != 1 {
+		t.Fatalf("round 2: claimed %d", len(c))
+	}
+	complete(t, q, outcome(c[0], store.StatusDone, now))
+	replay(t, ops, store.ReplayRequest{Filter: store.EventFilter{IDs: []string{e.ID}, Status: store.StatusDead}, Actor: "ops", Now: now})
+	as = attempts(t, q, deliveryTo(t, s, e.ID, "billing").ID)
+	if len(as) != 3 || as[2].Round != 2 || as[2].ID != 0 || as[2].StatusCode != 200 {
+		t.Errorf("attempts = %+v; want rounds 0, 1 and 2, the last kept on the delivery", as)
 	}
 }
 
