@@ -39,8 +39,9 @@ type Spec struct {
 	// Routes[i % len(Routes)].
 	Routes []Route
 	// Done makes every delivery done after one attempt that was answered
-	// 200 (its row written only with Attempts); otherwise every delivery
-	// is pending, due at its event's receive time.
+	// 200 (kept on the delivery, as an outcome keeps it, only with
+	// Attempts); otherwise every delivery is pending, due at its event's
+	// receive time.
 	Done bool
 	// BodyBytes, when larger than an event's JSON body, pads the body
 	// with spaces after the JSON to that many bytes.
@@ -57,8 +58,9 @@ type Spec struct {
 	// seed.
 	Processing int
 	// Attempts writes the attempt that recorded the outcome of every
-	// done, failed or dead delivery, at its last change: answered 200, or
-	// as its Failed says. Without it no attempt row is written.
+	// done, failed or dead delivery, at its last change: answered 200, on
+	// the done delivery's row, or as its Failed says, as a row of
+	// attempts. Without it no attempt is written.
 	Attempts bool
 }
 
@@ -186,7 +188,12 @@ FROM ` + d.series(s.N)
 	last_status_code, created_at, updated_at, finished_at)
 SELECT id, ` + dest.String() + `, 'pending', 0, received_at, occurred_at, 0, received_at, received_at, NULL
 FROM events WHERE ` + dest.String() + ` IS NOT NULL`
-	if s.Done {
+	// With Attempts, done deliveries keep their attempt on their own row,
+	// as an outcome writes it: they are inserted pending and made done
+	// last, once the failed, dead and backlog rows are set, so that the
+	// activity counters count as delivered the rows that end done.
+	doneLast := s.Done && s.Attempts
+	if s.Done && !doneLast {
 		deliveries = strings.Replace(deliveries, "'pending', 0, received_at, occurred_at, 0, received_at, received_at, NULL",
 			"'done', 1, received_at, occurred_at, 200, received_at, received_at, received_at", 1)
 	}
@@ -218,10 +225,19 @@ WHERE event_id >= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET %d)`, s
 WHERE event_id IN (SELECT id FROM events WHERE id >= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET %d)
 	ORDER BY id LIMIT %d)`, d.time(fmt.Sprint(time.Now().Add(time.Hour).UnixMicro())), s.Pending-1, s.Processing))
 	}
+	if doneLast {
+		backlog := ""
+		if s.Pending > 0 {
+			backlog = fmt.Sprintf(` AND event_id < (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET %d)`, s.Pending-1)
+		}
+		out = append(out, `UPDATE deliveries SET status = 'done', attempts = 1, last_status_code = 200,
+	updated_at = created_at, finished_at = created_at, last_attempted_at = created_at, last_duration_ms = 25
+WHERE status = 'pending'`+backlog)
+	}
 	if s.Attempts {
 		out = append(out, `INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error)
 SELECT id, updated_at, 25, last_status_code, last_error FROM deliveries
-WHERE status IN ('done', 'failed', 'dead')`)
+WHERE status IN ('failed', 'dead')`)
 	}
 	return append(out, counts)
 }

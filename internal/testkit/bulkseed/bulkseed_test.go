@@ -23,14 +23,7 @@ func TestSeed(t *testing.T) {
 		t.Run(d.Name, func(t *testing.T) {
 			ctx := context.Background()
 			url := d.URL(t)
-			st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			st := migrated(t, url)
 			first := time.Now().UTC().Add(-time.Hour).Truncate(time.Microsecond)
 			const n = 101
 			seeded, err := bulkseed.Seed(ctx, url, bulkseed.Spec{N: n, First: first, Step: 1500 * time.Microsecond,
@@ -92,15 +85,8 @@ func TestSeedFailed(t *testing.T) {
 		t.Run(d.Name, func(t *testing.T) {
 			ctx := context.Background()
 			url := d.URL(t)
-			st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
-			_, err = bulkseed.Seed(ctx, url, bulkseed.Spec{N: 10, First: time.Now().UTC().Add(-time.Hour), Step: time.Second,
+			st := migrated(t, url)
+			_, err := bulkseed.Seed(ctx, url, bulkseed.Spec{N: 10, First: time.Now().UTC().Add(-time.Hour), Step: time.Second,
 				Routes: []bulkseed.Route{{Source: "a", Type: "x", Destination: "one"}, {Source: "b", Type: "y", Destination: "two"}},
 				Failed: []bulkseed.Failed{{Source: "b", Type: "y", Status: "dead", StatusCode: 503, Error: "status 503"}}})
 			if err != nil {
@@ -133,14 +119,7 @@ func TestSeedPadsBodiesWithoutDeliveries(t *testing.T) {
 		t.Run(d.Name, func(t *testing.T) {
 			ctx := context.Background()
 			url := d.URL(t)
-			st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			st := migrated(t, url)
 			const n, size = 3, 4096
 			if _, err := bulkseed.Seed(ctx, url, bulkseed.Spec{N: n, First: time.Now().Add(-time.Minute), Step: time.Millisecond,
 				Routes: []bulkseed.Route{{Source: "big", Type: "z"}}, BodyBytes: size}); err != nil {
@@ -179,16 +158,9 @@ func TestSeedLog(t *testing.T) {
 		t.Run(d.Name, func(t *testing.T) {
 			ctx := context.Background()
 			url := d.URL(t)
-			st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if err := st.Migrate(ctx); err != nil {
-				t.Fatal(err)
-			}
+			st := migrated(t, url)
 			first := time.Now().UTC().Add(-time.Hour).Truncate(time.Minute)
-			_, err = bulkseed.Seed(ctx, url, bulkseed.Spec{N: 40, First: first, Step: 3 * time.Second, Done: true, Attempts: true,
+			_, err := bulkseed.Seed(ctx, url, bulkseed.Spec{N: 40, First: first, Step: 3 * time.Second, Done: true, Attempts: true,
 				Pending: 6, Processing: 2,
 				Routes: []bulkseed.Route{{"a", "ok", "one"}, {"a", "f503", "one"}, {"a", "dead", "one"}, {"a", "skip", "one"}},
 				Failed: []bulkseed.Failed{
@@ -229,4 +201,19 @@ func TestSeedLog(t *testing.T) {
 			}
 		})
 	}
+}
+
+// migrated opens the store at url, migrated, closed when the test ends.
+func migrated(t *testing.T, url string) store.DB {
+	t.Helper()
+	ctx := context.Background()
+	st, err := storeopen.Open(ctx, url, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
