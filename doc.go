@@ -60,7 +60,13 @@
 // A HandlerFunc's result decides the delivery's outcome: nil is done; an
 // error wrapping Skip is skipped, its writes committed; any other error,
 // or a panic, rolls back and is a failed attempt, retried on the
-// Destination's Backoff until MaxAttempts, then dead. Every outcome is
+// Destination's Backoff until MaxAttempts, then dead. A handler that never
+// returns because its process died (a crash, os.Exit, out of memory) used
+// an attempt too: when its lease runs out (its Timeout plus 30 seconds) the
+// next claim records it as lost ("worker lost: lease expired while the
+// attempt ran") and hands the event out again, or marks it dead once its
+// attempts reach MaxAttempts, so that an event whose handler takes the
+// process down ends in the dead letters, not in a crash loop. Every outcome is
 // recorded like a push's: listed by `hookrelay events`, counted by stats
 // and metrics, shown in the console, dead letters alerted. Replay and
 // backfill re-arm handler deliveries as any other: the handler runs again,

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"sync"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/relay"
@@ -30,6 +31,12 @@ type Relay struct {
 	state    int                         // guarded by mu: one of the states below
 	ingest   http.Handler                // guarded by mu; set by Start
 	admin    http.Handler                // guarded by mu; set by Start
+
+	// leaseMargin is how much longer than its Timeout a handler's claim
+	// is leased; 0 means the engine's default. Tests shorten it (see
+	// export_test.go), so that a handler lost with its process is found
+	// lost in a moment.
+	leaseMargin time.Duration
 }
 
 // Relay states.
@@ -97,7 +104,7 @@ func (r *Relay) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("hookrelay: start: %w", err)
 	}
-	inner.SetHandlers(r.funcs)
+	inner.SetHandlers(relay.Handlers{Funcs: r.funcs, LeaseMargin: r.leaseMargin})
 	if err := inner.StartWork(ctx); err != nil {
 		_ = inner.Shutdown(context.WithoutCancel(ctx))
 		return fmt.Errorf("hookrelay: start: %w", err)

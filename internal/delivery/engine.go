@@ -75,6 +75,12 @@ type Options struct {
 	// (see handler.go).
 	Handlers map[string]Handler
 	Within   store.TxCompleter
+	// HandlerLeaseMargin is how much longer than its timeout a handler's
+	// claim is leased; 0 means LeaseMargin. A shorter one finds a
+	// handler lost with its process sooner, and is for tests: a lease
+	// that runs out while its handler waits for the database wastes the
+	// attempt (its transaction finds the lease lost and does nothing).
+	HandlerLeaseMargin time.Duration
 }
 
 // DefaultClaimers is how many claims of one destination may be in flight
@@ -119,6 +125,9 @@ func New(o Options) (*Engine, error) {
 	if o.Outcomes.MaxBatch <= 0 {
 		o.Outcomes.MaxBatch = DefaultOutcomeBatch
 	}
+	if o.HandlerLeaseMargin <= 0 {
+		o.HandlerLeaseMargin = LeaseMargin
+	}
 	if o.Outcomes.CommitTimeout <= 0 {
 		o.Outcomes.CommitTimeout = completeTimeout
 	}
@@ -140,7 +149,7 @@ func New(o Options) (*Engine, error) {
 		}
 		names = append(names, d.Name)
 		if d.Handler {
-			h, err := newHandlerWorker(e, o.Queue, o.Within, d, o.Handlers[d.Name])
+			h, err := newHandlerWorker(e, o.Queue, o.Within, d, o.Handlers[d.Name], o.HandlerLeaseMargin)
 			if err != nil {
 				return nil, fmt.Errorf("new delivery engine: destination %q: %w", d.Name, err)
 			}

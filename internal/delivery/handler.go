@@ -41,7 +41,7 @@ type handlerWorker struct {
 	failing     atomic.Bool // the last claim failed; logged once until one succeeds
 }
 
-func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d config.Destination, h Handler) (*handlerWorker, error) {
+func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d config.Destination, h Handler, margin time.Duration) (*handlerWorker, error) {
 	if within == nil {
 		return nil, errors.New("the store cannot run handlers inside its transactions")
 	}
@@ -64,7 +64,7 @@ func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d conf
 		policy:      PolicyFor(d),
 		concurrency: d.Concurrency,
 		timeout:     timeout,
-		lease:       timeout + LeaseMargin,
+		lease:       timeout + margin,
 	}, nil
 }
 
@@ -85,8 +85,11 @@ func (h *handlerWorker) loop(ctx context.Context, first bool) {
 	for ctx.Err() == nil {
 		now := h.engine.now()
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
-		claims, err := h.queue.ClaimDeliveries(cctx, store.ClaimRequest{Destination: h.name, Max: 1, Lease: h.lease, Now: now})
+		claims, err := h.queue.ClaimDeliveries(cctx, store.ClaimRequest{
+			Destination: h.name, Max: 1, Lease: h.lease, Now: now, MaxAttempts: h.policy.MaxAttempts,
+		})
 		cancel()
+		claims = h.engine.claimedOrBuried(h.name, claims)
 		switch {
 		case err != nil && !h.failing.Swap(true):
 			h.engine.logger.Warn("claim deliveries failed; retrying at every poll", keyDestination, h.name, keyError, err)

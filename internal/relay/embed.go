@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/delivery"
 )
@@ -12,9 +13,17 @@ import (
 // sets the handlers of its handler destinations, starts the work with
 // StartWork instead of Start, and mounts IngestHandler and AdminHandler.
 
+// Handlers are the code of the config's handler destinations.
+type Handlers struct {
+	// Funcs are the handlers, by destination name.
+	Funcs map[string]delivery.Handler
+	// LeaseMargin is delivery.Options' HandlerLeaseMargin.
+	LeaseMargin time.Duration
+}
+
 // SetHandlers gives the handler destinations of the config their
-// handlers, by destination name. Call it before StartWork or Start.
-func (r *Relay) SetHandlers(h map[string]delivery.Handler) { r.handlers = h }
+// handlers. Call it before StartWork or Start.
+func (r *Relay) SetHandlers(h Handlers) { r.handlers = h }
 
 // StartWork starts what Start starts but the listeners: the delivery
 // engine, when this role delivers, and retention.

@@ -90,7 +90,7 @@ type Relay struct {
 	// wakeDelivery is the running engine's Wake, set by Start when this
 	// role delivers; the receiver calls it through wake.
 	wakeDelivery  atomic.Pointer[func(destination string)]
-	handlers      map[string]delivery.Handler // of the handler destinations; see embed.go
+	handlers      Handlers // of the handler destinations; see embed.go
 	stopDelivery  func()
 	stopRetention func()
 }

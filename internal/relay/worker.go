@@ -22,15 +22,16 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 	}
 	claimers, outcomes := deliveryOptions(r.cfg.Database)
 	eng, err := delivery.New(delivery.Options{
-		Queue:        r.store,
-		Destinations: push,
-		Alerts:       r.cfg.Alerts,
-		Logger:       r.logger,
-		Registerer:   r.registry,
-		Claimers:     claimers,
-		Outcomes:     outcomes,
-		Handlers:     r.handlers,
-		Within:       r.store,
+		Queue:              r.store,
+		Destinations:       push,
+		Alerts:             r.cfg.Alerts,
+		Logger:             r.logger,
+		Registerer:         r.registry,
+		Claimers:           claimers,
+		Outcomes:           outcomes,
+		Handlers:           r.handlers.Funcs,
+		Within:             r.store,
+		HandlerLeaseMargin: r.handlers.LeaseMargin,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("start delivery: %w", err)

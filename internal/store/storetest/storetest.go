@@ -80,6 +80,9 @@ var tests = []conformanceTest{
 	{"OrderingByOccurredAt", testOrderingByOccurredAt},
 	{"OrderingLeaseHoldsKey", testOrderingLeaseHoldsKey},
 	{"OrderingExpiredHeadReclaimedFirst", testOrderingExpiredHeadReclaimedFirst},
+	{"ClaimCountsLostAttempts", testClaimCountsLostAttempts},
+	{"LostHeadFreesItsKey", testLostHeadFreesItsKey},
+	{"LostAllCountedByOneClaim", testLostAllCountedByOneClaim},
 	{"ConcurrentClaimers", testConcurrentClaimers},
 	{"ConcurrentClaimersWithLateEvents", testConcurrentClaimersWithLateEvents},
 
