@@ -57,21 +57,41 @@
 //
 // # Outcomes
 //
-// A HandlerFunc's result decides the delivery's outcome: nil is done; an
-// error wrapping Skip is skipped, its writes committed; any other error,
-// or a panic, rolls back and is a failed attempt, retried on the
-// Destination's Backoff until MaxAttempts, then dead. A handler that never
-// returns because its process died (a crash, os.Exit, out of memory) used
-// an attempt too: when its lease runs out (its Timeout plus 30 seconds) the
-// next claim records it as lost ("worker lost: lease expired while the
-// attempt ran") and hands the event out again, or marks it dead once its
-// attempts reach MaxAttempts, so that an event whose handler takes the
-// process down ends in the dead letters, not in a crash loop. Every outcome is
-// recorded like a push's: listed by `hookrelay events`, counted by stats
-// and metrics, shown in the console, dead letters alerted. Replay and
-// backfill re-arm handler deliveries as any other: the handler runs again,
-// with Event.ReplayCount counting the replays. Ordering keys hold one
-// key's deliveries to one at a time, in the order the events occurred.
+// A HandlerFunc's result decides the delivery's outcome:
+//
+//	the handler returns        its writes    the delivery
+//	nil                        committed     done
+//	an error wrapping Skip     committed     skipped
+//	Snooze(d), wrapped or not  rolled back   handed back, due in d; not an attempt
+//	Permanent(err), or wrapped rolled back   dead now, with err's text
+//	another error, or panics   rolled back   failed attempt: retried on the
+//	                                         Destination's Backoff, dead after
+//	                                         MaxAttempts
+//	nothing: its process dies  rolled back   lost attempt (see below)
+//
+// A snooze is for an event that came too early (a payment before its
+// order): it records no attempt, is not counted against MaxAttempts and
+// takes no backoff, and the next call sees the same Event.Attempt. While it
+// waits, the delivery shows in listings, the API and the console as it was
+// before the call — pending, or failed after an earlier failure, with that
+// failure's error — with its next attempt at the snooze's end. A permanent
+// failure is for an event no retry can fix: one attempt, recorded with its
+// text, and the delivery is dead.
+//
+// A handler that never returns because its process died (a crash,
+// os.Exit, out of memory) used an attempt too: when its lease runs out
+// (its Timeout plus 30 seconds) the next claim records it as lost ("worker
+// lost: lease expired while the attempt ran") and hands the event out
+// again, or marks it dead once its attempts reach MaxAttempts, so that an
+// event whose handler takes the process down ends in the dead letters,
+// not in a crash loop.
+//
+// Every outcome is recorded like a push's: listed by `hookrelay events`,
+// counted by stats and metrics, shown in the console, dead letters
+// alerted. Replay and backfill re-arm handler deliveries as any other: the
+// handler runs again, with Event.ReplayCount counting the replays.
+// Ordering keys hold one key's deliveries to one at a time, in the order
+// the events occurred; a snoozed or failed delivery keeps holding its key.
 //
 // A handler should do its work through tx alone. A call to another
 // service from a handler is made again when the transaction rolls back or

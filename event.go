@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -19,6 +18,11 @@ import (
 //   - Returning an error wrapping Skip commits the handler's writes, if any,
 //     with the delivery marked skipped: the event was seen and deliberately
 //     not acted on (stale, or of no interest).
+//   - Returning Snooze(d), wrapped or not, rolls the handler's writes back
+//     and hands the event back, to be handled again d from now: not an
+//     attempt, not a failure (the order it refers to is not there yet).
+//   - Returning Permanent(err), wrapped or not, rolls the writes back and
+//     marks the delivery dead at once, with err's text: no retry can help.
 //   - Returning any other error, or panicking, rolls the handler's writes
 //     back and records a failed attempt with the error's text (its first 512
 //     bytes); the event is handled again after the destination's backoff,
@@ -32,12 +36,6 @@ import (
 // transaction holds a connection, and on SQLite the only writer, which
 // every webhook received meanwhile waits for.
 type HandlerFunc func(ctx context.Context, tx Tx, ev Event) error
-
-// Skip, returned by a HandlerFunc (wrapped or not, as by
-// fmt.Errorf("order %s already paid: %w", id, hookrelay.Skip)), marks the
-// delivery skipped and commits the handler's writes. The error's text is
-// recorded with the attempt.
-var Skip = delivery.ErrSkip
 
 // Tx is the transaction a handler runs in, as the database's own Go driver
 // gives it: exactly one of Postgres and SQLite is non-nil, depending on the

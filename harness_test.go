@@ -209,6 +209,26 @@ func (b *bundle) delivery(t *testing.T, providerID, destination string) adminDel
 	return d
 }
 
+// eventID returns hookrelay's id of the event whose provider id is
+// providerID.
+func (b *bundle) eventID(t *testing.T, providerID string) string {
+	t.Helper()
+	var list struct {
+		Events []struct {
+			ID              string `json:"id"`
+			ProviderEventID string `json:"provider_event_id"`
+		} `json:"events"`
+	}
+	b.adminCall(t, http.MethodGet, "/api/v1/events?source=stripe&limit=500", "", &list)
+	for _, e := range list.Events {
+		if e.ProviderEventID == providerID {
+			return e.ID
+		}
+	}
+	t.Fatalf("no event %s", providerID)
+	return ""
+}
+
 // tryDelivery is delivery, for a relay that may be gone: it returns the
 // error instead of failing the test.
 func (b *bundle) tryDelivery(providerID, destination string) (adminDelivery, error) {

@@ -17,9 +17,12 @@ import (
 // transaction that records its outcome. tx is the store driver's own
 // transaction: a pgx.Tx on PostgreSQL, a *sql.Tx on SQLite. Returning nil
 // commits the handler's writes with the delivery marked done; an error
-// wrapping ErrSkip commits them with the delivery marked skipped; any
-// other error, or a panic, rolls them back and fails the attempt, which
-// is then retried on the destination's backoff or goes dead.
+// wrapping ErrSkip commits them with the delivery marked skipped; one
+// wrapping a SnoozeError rolls them back and hands the delivery back for
+// later, uncounted; one wrapping a PermanentError rolls them back and
+// marks it dead; any other error, or a panic, rolls them back and fails
+// the attempt, which is then retried on the destination's backoff or goes
+// dead.
 type Handler func(ctx context.Context, tx any, c store.Claim) error
 
 // ErrSkip, returned by a Handler (wrapped or not), marks the delivery
@@ -126,13 +129,17 @@ func (h *handlerWorker) deliver(c store.Claim) {
 		err := h.call(ctx, tx, c)
 		comp.Now = h.engine.now()
 		comp.Attempt.Duration = comp.Now.Sub(start)
-		if errors.Is(err, ErrSkip) {
+		if v, _ := verdictOf(err); v == verdictSkip {
 			status, comp.Attempt.Error, err = store.StatusSkipped, ShortError(err.Error()), nil
 		}
 		comp.Status = status
 		return err
 	})
 	took := h.engine.now().Sub(start)
+	if v, after := verdictOf(err); v == verdictSnooze {
+		h.snoozed(c, after)
+		return
+	}
 	h.engine.metrics.attempted(h.name, took)
 	switch {
 	case err == nil:

@@ -124,6 +124,15 @@ type Release struct {
 	LeaseToken string
 }
 
+// Snooze hands a claimed delivery back unattempted, due again at Until.
+type Snooze struct {
+	DeliveryID int64
+	LeaseToken string
+	Until      time.Time
+	// Now is when it is handed back; zero means the current time.
+	Now time.Time
+}
+
 // Queue is the delivery side of the store: the event log is the queue.
 type Queue interface {
 	// ClaimDeliveries leases up to Max due deliveries of one destination,
@@ -167,6 +176,14 @@ type Queue interface {
 	// without counting the attempt. Rows whose lease token no longer
 	// matches are left alone.
 	ReleaseDeliveries(ctx context.Context, rs []Release) error
+
+	// SnoozeDelivery hands a held delivery back, as ReleaseDeliveries
+	// does, due at s.Until rather than now: the attempt its claim counted
+	// is not counted, it records no attempt, and it becomes pending when
+	// that leaves it no attempt, failed otherwise, its last error as it
+	// was. It returns an error wrapping ErrLeaseLost when the delivery is
+	// no longer processing under s.LeaseToken.
+	SnoozeDelivery(ctx context.Context, s Snooze) error
 
 	// NextDue returns when the destination's next live delivery is due
 	// (its next_attempt_at, or lease_until for one processing); ok is false

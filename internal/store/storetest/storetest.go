@@ -74,6 +74,7 @@ var tests = []conformanceTest{
 	{"CompleteBatchReleasesKeys", testCompleteBatchReleasesKeys},
 	{"AttemptsOfUnknownDelivery", testAttemptsOfUnknownDelivery},
 	{"ReleaseMakesDueNowUncounted", testRelease},
+	{"SnoozeUncounted", testSnoozeUncounted},
 	{"OrderingInterleavedKeys", testOrderingInterleavedKeys},
 	{"OrderingFailingHeadBlocksOnlyItsKey", testOrderingFailingHeadBlocksOnlyItsKey},
 	{"OrderingFinalOutcomeReleasesKey", testOrderingFinalReleasesKey},
