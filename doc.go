@@ -45,15 +45,27 @@
 //
 // A handler gets the transaction as the database's own Go driver gives it:
 // Tx.Postgres returns a pgx.Tx (github.com/jackc/pgx/v5), Tx.SQLite a
-// *sql.Tx (modernc.org/sqlite); exactly one is set, by the Config's
-// Database. hookrelay adds no query layer of its own: a team that writes
-// pgx or database/sql keeps writing it, with its own helpers, its sqlc or
-// its ORM, as long as they take that transaction. The alternatives were
-// worse: one interface over both drivers is a new query API to learn and
-// loses each driver's features (pgx's batches and COPY, its types), and
-// one registration per driver doubles the API for what is, for any one
+// SQLiteTx — the ExecContext, QueryContext, QueryRowContext and
+// PrepareContext of a database/sql transaction (modernc.org/sqlite), which
+// is what sqlc's DBTX takes; exactly one is set, by the Config's Database.
+// hookrelay adds no query layer of its own: a team that writes pgx or
+// database/sql keeps writing it, with its own helpers, its sqlc or its ORM,
+// as long as they take that transaction. The alternatives were worse: one
+// interface over both drivers is a new query API to learn and loses each
+// driver's features (pgx's batches and COPY, its types), and one
+// registration per driver doubles the API for what is, for any one
 // application, a single database. An application that supports both can
 // branch once in a helper (both drivers take $1 placeholders).
+//
+// The transaction is hookrelay's to end, as the handler's result says:
+// the pgx.Tx's Commit and Rollback refuse with ErrManagedTx, a SQLiteTx has
+// neither, and a handler that ends it anyway — Commit or Rollback called,
+// or COMMIT, ROLLBACK or END sent as SQL — fails its attempt with
+// ErrManagedTx whatever it returns, so that the delivery is never marked
+// done apart from the handler's writes. (What SQL committed stays
+// committed: only the driver's methods can be refused.) Nested
+// transactions are the handler's own: pgx's Begin (a savepoint), and
+// SAVEPOINT, RELEASE and ROLLBACK TO on SQLite.
 //
 // # Outcomes
 //

@@ -2,7 +2,6 @@ package hookrelay
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"time"
 
@@ -40,18 +39,23 @@ type HandlerFunc func(ctx context.Context, tx Tx, ev Event) error
 // Tx is the transaction a handler runs in, as the database's own Go driver
 // gives it: exactly one of Postgres and SQLite is non-nil, depending on the
 // Config's Database. hookrelay does not wrap queries; use the driver's API.
+// hookrelay alone ends the transaction (see ErrManagedTx).
 type Tx struct {
 	pg pgx.Tx
-	sq *sql.Tx
+	sq SQLiteTx
 }
 
 // Postgres returns the pgx transaction when the database is PostgreSQL, or
-// nil.
+// nil. Everything pgx offers works on it — Exec, Query, batches, CopyFrom,
+// and Begin, whose nested transaction (a savepoint) the handler commits or
+// rolls back itself — but Commit and Rollback, which refuse with
+// ErrManagedTx.
 func (tx Tx) Postgres() pgx.Tx { return tx.pg }
 
 // SQLite returns the database/sql transaction (driver modernc.org/sqlite)
-// when the database is SQLite, or nil.
-func (tx Tx) SQLite() *sql.Tx { return tx.sq }
+// when the database is SQLite, or nil: its statements, without Commit or
+// Rollback (see SQLiteTx).
+func (tx Tx) SQLite() SQLiteTx { return tx.sq }
 
 // Event is one webhook as it arrived and was verified, with the delivery
 // being handled.
@@ -101,15 +105,4 @@ func eventOf(c store.Claim) Event {
 		OccurredAt: e.OccurredAt, ReceivedAt: e.ReceivedAt,
 		Destination: d.Destination, DeliveryID: d.ID, Attempt: d.Attempts, ReplayCount: d.ReplayCount,
 	}
-}
-
-// txOf wraps the store driver's transaction.
-func txOf(tx any) Tx {
-	switch tx := tx.(type) {
-	case pgx.Tx:
-		return Tx{pg: tx}
-	case *sql.Tx:
-		return Tx{sq: tx}
-	}
-	return Tx{}
 }

@@ -81,7 +81,8 @@ func (r *Relay) Handle(d Destination, fn HandlerFunc) {
 	}
 	r.handlers = append(r.handlers, d)
 	r.funcs[d.Name] = func(ctx context.Context, tx any, c store.Claim) error {
-		return fn(ctx, txOf(tx), eventOf(c))
+		ev := eventOf(c)
+		return guard(ctx, tx, func(tx Tx) error { return fn(ctx, tx, ev) })
 	}
 }
 
