@@ -32,7 +32,7 @@
 //			return err
 //		})
 //	if err := r.Start(ctx); err != nil { ... }   // opens the database, migrates hookrelay's tables
-//	defer r.Close()
+//	defer r.Close()                               // or Shutdown(ctx): see Shutdown
 //
 //	mux := http.NewServeMux()
 //	mux.Handle("/webhooks/", r.Receiver())     // POST /webhooks/stripe
@@ -109,6 +109,18 @@
 // service from a handler is made again when the transaction rolls back or
 // the process dies before the commit; keep such calls idempotent, or
 // record the intent in tx and make the call elsewhere.
+//
+// # Shutdown
+//
+// Relay.Shutdown(ctx) stops taking work at once: from the call on no
+// handler starts and no delivery is claimed (one already claimed goes back
+// to the queue unattempted). The handlers running finish and commit until
+// ctx ends; then their contexts are cancelled, they roll back, and their
+// events go back to the queue, not counted as attempts, to be handled at
+// the next start — none lost, none handled twice. Close is Shutdown with
+// CloseTimeout. A handler's context carries the values of the context
+// Start was given, not its cancellation, and ends at the Destination's
+// Timeout or when Shutdown gives up waiting, whichever comes first.
 //
 // # Keep handlers short
 //

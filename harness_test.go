@@ -84,7 +84,7 @@ func setupOn(t *testing.T, db string, declare func(r *hookrelay.Relay)) *bundle 
 		t.Fatalf("New: %v", err)
 	}
 	declare(r)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), startKey{}, "start"), 30*time.Second)
 	defer cancel()
 	if err := r.Start(ctx); err != nil {
 		t.Fatalf("Start: %v", err)
@@ -107,6 +107,10 @@ func setupOn(t *testing.T, db string, declare func(r *hookrelay.Relay)) *bundle 
 	b.relay, b.ingest, b.admin = r, ingest.URL, admin.URL
 	return b
 }
+
+// startKey keys a value of the context setup starts a Relay with, which
+// its handlers' contexts carry.
+type startKey struct{}
 
 // stripeEvent is the body of a Stripe event of type typ for an order,
 // created at created.

@@ -89,8 +89,9 @@ func (r *Relay) Handle(d Destination, fn HandlerFunc) {
 // Start opens the database, applies hookrelay's migrations — which create
 // and change hookrelay's own tables only — and starts delivering: each
 // handler destination's deliveries are handled in the background until
-// Close. From then on Receiver stores webhooks. ctx bounds opening and
-// migrating only.
+// Shutdown or Close. From then on Receiver stores webhooks. ctx bounds
+// opening and migrating only; handlers' contexts carry its values, not its
+// cancellation.
 func (r *Relay) Start(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -158,21 +159,41 @@ func (r *Relay) serve(w http.ResponseWriter, req *http.Request, pick func() http
 	h.ServeHTTP(w, req)
 }
 
-// Close stops delivering — handlers already running finish and their
-// outcomes are recorded — lets the webhooks being stored commit, and closes
-// hookrelay's connections to the database. Shut the application's HTTP
-// server down first, so that no webhook arrives meanwhile. Closing twice,
-// or a Relay never started, is a no-op.
-func (r *Relay) Close() error {
+// Shutdown stops the Relay. At once, no handler starts any more and no
+// delivery is claimed; handlers already running go on, until ctx ends, and
+// their outcomes are recorded as usual. When ctx ends first, their
+// contexts are cancelled: each rolls back, and its event goes back to the
+// queue unattempted, to be handled again after a restart (a handler that
+// ignores its context keeps Shutdown waiting). Meanwhile the webhooks being
+// stored commit, then hookrelay's connections to the database close; the
+// Receiver answers 503 from the start. Shut the application's HTTP server
+// down first, so that no webhook arrives meanwhile. Shutting down twice, or
+// a Relay never started, is a no-op.
+func (r *Relay) Shutdown(ctx context.Context) error {
 	r.mu.Lock()
 	inner, state := r.inner, r.state
+	if state == stateStarted {
+		inner.HaltDelivery()
+	}
 	r.state = stateClosed
 	r.mu.Unlock()
 	if state != stateStarted {
 		return nil
 	}
-	if err := inner.Shutdown(context.Background()); err != nil {
-		return fmt.Errorf("hookrelay: close: %w", err)
+	if err := inner.Shutdown(ctx); err != nil {
+		return fmt.Errorf("hookrelay: shut down: %w", err)
 	}
 	return nil
+}
+
+// CloseTimeout is how long Close lets the handlers running finish before
+// it cancels them.
+const CloseTimeout = 30 * time.Second
+
+// Close is Shutdown with CloseTimeout to finish: the handlers running get
+// that long, then their contexts are cancelled and they roll back.
+func (r *Relay) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+	defer cancel()
+	return r.Shutdown(ctx)
 }

@@ -71,8 +71,10 @@ func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d conf
 	}, nil
 }
 
-// run handles due deliveries until ctx is done; a handler already running
-// finishes (within the destination's timeout) and its outcome is recorded.
+// run handles due deliveries until ctx is done; from then on no handler
+// starts, and a handler already running finishes (within the destination's
+// timeout, or once the engine's lifetime ends) and its outcome is
+// recorded.
 func (h *handlerWorker) run(ctx context.Context) {
 	var loops sync.WaitGroup
 	for i := range h.concurrency {
@@ -108,17 +110,25 @@ func (h *handlerWorker) loop(ctx context.Context, first bool) {
 			continue
 		}
 		h.wakeUp() // more may be due: let another loop look too
-		h.deliver(claims[0])
+		h.deliver(ctx, claims[0])
 	}
 }
 
+// errStopping is what a handler's transaction returns when the engine
+// stopped before the handler could start.
+var errStopping = errors.New("delivery engine stopping")
+
 // deliver runs the handler on c inside the transaction that records its
 // outcome; when the handler fails, the failure is recorded afterwards, in
-// a transaction of its own, as a push's would be.
-func (h *handlerWorker) deliver(c store.Claim) {
+// a transaction of its own, as a push's would be. It starts no handler
+// once stop is done — the check is made inside the transaction, which on
+// SQLite may have waited for the writer meanwhile — and hands c back
+// instead; so too when the engine's lifetime ended while the handler ran
+// (see Options.Lifetime): the shutdown, not the handler, cut it short.
+func (h *handlerWorker) deliver(stop context.Context, c store.Claim) {
 	d := c.Delivery
 	start := h.engine.now()
-	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
+	ctx, cancel := context.WithTimeout(h.engine.lifetime, h.timeout)
 	defer cancel()
 	comp := store.Completion{
 		DeliveryID: d.ID, LeaseToken: c.LeaseToken, Status: store.StatusDone,
@@ -126,6 +136,9 @@ func (h *handlerWorker) deliver(c store.Claim) {
 	}
 	status := store.StatusDone
 	err := h.within.CompleteWithin(ctx, comp, func(ctx context.Context, tx any, comp *store.Completion) error {
+		if stop.Err() != nil {
+			return errStopping
+		}
 		err := h.call(ctx, tx, c)
 		comp.Now = h.engine.now()
 		comp.Attempt.Duration = comp.Now.Sub(start)
@@ -136,6 +149,10 @@ func (h *handlerWorker) deliver(c store.Claim) {
 		return err
 	})
 	took := h.engine.now().Sub(start)
+	if errors.Is(err, errStopping) || err != nil && h.engine.lifetime.Err() != nil {
+		h.handBack(c, errors.Is(err, errStopping))
+		return
+	}
 	if v, after := verdictOf(err); v == verdictSnooze {
 		h.snoozed(c, after)
 		return
@@ -149,6 +166,21 @@ func (h *handlerWorker) deliver(c store.Claim) {
 			keyEventID, d.EventID, keyAttempts, d.Attempts)
 	default:
 		h.failed(c, err, start, took)
+	}
+}
+
+// handBack returns c to the queue unattempted, due now, as the engine
+// stops: before its handler started, or, cut short, once it rolled back.
+func (h *handlerWorker) handBack(c store.Claim, unstarted bool) {
+	d := c.Delivery
+	if err := releaseClaims(h.queue, []store.Claim{c}); err != nil {
+		h.engine.logger.Warn("hand back delivery failed; it is claimed again when its lease runs out",
+			keyDestination, h.name, keyDeliveryID, d.ID, keyEventID, d.EventID, keyError, err)
+		return
+	}
+	if !unstarted {
+		h.engine.logger.Info("handler cancelled by the shutdown; its delivery goes back to the queue",
+			keyDestination, h.name, keyDeliveryID, d.ID, keyEventID, d.EventID)
 	}
 }
 

@@ -38,18 +38,30 @@ func (r *Relay) StartWork(ctx context.Context) error {
 // or handler destinations, and retention; its caller holds r.reload.mu.
 func (r *Relay) startWork(ctx context.Context) error {
 	if r.role.delivers() && r.hasPushDestinations() {
-		wake, stop, err := r.startDelivery(context.WithoutCancel(ctx))
+		run, err := r.startDelivery(ctx)
 		if err != nil {
 			return err
 		}
-		r.wakeDelivery.Store(&wake)
-		r.stopDelivery = stop
+		r.wakeDelivery.Store(&run.wake)
+		r.delivery = run
 		r.forwardNotifications(ctx)
 	}
 	if r.role.delivers() {
 		r.stopRetention = r.startRetention(context.WithoutCancel(ctx))
 	}
 	return nil
+}
+
+// HaltDelivery stops claiming deliveries and starting handlers at once,
+// without waiting for the attempts in flight: Shutdown, which does the
+// same first, waits for them. An application calls it at the moment it
+// decides to stop, before what it does to stop that may take a while.
+func (r *Relay) HaltDelivery() {
+	r.reload.mu.Lock()
+	defer r.reload.mu.Unlock()
+	if r.delivery != nil {
+		r.delivery.halt()
+	}
 }
 
 // IngestHandler is what the public listener serves: POST

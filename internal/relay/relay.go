@@ -90,8 +90,8 @@ type Relay struct {
 	// wakeDelivery is the running engine's Wake, set by Start when this
 	// role delivers; the receiver calls it through wake.
 	wakeDelivery  atomic.Pointer[func(destination string)]
-	handlers      Handlers // of the handler destinations; see embed.go
-	stopDelivery  func()
+	handlers      Handlers   // of the handler destinations; see embed.go
+	delivery      *engineRun // set by Start when this role delivers
 	stopRetention func()
 }
 
@@ -257,17 +257,25 @@ func (r *Relay) Run(ctx context.Context) error {
 	return errors.Join(serveErr, r.Shutdown(context.Background()))
 }
 
-// Shutdown stops accepting webhooks, lets in-flight requests finish and
-// their commits land, flushes the rejection record, and closes the store.
-// It is safe to call more than once.
+// Shutdown stops claiming deliveries and starting handlers at once, stops
+// accepting webhooks, lets in-flight requests finish and their commits
+// land, flushes the rejection record, and closes the store. The attempts
+// in flight finish and record their outcomes; once ctx ends, the handlers
+// still running have their contexts cancelled, roll back, and their
+// deliveries go back to the queue, unattempted. The listeners get at most
+// shutdownGrace whatever ctx says. It is safe to call more than once.
 func (r *Relay) Shutdown(ctx context.Context) error {
 	var err error
 	r.shutdownOne.Do(func() { err = r.shutdown(ctx) })
 	return err
 }
 
-func (r *Relay) shutdown(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
+func (r *Relay) shutdown(deliveryCtx context.Context) error {
+	var waitDelivery func()
+	if r.delivery != nil {
+		waitDelivery = r.delivery.stop(deliveryCtx)
+	}
+	ctx, cancel := context.WithTimeout(deliveryCtx, shutdownGrace)
 	defer cancel()
 	if r.adminLn != nil { // a relay that never started serving has nothing to shut down
 		r.logger.Info("hookrelay shutting down")
@@ -288,8 +296,8 @@ func (r *Relay) shutdown(ctx context.Context) error {
 		r.tally.Close()
 	}
 	r.signals.close()
-	if r.stopDelivery != nil {
-		r.stopDelivery()
+	if waitDelivery != nil {
+		waitDelivery()
 	}
 	r.reload.finishRetired()
 	if r.stopRetention != nil {
