@@ -120,6 +120,7 @@ var tests = []conformanceTest{
 
 	{"Activity", testActivity},
 	{"PauseHoldsClaims", testPauseHoldsClaims},
+	{"HandlerRegistry", testHandlerRegistry},
 	{"ResumeNotifies", testResumeNotifies},
 	{"SkipDelivery", testSkipDelivery},
 	{"AuditLog", testAuditLog},
