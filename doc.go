@@ -139,12 +139,26 @@
 // Start applies hookrelay's migrations, which create and change only
 // hookrelay's own tables: events, deliveries, attempts, replays,
 // rejections, delivery_counts, delivery_count_deltas, ingest_counts,
-// paused_destinations, secret_slot_hours and schema_migrations (and, on
+// paused_destinations, secret_slot_hours, handler_destinations and
+// schema_migrations (and, on
 // PostgreSQL, the functions and triggers that keep the counts). An
 // application with a table of one of these names gives hookrelay a schema
 // of its own on PostgreSQL (search_path=hookrelay in the URL, the schema
 // created beforehand) and names its own tables with their schema in
 // handlers.
+//
+// # Several replicas
+//
+// Replicas of an application share its database. At Start a Relay
+// registers its handler destinations (name, sources, types, ordering key)
+// in the table handler_destinations; every Relay on the database reads the
+// registered ones every second and fans events out to them as to its own,
+// and claims only the deliveries of those it declares. So during a rolling
+// deploy that adds a handler destination, an event received by an old
+// replica, which lacks its code, still gets its delivery, and a new replica
+// handles it; the registering replica backfills the events routed before
+// the others read its registration. docs/library.md in the repository
+// gives the upgrade rule, removing a handler destination included.
 //
 // # Beside hookrelay serve
 //

@@ -11,3 +11,12 @@ func SetLeaseMargin(r *Relay, d time.Duration) {
 	defer r.mu.Unlock()
 	r.leaseMargin = d
 }
+
+// SetRouteRefresh sets how often the Relay's Receiver reads the handler
+// destinations other replicas registered, before Start: a test slows it
+// down to play a replica that has not read a registration yet.
+func SetRouteRefresh(r *Relay, d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.routeRefresh = d
+}

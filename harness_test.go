@@ -270,7 +270,10 @@ func (b *bundle) waitStatus(t *testing.T, providerID, destination, want string) 
 	t.Helper()
 	var d adminDelivery
 	testkit.Eventually(t, 15*time.Second, fmt.Sprintf("the delivery of %s to %s to be %s", providerID, destination, want), func() error {
-		d = b.delivery(t, providerID, destination)
+		var err error
+		if d, err = b.tryDelivery(providerID, destination); err != nil {
+			return err // not created yet, as a backfill's
+		}
 		return testkit.Check(d.Status == want, "it is %+v", d)
 	})
 	return d

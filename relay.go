@@ -37,6 +37,10 @@ type Relay struct {
 	// export_test.go), so that a handler lost with its process is found
 	// lost in a moment.
 	leaseMargin time.Duration
+	// routeRefresh is how often the Receiver reads the handler
+	// destinations other replicas registered; 0 means the default. Tests
+	// slow it down (see export_test.go).
+	routeRefresh time.Duration
 }
 
 // Relay states.
@@ -106,7 +110,7 @@ func (r *Relay) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("hookrelay: start: %w", err)
 	}
-	inner.SetHandlers(relay.Handlers{Funcs: r.funcs, LeaseMargin: r.leaseMargin})
+	inner.SetHandlers(relay.Handlers{Funcs: r.funcs, LeaseMargin: r.leaseMargin, RouteRefresh: r.routeRefresh})
 	if err := inner.StartWork(ctx); err != nil {
 		_ = inner.Shutdown(context.WithoutCancel(ctx))
 		return fmt.Errorf("hookrelay: start: %w", err)

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -19,6 +20,10 @@ type Handlers struct {
 	Funcs map[string]delivery.Handler
 	// LeaseMargin is delivery.Options' HandlerLeaseMargin.
 	LeaseMargin time.Duration
+	// RouteRefresh is how often the receiver reads the registered handler
+	// destinations again; 0 means every second. A test slows it down to
+	// play a replica that has not read a registration yet.
+	RouteRefresh time.Duration
 }
 
 // SetHandlers gives the handler destinations of the config their
@@ -37,6 +42,18 @@ func (r *Relay) StartWork(ctx context.Context) error {
 // startWork starts the delivery engine, when this role delivers to push
 // or handler destinations, and retention; its caller holds r.reload.mu.
 func (r *Relay) startWork(ctx context.Context) error {
+	stopFill, err := r.registerHandlers(ctx)
+	if err != nil {
+		return fmt.Errorf("register handler destinations: %w", err)
+	}
+	r.stopFill = stopFill
+	if r.routes != nil {
+		refresh := r.handlers.RouteRefresh
+		if refresh <= 0 {
+			refresh = routeRefresh
+		}
+		r.stopRoutes = r.startRoutes(context.WithoutCancel(ctx), refresh)
+	}
 	if r.role.delivers() && r.hasPushDestinations() {
 		run, err := r.startDelivery(ctx)
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
+	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
@@ -93,6 +94,13 @@ type Relay struct {
 	handlers      Handlers   // of the handler destinations; see embed.go
 	delivery      *engineRun // set by Start when this role delivers
 	stopRetention func()
+	// routes is the receiver's routing: the config's destinations and
+	// the registered handler destinations, which stopRoutes stops
+	// reading; stopFill stops the backfills of the handler destinations
+	// this relay registered (see handlers.go).
+	routes     *route.Table
+	stopRoutes func()
+	stopFill   func()
 }
 
 // New opens and migrates the store and builds the listeners' handlers. It
@@ -128,6 +136,10 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 	}
 
 	if role.receives() {
+		if err := r.newRoutes(ctx, cfg); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
 		h, err := r.buildReceiver()
 		if err != nil {
 			_ = st.Close()
@@ -302,6 +314,12 @@ func (r *Relay) shutdown(deliveryCtx context.Context) error {
 	r.reload.finishRetired()
 	if r.stopRetention != nil {
 		r.stopRetention()
+	}
+	if r.stopFill != nil {
+		r.stopFill()
+	}
+	if r.stopRoutes != nil {
+		r.stopRoutes()
 	}
 	if r.adminLn != nil {
 		if err := r.admin.Shutdown(ctx); err != nil {

@@ -131,6 +131,10 @@ func (r *Relay) Reload(ctx context.Context) (adminwire.ReloadSummary, error) {
 		return adminwire.ReloadSummary{}, err
 	}
 	if rc != nil {
+		if err := r.routes.SetConfigured(routeDestinations(cfg)); err != nil {
+			// newReceiver built a router of the same destinations.
+			r.logger.Error("routing of the reloaded config refused; the events go on being routed as before", "error", err)
+		}
 		st.ingest.set(rc)
 		if oldTally := r.tally; oldTally != nil {
 			st.retire(oldTally.Close)
