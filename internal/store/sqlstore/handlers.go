@@ -68,7 +68,7 @@ func (o *Ops) RegisterHandlers(ctx context.Context, ds []store.HandlerDestinatio
 }
 
 // HandlerDestinations returns every registered handler destination, by
-// name.
+// name, read through Backend.Routing.
 func (o *Ops) HandlerDestinations(ctx context.Context) ([]store.HandlerDestination, error) {
 	const what = "handler destinations"
 	release, err := o.enter()
@@ -76,7 +76,11 @@ func (o *Ops) HandlerDestinations(ctx context.Context) ([]store.HandlerDestinati
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer release()
-	rows, err := o.b.Read.Query(ctx, listHandlers)
+	c := o.b.Routing
+	if c == nil {
+		c = o.b.Read
+	}
+	rows, err := c.Query(ctx, listHandlers)
 	hs, err := collect(rows, err, scanHandler)
 	if err != nil {
 		return nil, o.fail(ctx, what, err)
