@@ -109,6 +109,10 @@ func (h *handlerWorker) loop(ctx context.Context, first bool) {
 			h.sleep(ctx, h.idleWait(ctx, now))
 			continue
 		}
+		if ctx.Err() != nil { // stopped while it claimed
+			h.handBack(claims[0], true)
+			return
+		}
 		h.wakeUp() // more may be due: let another loop look too
 		h.deliver(ctx, claims[0])
 	}
