@@ -32,7 +32,7 @@
 //			return err
 //		})
 //	if err := r.Start(ctx); err != nil { ... }   // opens the database, migrates hookrelay's tables
-//	defer r.Close()
+//	defer r.Close()                               // or Shutdown(ctx): see Shutdown
 //
 //	mux := http.NewServeMux()
 //	mux.Handle("/webhooks/", r.Receiver())     // POST /webhooks/stripe
@@ -45,32 +45,82 @@
 //
 // A handler gets the transaction as the database's own Go driver gives it:
 // Tx.Postgres returns a pgx.Tx (github.com/jackc/pgx/v5), Tx.SQLite a
-// *sql.Tx (modernc.org/sqlite); exactly one is set, by the Config's
-// Database. hookrelay adds no query layer of its own: a team that writes
-// pgx or database/sql keeps writing it, with its own helpers, its sqlc or
-// its ORM, as long as they take that transaction. The alternatives were
-// worse: one interface over both drivers is a new query API to learn and
-// loses each driver's features (pgx's batches and COPY, its types), and
-// one registration per driver doubles the API for what is, for any one
+// SQLiteTx — the ExecContext, QueryContext, QueryRowContext and
+// PrepareContext of a database/sql transaction (modernc.org/sqlite), which
+// is what sqlc's DBTX takes; exactly one is set, by the Config's Database.
+// hookrelay adds no query layer of its own: a team that writes pgx or
+// database/sql keeps writing it, with its own helpers, its sqlc or its ORM,
+// as long as they take that transaction. The alternatives were worse: one
+// interface over both drivers is a new query API to learn and loses each
+// driver's features (pgx's batches and COPY, its types), and one
+// registration per driver doubles the API for what is, for any one
 // application, a single database. An application that supports both can
 // branch once in a helper (both drivers take $1 placeholders).
 //
+// The transaction is hookrelay's to end, as the handler's result says:
+// the pgx.Tx's Commit and Rollback refuse with ErrManagedTx, a SQLiteTx has
+// neither, and a handler that ends it anyway — Commit or Rollback called,
+// or COMMIT, ROLLBACK or END sent as SQL — fails its attempt with
+// ErrManagedTx whatever it returns, so that the delivery is never marked
+// done apart from the handler's writes. (What SQL committed stays
+// committed: only the driver's methods can be refused.) Nested
+// transactions are the handler's own: pgx's Begin (a savepoint), and
+// SAVEPOINT, RELEASE and ROLLBACK TO on SQLite.
+//
 // # Outcomes
 //
-// A HandlerFunc's result decides the delivery's outcome: nil is done; an
-// error wrapping Skip is skipped, its writes committed; any other error,
-// or a panic, rolls back and is a failed attempt, retried on the
-// Destination's Backoff until MaxAttempts, then dead. Every outcome is
-// recorded like a push's: listed by `hookrelay events`, counted by stats
-// and metrics, shown in the console, dead letters alerted. Replay and
-// backfill re-arm handler deliveries as any other: the handler runs again,
-// with Event.ReplayCount counting the replays. Ordering keys hold one
-// key's deliveries to one at a time, in the order the events occurred.
+// A HandlerFunc's result decides the delivery's outcome:
+//
+//	the handler returns        its writes    the delivery
+//	nil                        committed     done
+//	an error wrapping Skip     committed     skipped
+//	Snooze(d), wrapped or not  rolled back   handed back, due in d; not an attempt
+//	Permanent(err), or wrapped rolled back   dead now, with err's text
+//	another error, or panics   rolled back   failed attempt: retried on the
+//	                                         Destination's Backoff, dead after
+//	                                         MaxAttempts
+//	nothing: its process dies  rolled back   lost attempt (see below)
+//
+// A snooze is for an event that came too early (a payment before its
+// order): it records no attempt, is not counted against MaxAttempts and
+// takes no backoff, and the next call sees the same Event.Attempt. While it
+// waits, the delivery shows in listings, the API and the console as it was
+// before the call — pending, or failed after an earlier failure, with that
+// failure's error — with its next attempt at the snooze's end. A permanent
+// failure is for an event no retry can fix: one attempt, recorded with its
+// text, and the delivery is dead.
+//
+// A handler that never returns because its process died (a crash,
+// os.Exit, out of memory) used an attempt too: when its lease runs out
+// (its Timeout plus 30 seconds) the next claim records it as lost ("worker
+// lost: lease expired while the attempt ran") and hands the event out
+// again, or marks it dead once its attempts reach MaxAttempts, so that an
+// event whose handler takes the process down ends in the dead letters,
+// not in a crash loop.
+//
+// Every outcome is recorded like a push's: listed by `hookrelay events`,
+// counted by stats and metrics, shown in the console, dead letters
+// alerted. Replay and backfill re-arm handler deliveries as any other: the
+// handler runs again, with Event.ReplayCount counting the replays.
+// Ordering keys hold one key's deliveries to one at a time, in the order
+// the events occurred; a snoozed or failed delivery keeps holding its key.
 //
 // A handler should do its work through tx alone. A call to another
 // service from a handler is made again when the transaction rolls back or
 // the process dies before the commit; keep such calls idempotent, or
 // record the intent in tx and make the call elsewhere.
+//
+// # Shutdown
+//
+// Relay.Shutdown(ctx) stops taking work at once: from the call on no
+// handler starts and no delivery is claimed (one already claimed goes back
+// to the queue unattempted). The handlers running finish and commit until
+// ctx ends; then their contexts are cancelled, they roll back, and their
+// events go back to the queue, not counted as attempts, to be handled at
+// the next start — none lost, none handled twice. Close is Shutdown with
+// CloseTimeout. A handler's context carries the values of the context
+// Start was given, not its cancellation, and ends at the Destination's
+// Timeout or when Shutdown gives up waiting, whichever comes first.
 //
 // # Keep handlers short
 //
@@ -89,12 +139,26 @@
 // Start applies hookrelay's migrations, which create and change only
 // hookrelay's own tables: events, deliveries, attempts, replays,
 // rejections, delivery_counts, delivery_count_deltas, ingest_counts,
-// paused_destinations, secret_slot_hours and schema_migrations (and, on
+// paused_destinations, secret_slot_hours, handler_destinations and
+// schema_migrations (and, on
 // PostgreSQL, the functions and triggers that keep the counts). An
 // application with a table of one of these names gives hookrelay a schema
 // of its own on PostgreSQL (search_path=hookrelay in the URL, the schema
 // created beforehand) and names its own tables with their schema in
 // handlers.
+//
+// # Several replicas
+//
+// Replicas of an application share its database. At Start a Relay
+// registers its handler destinations (name, sources, types, ordering key)
+// in the table handler_destinations; every Relay on the database reads the
+// registered ones every second and fans events out to them as to its own,
+// and claims only the deliveries of those it declares. So during a rolling
+// deploy that adds a handler destination, an event received by an old
+// replica, which lacks its code, still gets its delivery, and a new replica
+// handles it; the registering replica backfills the events routed before
+// the others read its registration. docs/library.md in the repository
+// gives the upgrade rule, removing a handler destination included.
 //
 // # Beside hookrelay serve
 //

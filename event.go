@@ -2,13 +2,11 @@ package hookrelay
 
 import (
 	"context"
-	"database/sql"
 	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -19,6 +17,11 @@ import (
 //   - Returning an error wrapping Skip commits the handler's writes, if any,
 //     with the delivery marked skipped: the event was seen and deliberately
 //     not acted on (stale, or of no interest).
+//   - Returning Snooze(d), wrapped or not, rolls the handler's writes back
+//     and hands the event back, to be handled again d from now: not an
+//     attempt, not a failure (the order it refers to is not there yet).
+//   - Returning Permanent(err), wrapped or not, rolls the writes back and
+//     marks the delivery dead at once, with err's text: no retry can help.
 //   - Returning any other error, or panicking, rolls the handler's writes
 //     back and records a failed attempt with the error's text (its first 512
 //     bytes); the event is handled again after the destination's backoff,
@@ -33,27 +36,26 @@ import (
 // every webhook received meanwhile waits for.
 type HandlerFunc func(ctx context.Context, tx Tx, ev Event) error
 
-// Skip, returned by a HandlerFunc (wrapped or not, as by
-// fmt.Errorf("order %s already paid: %w", id, hookrelay.Skip)), marks the
-// delivery skipped and commits the handler's writes. The error's text is
-// recorded with the attempt.
-var Skip = delivery.ErrSkip
-
 // Tx is the transaction a handler runs in, as the database's own Go driver
 // gives it: exactly one of Postgres and SQLite is non-nil, depending on the
 // Config's Database. hookrelay does not wrap queries; use the driver's API.
+// hookrelay alone ends the transaction (see ErrManagedTx).
 type Tx struct {
 	pg pgx.Tx
-	sq *sql.Tx
+	sq SQLiteTx
 }
 
 // Postgres returns the pgx transaction when the database is PostgreSQL, or
-// nil.
+// nil. Everything pgx offers works on it — Exec, Query, batches, CopyFrom,
+// and Begin, whose nested transaction (a savepoint) the handler commits or
+// rolls back itself — but Commit and Rollback, which refuse with
+// ErrManagedTx.
 func (tx Tx) Postgres() pgx.Tx { return tx.pg }
 
 // SQLite returns the database/sql transaction (driver modernc.org/sqlite)
-// when the database is SQLite, or nil.
-func (tx Tx) SQLite() *sql.Tx { return tx.sq }
+// when the database is SQLite, or nil: its statements, without Commit or
+// Rollback (see SQLiteTx).
+func (tx Tx) SQLite() SQLiteTx { return tx.sq }
 
 // Event is one webhook as it arrived and was verified, with the delivery
 // being handled.
@@ -103,15 +105,4 @@ func eventOf(c store.Claim) Event {
 		OccurredAt: e.OccurredAt, ReceivedAt: e.ReceivedAt,
 		Destination: d.Destination, DeliveryID: d.ID, Attempt: d.Attempts, ReplayCount: d.ReplayCount,
 	}
-}
-
-// txOf wraps the store driver's transaction.
-func txOf(tx any) Tx {
-	switch tx := tx.(type) {
-	case pgx.Tx:
-		return Tx{pg: tx}
-	case *sql.Tx:
-		return Tx{sq: tx}
-	}
-	return Tx{}
 }

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"net/http"
@@ -15,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay"
 )
@@ -95,6 +98,34 @@ func ExampleSkip() {
 			return fmt.Errorf("order %s already paid: %w", order, hookrelay.Skip)
 		}
 		return nil // the UPDATE and the done mark commit together
+	}
+	_ = handle
+}
+
+// A handler that finds the event refers to something that is not there
+// yet snoozes it: its writes roll back and it is handled again later,
+// without using an attempt. One that finds the event can never be applied
+// fails it permanently: dead at once, with the reason, rather than retried
+// for hours.
+func ExampleSnooze() {
+	handle := func(ctx context.Context, tx hookrelay.Tx, ev hookrelay.Event) error {
+		order, err := orderOf(ev)
+		if err != nil {
+			return hookrelay.Permanent(err) // an unreadable event: no retry will read it
+		}
+		var status string
+		err = tx.Postgres().QueryRow(ctx, `SELECT status FROM orders WHERE id = $1`, order).Scan(&status)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			// The order is created by a request still in flight.
+			return fmt.Errorf("order %s not created yet: %w", order, hookrelay.Snooze(30*time.Second))
+		case err != nil:
+			return err // a failed attempt, retried on the destination's backoff
+		case status == "cancelled":
+			return hookrelay.Permanent(fmt.Errorf("order %s was cancelled", order))
+		}
+		_, err = tx.Postgres().Exec(ctx, `UPDATE orders SET paid_at = now() WHERE id = $1`, order)
+		return err
 	}
 	_ = handle
 }

@@ -84,7 +84,7 @@ func setupOn(t *testing.T, db string, declare func(r *hookrelay.Relay)) *bundle 
 		t.Fatalf("New: %v", err)
 	}
 	declare(r)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), startKey{}, "start"), 30*time.Second)
 	defer cancel()
 	if err := r.Start(ctx); err != nil {
 		t.Fatalf("Start: %v", err)
@@ -108,6 +108,10 @@ func setupOn(t *testing.T, db string, declare func(r *hookrelay.Relay)) *bundle 
 	return b
 }
 
+// startKey keys a value of the context setup starts a Relay with, which
+// its handlers' contexts carry.
+type startKey struct{}
+
 // stripeEvent is the body of a Stripe event of type typ for an order,
 // created at created.
 func stripeEvent(id, typ, order string, created time.Time) []byte {
@@ -119,21 +123,31 @@ func stripeEvent(id, typ, order string, created time.Time) []byte {
 // returns the status.
 func (b *bundle) post(t *testing.T, body []byte) int {
 	t.Helper()
+	code, err := b.tryPost(body)
+	if err != nil {
+		t.Fatalf("post: %v", err)
+	}
+	return code
+}
+
+// tryPost is post, for a relay that may be gone: it returns the error
+// instead of failing the test.
+func (b *bundle) tryPost(body []byte) (int, error) {
 	ts := time.Now().Unix()
 	mac := hmac.New(sha256.New, []byte(stripeSecret))
 	fmt.Fprintf(mac, "%d.%s", ts, body)
 	req, err := http.NewRequest(http.MethodPost, b.ingest+"/webhooks/stripe", strings.NewReader(string(body)))
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Stripe-Signature", fmt.Sprintf("t=%d,v1=%s", ts, hex.EncodeToString(mac.Sum(nil))))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("post: %v", err)
+		return 0, err
 	}
 	resp.Body.Close()
-	return resp.StatusCode
+	return resp.StatusCode, nil
 }
 
 // mustPost posts body and fails the test unless it is stored (200).
@@ -151,34 +165,57 @@ type adminDelivery struct {
 	Attempts    int    `json:"attempts"`
 	ReplayCount int    `json:"replay_count"`
 	LastError   string `json:"last_error"`
+	AttemptLog  []struct {
+		Error string `json:"error"`
+	} `json:"attempt_log"`
 }
 
 // adminCall calls the admin API with the admin token and decodes the
 // answer into out.
 func (b *bundle) adminCall(t *testing.T, method, path, body string, out any) {
 	t.Helper()
+	if err := b.tryAdminCall(method, path, body, out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tryAdminCall is adminCall, for a relay that may be gone: it returns the
+// error instead of failing the test.
+func (b *bundle) tryAdminCall(method, path, body string, out any) error {
 	req, err := http.NewRequest(method, b.admin+path, strings.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s %s: status %d", method, path, resp.StatusCode)
+		return fmt.Errorf("%s %s: status %d", method, path, resp.StatusCode)
 	}
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		t.Fatalf("%s %s: decode: %v", method, path, err)
+		return fmt.Errorf("%s %s: decode: %w", method, path, err)
 	}
+	return nil
 }
 
 // delivery returns the delivery of the event whose provider id is
 // providerID to destination, as the admin API shows it.
 func (b *bundle) delivery(t *testing.T, providerID, destination string) adminDelivery {
+	t.Helper()
+	d, err := b.tryDelivery(providerID, destination)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// eventID returns hookrelay's id of the event whose provider id is
+// providerID.
+func (b *bundle) eventID(t *testing.T, providerID string) string {
 	t.Helper()
 	var list struct {
 		Events []struct {
@@ -188,21 +225,43 @@ func (b *bundle) delivery(t *testing.T, providerID, destination string) adminDel
 	}
 	b.adminCall(t, http.MethodGet, "/api/v1/events?source=stripe&limit=500", "", &list)
 	for _, e := range list.Events {
+		if e.ProviderEventID == providerID {
+			return e.ID
+		}
+	}
+	t.Fatalf("no event %s", providerID)
+	return ""
+}
+
+// tryDelivery is delivery, for a relay that may be gone: it returns the
+// error instead of failing the test.
+func (b *bundle) tryDelivery(providerID, destination string) (adminDelivery, error) {
+	var list struct {
+		Events []struct {
+			ID              string `json:"id"`
+			ProviderEventID string `json:"provider_event_id"`
+		} `json:"events"`
+	}
+	if err := b.tryAdminCall(http.MethodGet, "/api/v1/events?source=stripe&limit=500", "", &list); err != nil {
+		return adminDelivery{}, err
+	}
+	for _, e := range list.Events {
 		if e.ProviderEventID != providerID {
 			continue
 		}
 		var ev struct {
 			Deliveries []adminDelivery `json:"deliveries"`
 		}
-		b.adminCall(t, http.MethodGet, "/api/v1/events/"+e.ID, "", &ev)
+		if err := b.tryAdminCall(http.MethodGet, "/api/v1/events/"+e.ID, "", &ev); err != nil {
+			return adminDelivery{}, err
+		}
 		for _, d := range ev.Deliveries {
 			if d.Destination == destination {
-				return d
+				return d, nil
 			}
 		}
 	}
-	t.Fatalf("no delivery of %s to %s", providerID, destination)
-	return adminDelivery{}
+	return adminDelivery{}, fmt.Errorf("no delivery of %s to %s", providerID, destination)
 }
 
 // waitStatus waits until the delivery of providerID to destination has
@@ -211,7 +270,10 @@ func (b *bundle) waitStatus(t *testing.T, providerID, destination, want string) 
 	t.Helper()
 	var d adminDelivery
 	testkit.Eventually(t, 15*time.Second, fmt.Sprintf("the delivery of %s to %s to be %s", providerID, destination, want), func() error {
-		d = b.delivery(t, providerID, destination)
+		var err error
+		if d, err = b.tryDelivery(providerID, destination); err != nil {
+			return err // not created yet, as a backfill's
+		}
 		return testkit.Check(d.Status == want, "it is %+v", d)
 	})
 	return d

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"sync"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/relay"
@@ -30,6 +31,16 @@ type Relay struct {
 	state    int                         // guarded by mu: one of the states below
 	ingest   http.Handler                // guarded by mu; set by Start
 	admin    http.Handler                // guarded by mu; set by Start
+
+	// leaseMargin is how much longer than its Timeout a handler's claim
+	// is leased; 0 means the engine's default. Tests shorten it (see
+	// export_test.go), so that a handler lost with its process is found
+	// lost in a moment.
+	leaseMargin time.Duration
+	// routeRefresh is how often the Receiver reads the handler
+	// destinations other replicas registered; 0 means the default. Tests
+	// slow it down (see export_test.go).
+	routeRefresh time.Duration
 }
 
 // Relay states.
@@ -74,15 +85,17 @@ func (r *Relay) Handle(d Destination, fn HandlerFunc) {
 	}
 	r.handlers = append(r.handlers, d)
 	r.funcs[d.Name] = func(ctx context.Context, tx any, c store.Claim) error {
-		return fn(ctx, txOf(tx), eventOf(c))
+		ev := eventOf(c)
+		return guard(ctx, tx, func(tx Tx) error { return fn(ctx, tx, ev) })
 	}
 }
 
 // Start opens the database, applies hookrelay's migrations — which create
 // and change hookrelay's own tables only — and starts delivering: each
 // handler destination's deliveries are handled in the background until
-// Close. From then on Receiver stores webhooks. ctx bounds opening and
-// migrating only.
+// Shutdown or Close. From then on Receiver stores webhooks. ctx bounds
+// opening and migrating only; handlers' contexts carry its values, not its
+// cancellation.
 func (r *Relay) Start(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -97,7 +110,7 @@ func (r *Relay) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("hookrelay: start: %w", err)
 	}
-	inner.SetHandlers(r.funcs)
+	inner.SetHandlers(relay.Handlers{Funcs: r.funcs, LeaseMargin: r.leaseMargin, RouteRefresh: r.routeRefresh})
 	if err := inner.StartWork(ctx); err != nil {
 		_ = inner.Shutdown(context.WithoutCancel(ctx))
 		return fmt.Errorf("hookrelay: start: %w", err)
@@ -150,21 +163,41 @@ func (r *Relay) serve(w http.ResponseWriter, req *http.Request, pick func() http
 	h.ServeHTTP(w, req)
 }
 
-// Close stops delivering — handlers already running finish and their
-// outcomes are recorded — lets the webhooks being stored commit, and closes
-// hookrelay's connections to the database. Shut the application's HTTP
-// server down first, so that no webhook arrives meanwhile. Closing twice,
-// or a Relay never started, is a no-op.
-func (r *Relay) Close() error {
+// Shutdown stops the Relay. At once, no handler starts any more and no
+// delivery is claimed; handlers already running go on, until ctx ends, and
+// their outcomes are recorded as usual. When ctx ends first, their
+// contexts are cancelled: each rolls back, and its event goes back to the
+// queue unattempted, to be handled again after a restart (a handler that
+// ignores its context keeps Shutdown waiting). Meanwhile the webhooks being
+// stored commit, then hookrelay's connections to the database close; the
+// Receiver answers 503 from the start. Shut the application's HTTP server
+// down first, so that no webhook arrives meanwhile. Shutting down twice, or
+// a Relay never started, is a no-op.
+func (r *Relay) Shutdown(ctx context.Context) error {
 	r.mu.Lock()
 	inner, state := r.inner, r.state
+	if state == stateStarted {
+		inner.HaltDelivery()
+	}
 	r.state = stateClosed
 	r.mu.Unlock()
 	if state != stateStarted {
 		return nil
 	}
-	if err := inner.Shutdown(context.Background()); err != nil {
-		return fmt.Errorf("hookrelay: close: %w", err)
+	if err := inner.Shutdown(ctx); err != nil {
+		return fmt.Errorf("hookrelay: shut down: %w", err)
 	}
 	return nil
+}
+
+// CloseTimeout is how long Close lets the handlers running finish before
+// it cancels them.
+const CloseTimeout = 30 * time.Second
+
+// Close is Shutdown with CloseTimeout to finish: the handlers running get
+// that long, then their contexts are cancelled and they roll back.
+func (r *Relay) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+	defer cancel()
+	return r.Shutdown(ctx)
 }

@@ -67,7 +67,7 @@ func run() error {
 	if err := relay.Start(ctx); err != nil {
 		return err
 	}
-	defer relay.Close()
+	defer relay.Close() // on the way out early; after Shutdown, a no-op
 
 	// 4. One mux: hookrelay's receiver next to the application's routes.
 	mux := http.NewServeMux()
@@ -90,8 +90,12 @@ func run() error {
 	case err = <-errs:
 	}
 
-	// 5. Stop taking webhooks, then stop hookrelay (deferred Close).
+	// 5. Stop taking webhooks, then stop hookrelay: no handler starts from
+	// then on, and those running get until the deadline to commit, after
+	// which they are cancelled and roll back, their events handled again
+	// at the next start.
 	shutdown, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	return errors.Join(err, public.Shutdown(shutdown), admin.Shutdown(shutdown))
+	err = errors.Join(err, public.Shutdown(shutdown), admin.Shutdown(shutdown))
+	return errors.Join(err, relay.Shutdown(shutdown))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -48,12 +49,26 @@ ON CONFLICT (id) DO UPDATE SET paid_cents = orders.paid_cents + excluded.paid_ce
 
 // execTx runs one statement in the handler's transaction, whichever the
 // database: the application supports both, and both drivers take $1
-// placeholders.
+// placeholders. Neither accessor lets the handler end the transaction:
+// hookrelay commits it, with its record that the event was handled, when
+// markPaid returns nil.
 func execTx(ctx context.Context, tx hookrelay.Tx, query string, args ...any) error {
 	if pg := tx.Postgres(); pg != nil {
 		_, err := pg.Exec(ctx, query, args...)
 		return err
 	}
-	_, err := tx.SQLite().ExecContext(ctx, query, args...)
+	return execSQL(ctx, tx.SQLite(), query, args...)
+}
+
+// dbtx is the part of sqlc's DBTX this application uses: a
+// hookrelay.SQLiteTx is one, as is the application's own *sql.DB, so that
+// the same queries run inside a handler and outside.
+type dbtx interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// execSQL runs one statement on db.
+func execSQL(ctx context.Context, db dbtx, query string, args ...any) error {
+	_, err := db.ExecContext(ctx, query, args...)
 	return err
 }

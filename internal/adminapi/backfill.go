@@ -84,6 +84,18 @@ func (s *Service) runBackfill(ctx context.Context, actor string, b backfillRun, 
 	return res, nil
 }
 
+// Fill gives dest the delivery rows it lacks for the events received in
+// [since, until), as a backfill does, and returns how many it created;
+// it writes no audit row and wakes nothing: it is the relay's own
+// backfill of a handler destination it registered, run again and again.
+func (s *Service) Fill(ctx context.Context, dest *config.Destination, since, until time.Time) (int64, error) {
+	res, err := s.createMissing(ctx, dest, since, until, false, s.now(), nil)
+	if err != nil {
+		return res.Created, fmt.Errorf("fill %s: %w", dest.Name, err)
+	}
+	return res.Created, nil
+}
+
 // pageProgress is told what a backfill did so far after each page, and
 // the id of the last event it walked (it walks in id order); an error
 // stops the walk there.

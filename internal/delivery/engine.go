@@ -75,6 +75,18 @@ type Options struct {
 	// (see handler.go).
 	Handlers map[string]Handler
 	Within   store.TxCompleter
+	// HandlerLeaseMargin is how much longer than its timeout a handler's
+	// claim is leased; 0 means LeaseMargin. A shorter one finds a
+	// handler lost with its process sooner, and is for tests: a lease
+	// that runs out while its handler waits for the database wastes the
+	// attempt (its transaction finds the lease lost and does nothing).
+	HandlerLeaseMargin time.Duration
+	// Lifetime is what handlers' contexts derive from, each bounded by
+	// its destination's timeout; nil means context.Background(). Run's
+	// context ending stops claiming and starting handlers; Lifetime
+	// ending then cancels the handlers still running, whose deliveries
+	// go back to the queue unattempted once they have rolled back.
+	Lifetime context.Context
 }
 
 // DefaultClaimers is how many claims of one destination may be in flight
@@ -93,6 +105,7 @@ type Engine struct {
 	alerts   *alerter // nil without an alert URL
 	metrics  *metrics
 	logger   *slog.Logger
+	lifetime context.Context // handlers' contexts derive from it
 	now      func() time.Time
 	poll     time.Duration
 	claimers int
@@ -119,6 +132,12 @@ func New(o Options) (*Engine, error) {
 	if o.Outcomes.MaxBatch <= 0 {
 		o.Outcomes.MaxBatch = DefaultOutcomeBatch
 	}
+	if o.Lifetime == nil {
+		o.Lifetime = context.Background()
+	}
+	if o.HandlerLeaseMargin <= 0 {
+		o.HandlerLeaseMargin = LeaseMargin
+	}
 	if o.Outcomes.CommitTimeout <= 0 {
 		o.Outcomes.CommitTimeout = completeTimeout
 	}
@@ -126,6 +145,7 @@ func New(o Options) (*Engine, error) {
 		workers:  map[string]*worker{},
 		handlers: map[string]*handlerWorker{},
 		logger:   o.Logger.With("component", "delivery"),
+		lifetime: o.Lifetime,
 		now:      o.Now,
 		poll:     o.PollInterval,
 		claimers: o.Claimers,
@@ -140,7 +160,7 @@ func New(o Options) (*Engine, error) {
 		}
 		names = append(names, d.Name)
 		if d.Handler {
-			h, err := newHandlerWorker(e, o.Queue, o.Within, d, o.Handlers[d.Name])
+			h, err := newHandlerWorker(e, o.Queue, o.Within, d, o.Handlers[d.Name], o.HandlerLeaseMargin)
 			if err != nil {
 				return nil, fmt.Errorf("new delivery engine: destination %q: %w", d.Name, err)
 			}
@@ -168,11 +188,12 @@ func New(o Options) (*Engine, error) {
 	return e, nil
 }
 
-// Run delivers until ctx is done. It then stops claiming, hands back the
-// claimed deliveries no attempt has started, lets the attempts in flight
-// finish (each within its destination's timeout) and record their
-// outcomes, posts the dead-letter alerts still queued (for a few seconds at
-// most), and returns. Run may be called once.
+// Run delivers until ctx is done. It then stops claiming and starting
+// handlers at once, hands back the claimed deliveries no attempt has
+// started, lets the attempts in flight finish (each within its
+// destination's timeout, a handler's sooner if Options.Lifetime ends) and
+// record their outcomes, posts the dead-letter alerts still queued (for a
+// few seconds at most), and returns. Run may be called once.
 func (e *Engine) Run(ctx context.Context) error {
 	alertCtx, cancelAlerts := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelAlerts()

@@ -17,9 +17,12 @@ import (
 // transaction that records its outcome. tx is the store driver's own
 // transaction: a pgx.Tx on PostgreSQL, a *sql.Tx on SQLite. Returning nil
 // commits the handler's writes with the delivery marked done; an error
-// wrapping ErrSkip commits them with the delivery marked skipped; any
-// other error, or a panic, rolls them back and fails the attempt, which
-// is then retried on the destination's backoff or goes dead.
+// wrapping ErrSkip commits them with the delivery marked skipped; one
+// wrapping a SnoozeError rolls them back and hands the delivery back for
+// later, uncounted; one wrapping a PermanentError rolls them back and
+// marks it dead; any other error, or a panic, rolls them back and fails
+// the attempt, which is then retried on the destination's backoff or goes
+// dead.
 type Handler func(ctx context.Context, tx any, c store.Claim) error
 
 // ErrSkip, returned by a Handler (wrapped or not), marks the delivery
@@ -41,7 +44,7 @@ type handlerWorker struct {
 	failing     atomic.Bool // the last claim failed; logged once until one succeeds
 }
 
-func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d config.Destination, h Handler) (*handlerWorker, error) {
+func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d config.Destination, h Handler, margin time.Duration) (*handlerWorker, error) {
 	if within == nil {
 		return nil, errors.New("the store cannot run handlers inside its transactions")
 	}
@@ -64,12 +67,14 @@ func newHandlerWorker(e *Engine, q store.Queue, within store.TxCompleter, d conf
 		policy:      PolicyFor(d),
 		concurrency: d.Concurrency,
 		timeout:     timeout,
-		lease:       timeout + LeaseMargin,
+		lease:       timeout + margin,
 	}, nil
 }
 
-// run handles due deliveries until ctx is done; a handler already running
-// finishes (within the destination's timeout) and its outcome is recorded.
+// run handles due deliveries until ctx is done; from then on no handler
+// starts, and a handler already running finishes (within the destination's
+// timeout, or once the engine's lifetime ends) and its outcome is
+// recorded.
 func (h *handlerWorker) run(ctx context.Context) {
 	var loops sync.WaitGroup
 	for i := range h.concurrency {
@@ -85,8 +90,11 @@ func (h *handlerWorker) loop(ctx context.Context, first bool) {
 	for ctx.Err() == nil {
 		now := h.engine.now()
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
-		claims, err := h.queue.ClaimDeliveries(cctx, store.ClaimRequest{Destination: h.name, Max: 1, Lease: h.lease, Now: now})
+		claims, err := h.queue.ClaimDeliveries(cctx, store.ClaimRequest{
+			Destination: h.name, Max: 1, Lease: h.lease, Now: now, MaxAttempts: h.policy.MaxAttempts,
+		})
 		cancel()
+		claims = h.engine.claimedOrBuried(h.name, claims)
 		switch {
 		case err != nil && !h.failing.Swap(true):
 			h.engine.logger.Warn("claim deliveries failed; retrying at every poll", keyDestination, h.name, keyError, err)
@@ -101,18 +109,30 @@ func (h *handlerWorker) loop(ctx context.Context, first bool) {
 			h.sleep(ctx, h.idleWait(ctx, now))
 			continue
 		}
+		if ctx.Err() != nil { // stopped while it claimed
+			h.handBack(claims[0], true)
+			return
+		}
 		h.wakeUp() // more may be due: let another loop look too
-		h.deliver(claims[0])
+		h.deliver(ctx, claims[0])
 	}
 }
 
+// errStopping is what a handler's transaction returns when the engine
+// stopped before the handler could start.
+var errStopping = errors.New("delivery engine stopping")
+
 // deliver runs the handler on c inside the transaction that records its
 // outcome; when the handler fails, the failure is recorded afterwards, in
-// a transaction of its own, as a push's would be.
-func (h *handlerWorker) deliver(c store.Claim) {
+// a transaction of its own, as a push's would be. It starts no handler
+// once stop is done — the check is made inside the transaction, which on
+// SQLite may have waited for the writer meanwhile — and hands c back
+// instead; so too when the engine's lifetime ended while the handler ran
+// (see Options.Lifetime): the shutdown, not the handler, cut it short.
+func (h *handlerWorker) deliver(stop context.Context, c store.Claim) {
 	d := c.Delivery
 	start := h.engine.now()
-	ctx, cancel := context.WithTimeout(context.Background(), h.timeout)
+	ctx, cancel := context.WithTimeout(h.engine.lifetime, h.timeout)
 	defer cancel()
 	comp := store.Completion{
 		DeliveryID: d.ID, LeaseToken: c.LeaseToken, Status: store.StatusDone,
@@ -120,16 +140,27 @@ func (h *handlerWorker) deliver(c store.Claim) {
 	}
 	status := store.StatusDone
 	err := h.within.CompleteWithin(ctx, comp, func(ctx context.Context, tx any, comp *store.Completion) error {
+		if stop.Err() != nil {
+			return errStopping
+		}
 		err := h.call(ctx, tx, c)
 		comp.Now = h.engine.now()
 		comp.Attempt.Duration = comp.Now.Sub(start)
-		if errors.Is(err, ErrSkip) {
+		if v, _ := verdictOf(err); v == verdictSkip {
 			status, comp.Attempt.Error, err = store.StatusSkipped, ShortError(err.Error()), nil
 		}
 		comp.Status = status
 		return err
 	})
 	took := h.engine.now().Sub(start)
+	if errors.Is(err, errStopping) || err != nil && h.engine.lifetime.Err() != nil {
+		h.handBack(c, errors.Is(err, errStopping))
+		return
+	}
+	if v, after := verdictOf(err); v == verdictSnooze {
+		h.snoozed(c, after)
+		return
+	}
 	h.engine.metrics.attempted(h.name, took)
 	switch {
 	case err == nil:
@@ -139,6 +170,21 @@ func (h *handlerWorker) deliver(c store.Claim) {
 			keyEventID, d.EventID, keyAttempts, d.Attempts)
 	default:
 		h.failed(c, err, start, took)
+	}
+}
+
+// handBack returns c to the queue unattempted, due now, as the engine
+// stops: before its handler started, or, cut short, once it rolled back.
+func (h *handlerWorker) handBack(c store.Claim, unstarted bool) {
+	d := c.Delivery
+	if err := releaseClaims(h.queue, []store.Claim{c}); err != nil {
+		h.engine.logger.Warn("hand back delivery failed; it is claimed again when its lease runs out",
+			keyDestination, h.name, keyDeliveryID, d.ID, keyEventID, d.EventID, keyError, err)
+		return
+	}
+	if !unstarted {
+		h.engine.logger.Info("handler cancelled by the shutdown; its delivery goes back to the queue",
+			keyDestination, h.name, keyDeliveryID, d.ID, keyEventID, d.EventID)
 	}
 }
 

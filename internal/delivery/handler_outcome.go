@@ -11,8 +11,8 @@ import (
 
 // failed records a handler's failed attempt — its transaction already
 // rolled back — with the destination's backoff, or dead once its attempts
-// have run out. When even that cannot be recorded, the delivery is tried
-// again when its lease runs out.
+// have run out or when cause is a PermanentError. When even that cannot be
+// recorded, the delivery is tried again when its lease runs out.
 func (h *handlerWorker) failed(c store.Claim, cause error, start time.Time, took time.Duration) {
 	d := c.Delivery
 	now := h.engine.now()
@@ -20,7 +20,11 @@ func (h *handlerWorker) failed(c store.Claim, cause error, start time.Time, took
 		DeliveryID: d.ID, LeaseToken: c.LeaseToken, Now: now,
 		Attempt: store.Attempt{AttemptedAt: start, Duration: took, Error: ShortError(cause.Error())},
 	}
-	comp.Status, comp.NextAttemptAt = h.policy.Decide(d.Attempts, 0, now)
+	if v, _ := verdictOf(cause); v == verdictPermanent {
+		comp.Status = store.StatusDead
+	} else {
+		comp.Status, comp.NextAttemptAt = h.policy.Decide(d.Attempts, 0, now)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
 	err := h.queue.CompleteDelivery(ctx, comp)
@@ -60,4 +64,28 @@ func (h *handlerWorker) recorded(c store.Claim, status store.DeliveryStatus, too
 	}
 	h.engine.logger.Debug("handled", keyDestination, h.name, keyDeliveryID, d.ID, keyEventID, d.EventID,
 		keyAttempts, d.Attempts, keyStatus, status, keyDurationMS, float64(took.Microseconds())/1000)
+}
+
+// snoozed hands back a delivery whose handler asked for a snooze — its
+// transaction already rolled back — due after the snooze, its attempt not
+// counted. When that cannot be recorded, the delivery is found lost when
+// its lease runs out, and that attempt then counts.
+func (h *handlerWorker) snoozed(c store.Claim, after time.Duration) {
+	d := c.Delivery
+	now := h.engine.now()
+	until := now.Add(after)
+	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+	defer cancel()
+	err := h.queue.SnoozeDelivery(ctx, store.Snooze{DeliveryID: d.ID, LeaseToken: c.LeaseToken, Until: until, Now: now})
+	switch {
+	case errors.Is(err, store.ErrLeaseLost):
+		h.engine.logger.Warn("handler snooze dropped: lease lost", keyDestination, h.name, keyDeliveryID, d.ID,
+			keyEventID, d.EventID, keyAttempts, d.Attempts)
+	case err != nil:
+		h.engine.logger.Error("record handler snooze failed; the delivery is tried again when its lease runs out",
+			keyDestination, h.name, keyDeliveryID, d.ID, keyEventID, d.EventID, keyError, err)
+	default:
+		h.engine.logger.Info("handler snoozed", keyDestination, h.name, keyDeliveryID, d.ID, keyEventID, d.EventID,
+			keyAttempts, d.Attempts-1, "next_attempt_at", until)
+	}
 }

@@ -171,7 +171,11 @@ func (p *Puller) claimWithin(ctx, roomCtx context.Context, req PullRequest) (cla
 			break
 		}
 		rows = max(1, int(room/perBody))
-		got, err := p.queue.ClaimDeliveries(ctx, store.ClaimRequest{Destination: name, Max: rows, Lease: req.Lease, Now: p.now()})
+		got, err := p.queue.ClaimDeliveries(ctx, store.ClaimRequest{
+			Destination: name, Max: rows, Lease: req.Lease, Now: p.now(), MaxAttempts: req.Destination.MaxAttempts,
+		})
+		got, dead := store.SplitLost(got)
+		p.buried(name, dead)
 		n := bodyBytes(got)
 		if n > room {
 			// Bodies stored under a larger max_body than the config's now.

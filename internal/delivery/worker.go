@@ -259,7 +259,10 @@ func (w *worker) signalFreed() {
 func (w *worker) claim(ctx context.Context, n int, now time.Time) ([]store.Claim, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimTimeout)
 	defer cancel()
-	claims, err := w.queue.ClaimDeliveries(cctx, store.ClaimRequest{Destination: w.name, Max: n, Lease: w.lease, Now: now})
+	claims, err := w.queue.ClaimDeliveries(cctx, store.ClaimRequest{
+		Destination: w.name, Max: n, Lease: w.lease, Now: now, MaxAttempts: w.policy.MaxAttempts,
+	})
+	claims = w.engine.claimedOrBuried(w.name, claims)
 	switch {
 	case err != nil && !w.failing.Swap(true):
 		w.engine.logger.Warn("claim deliveries failed; retrying at every poll", keyDestination, w.name, keyError, err)

@@ -7,6 +7,7 @@ package receiver
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -15,7 +16,6 @@ import (
 	"github.com/oklog/ulid/v2"
 	"golang.org/x/time/rate"
 
-	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
@@ -32,10 +32,17 @@ type Committer interface {
 	Commit(ctx context.Context, item store.IngestItem) (inserted bool, err error)
 }
 
+// Router decides which destinations an event fans out to: a *route.Table,
+// or a *route.Router, whose destinations are fixed. An error leaves the
+// event unstored, answered 503.
+type Router interface {
+	Lookup(source, eventType string, body []byte) ([]store.NewDelivery, error)
+}
+
 // Options configure a Receiver.
 type Options struct {
 	Sources    []Source
-	Router     *route.Router
+	Router     Router
 	Committer  Committer
 	Rejections *RejectionRecorder
 	// Signatures, when set, refuses a body and body-only signature that
@@ -84,7 +91,7 @@ type Options struct {
 // {source}, e.g. "POST /webhooks/{source}".
 type Receiver struct {
 	sources    map[string]*Source
-	router     *route.Router
+	router     Router
 	committer  Committer
 	rejections *RejectionRecorder
 	replays    *replayGuard
@@ -234,7 +241,12 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 		OccurredAt:      id.OccurredAt,
 		ReceivedAt:      start.UTC(),
 	}
-	item := store.IngestItem{Event: o.event, Deliveries: rc.router.Route(src.Name, id.Type, body)}
+	deliveries, err := rc.router.Lookup(src.Name, id.Type, body)
+	if err != nil {
+		o.err = fmt.Errorf("route event: %w: %w", store.ErrUnavailable, err)
+		return o
+	}
+	item := store.IngestItem{Event: o.event, Deliveries: deliveries}
 	if mac := o.verified.BodySignature; len(mac) > 0 {
 		signed := body
 		if o.verified.SignedContent != nil {

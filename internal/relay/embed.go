@@ -2,7 +2,9 @@ package relay
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/delivery"
 )
@@ -12,9 +14,21 @@ import (
 // sets the handlers of its handler destinations, starts the work with
 // StartWork instead of Start, and mounts IngestHandler and AdminHandler.
 
+// Handlers are the code of the config's handler destinations.
+type Handlers struct {
+	// Funcs are the handlers, by destination name.
+	Funcs map[string]delivery.Handler
+	// LeaseMargin is delivery.Options' HandlerLeaseMargin.
+	LeaseMargin time.Duration
+	// RouteRefresh is how often the receiver reads the registered handler
+	// destinations again; 0 means every second. A test slows it down to
+	// play a replica that has not read a registration yet.
+	RouteRefresh time.Duration
+}
+
 // SetHandlers gives the handler destinations of the config their
-// handlers, by destination name. Call it before StartWork or Start.
-func (r *Relay) SetHandlers(h map[string]delivery.Handler) { r.handlers = h }
+// handlers. Call it before StartWork or Start.
+func (r *Relay) SetHandlers(h Handlers) { r.handlers = h }
 
 // StartWork starts what Start starts but the listeners: the delivery
 // engine, when this role delivers, and retention.
@@ -28,19 +42,43 @@ func (r *Relay) StartWork(ctx context.Context) error {
 // startWork starts the delivery engine, when this role delivers to push
 // or handler destinations, and retention; its caller holds r.reload.mu.
 func (r *Relay) startWork(ctx context.Context) error {
+	stopFill, err := r.registerHandlers(ctx)
+	if err != nil {
+		return fmt.Errorf("register handler destinations: %w", err)
+	}
+	r.stopFill = stopFill
+	if r.routes != nil {
+		refresh := r.handlers.RouteRefresh
+		if refresh <= 0 {
+			refresh = routeRefresh
+		}
+		r.stopRoutes = r.startRoutes(context.WithoutCancel(ctx), refresh)
+	}
 	if r.role.delivers() && r.hasPushDestinations() {
-		wake, stop, err := r.startDelivery(context.WithoutCancel(ctx))
+		run, err := r.startDelivery(ctx)
 		if err != nil {
 			return err
 		}
-		r.wakeDelivery.Store(&wake)
-		r.stopDelivery = stop
+		r.wakeDelivery.Store(&run.wake)
+		r.delivery = run
 		r.forwardNotifications(ctx)
 	}
 	if r.role.delivers() {
 		r.stopRetention = r.startRetention(context.WithoutCancel(ctx))
 	}
 	return nil
+}
+
+// HaltDelivery stops claiming deliveries and starting handlers at once,
+// without waiting for the attempts in flight: Shutdown, which does the
+// same first, waits for them. An application calls it at the moment it
+// decides to stop, before what it does to stop that may take a while.
+func (r *Relay) HaltDelivery() {
+	r.reload.mu.Lock()
+	defer r.reload.mu.Unlock()
+	if r.delivery != nil {
+		r.delivery.halt()
+	}
 }
 
 // IngestHandler is what the public listener serves: POST

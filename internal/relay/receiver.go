@@ -62,12 +62,10 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 		sources = append(sources, receiver.Source{Name: s.Name, Scheme: scheme, MaxBody: int64(s.MaxBody)})
 	}
 
-	dests := make([]route.Destination, 0, len(cfg.Destinations))
-	for _, d := range cfg.Destinations {
-		dests = append(dests, route.Destination{Name: d.Name, Sources: d.Sources, Types: d.Types, OrderingKey: d.OrderingKey})
-	}
-	router, err := route.New(dests)
-	if err != nil {
+	// The routing table is shared by the receivers of every reload: cfg's
+	// destinations are checked here, and set once cfg is the running
+	// config (see Reload).
+	if _, err := route.New(routeDestinations(cfg)); err != nil {
 		return nil, nil, fmt.Errorf("build router: %w", err)
 	}
 
@@ -79,7 +77,7 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 
 	return receiver.New(receiver.Options{
 		Sources:       sources,
-		Router:        router,
+		Router:        r.routes,
 		Committer:     r.committer,
 		Rejections:    r.rejections,
 		Signatures:    r.store,

@@ -22,6 +22,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
+	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
@@ -90,9 +91,16 @@ type Relay struct {
 	// wakeDelivery is the running engine's Wake, set by Start when this
 	// role delivers; the receiver calls it through wake.
 	wakeDelivery  atomic.Pointer[func(destination string)]
-	handlers      map[string]delivery.Handler // of the handler destinations; see embed.go
-	stopDelivery  func()
+	handlers      Handlers   // of the handler destinations; see embed.go
+	delivery      *engineRun // set by Start when this role delivers
 	stopRetention func()
+	// routes is the receiver's routing: the config's destinations and
+	// the registered handler destinations, which stopRoutes stops
+	// reading; stopFill stops the backfills of the handler destinations
+	// this relay registered (see handlers.go).
+	routes     *route.Table
+	stopRoutes func()
+	stopFill   func()
 }
 
 // New opens and migrates the store and builds the listeners' handlers. It
@@ -128,6 +136,10 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 	}
 
 	if role.receives() {
+		if err := r.newRoutes(ctx, cfg); err != nil {
+			_ = st.Close()
+			return nil, err
+		}
 		h, err := r.buildReceiver()
 		if err != nil {
 			_ = st.Close()
@@ -257,17 +269,25 @@ func (r *Relay) Run(ctx context.Context) error {
 	return errors.Join(serveErr, r.Shutdown(context.Background()))
 }
 
-// Shutdown stops accepting webhooks, lets in-flight requests finish and
-// their commits land, flushes the rejection record, and closes the store.
-// It is safe to call more than once.
+// Shutdown stops claiming deliveries and starting handlers at once, stops
+// accepting webhooks, lets in-flight requests finish and their commits
+// land, flushes the rejection record, and closes the store. The attempts
+// in flight finish and record their outcomes; once ctx ends, the handlers
+// still running have their contexts cancelled, roll back, and their
+// deliveries go back to the queue, unattempted. The listeners get at most
+// shutdownGrace whatever ctx says. It is safe to call more than once.
 func (r *Relay) Shutdown(ctx context.Context) error {
 	var err error
 	r.shutdownOne.Do(func() { err = r.shutdown(ctx) })
 	return err
 }
 
-func (r *Relay) shutdown(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, shutdownGrace)
+func (r *Relay) shutdown(deliveryCtx context.Context) error {
+	var waitDelivery func()
+	if r.delivery != nil {
+		waitDelivery = r.delivery.stop(deliveryCtx)
+	}
+	ctx, cancel := context.WithTimeout(deliveryCtx, shutdownGrace)
 	defer cancel()
 	if r.adminLn != nil { // a relay that never started serving has nothing to shut down
 		r.logger.Info("hookrelay shutting down")
@@ -288,12 +308,18 @@ func (r *Relay) shutdown(ctx context.Context) error {
 		r.tally.Close()
 	}
 	r.signals.close()
-	if r.stopDelivery != nil {
-		r.stopDelivery()
+	if waitDelivery != nil {
+		waitDelivery()
 	}
 	r.reload.finishRetired()
 	if r.stopRetention != nil {
 		r.stopRetention()
+	}
+	if r.stopFill != nil {
+		r.stopFill()
+	}
+	if r.stopRoutes != nil {
+		r.stopRoutes()
 	}
 	if r.adminLn != nil {
 		if err := r.admin.Shutdown(ctx); err != nil {

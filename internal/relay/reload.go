@@ -131,6 +131,10 @@ func (r *Relay) Reload(ctx context.Context) (adminwire.ReloadSummary, error) {
 		return adminwire.ReloadSummary{}, err
 	}
 	if rc != nil {
+		if err := r.routes.SetConfigured(routeDestinations(cfg)); err != nil {
+			// newReceiver built a router of the same destinations.
+			r.logger.Error("routing of the reloaded config refused; the events go on being routed as before", "error", err)
+		}
 		st.ingest.set(rc)
 		if oldTally := r.tally; oldTally != nil {
 			st.retire(oldTally.Close)
@@ -161,26 +165,27 @@ func (r *Relay) reloadDelivery(ctx context.Context, old, cfg *config.Config) err
 	if !r.role.delivers() || !r.reload.started || reflect.DeepEqual(pushDestinations(old), pushDestinations(cfg)) {
 		return nil
 	}
-	stopOld := r.stopDelivery
+	prev := r.delivery
 	if len(pushDestinations(cfg)) == 0 {
 		r.wakeDelivery.Store(nil)
-		r.stopDelivery = nil
+		r.delivery = nil
 	} else {
-		wake, stop, err := r.startDelivery(context.WithoutCancel(ctx))
+		run, err := r.startDelivery(ctx)
 		if err != nil {
 			return err
 		}
-		r.wakeDelivery.Store(&wake)
-		r.stopDelivery = stop
-		if stopOld == nil {
+		r.wakeDelivery.Store(&run.wake)
+		r.delivery = run
+		if prev == nil {
 			r.forwardNotifications(context.WithoutCancel(ctx))
 		}
 	}
-	if stopOld != nil {
+	if prev != nil {
+		wait := prev.stop(context.Background())
 		r.reload.retired.Add(1)
 		go func() {
 			defer r.reload.retired.Done()
-			stopOld()
+			wait()
 		}()
 	}
 	return nil

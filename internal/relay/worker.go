@@ -3,54 +3,76 @@ package relay
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 )
 
+// engineRun is a delivery engine running in the background.
+type engineRun struct {
+	// wake tells a destination's loop that a commit gave it work.
+	wake func(destination string)
+	// halt stops claiming, and starting handlers, at once.
+	halt context.CancelFunc
+	// abort cancels the contexts of the handlers running.
+	abort context.CancelFunc
+	done  chan struct{} // closed once the engine has stopped
+}
+
 // startDelivery runs the delivery engine for the configured push and
-// handler destinations in the background. wake tells a destination's loop that a
-// commit gave it work; stop cancels the engine and waits until the attempts
-// in flight have finished and recorded their outcomes.
-func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string), stop func(), err error) {
+// handler destinations in the background. Handlers' contexts derive from
+// ctx, without its cancellation: they end when the engine is stopped and
+// its caller gives up waiting for them (see stop).
+func (r *Relay) startDelivery(ctx context.Context) (*engineRun, error) {
 	var push []config.Destination
 	for _, d := range r.cfg.Destinations {
 		if !d.Pull {
 			push = append(push, d)
 		}
 	}
+	lifetime, abort := context.WithCancel(context.WithoutCancel(ctx))
 	claimers, outcomes := deliveryOptions(r.cfg.Database)
 	eng, err := delivery.New(delivery.Options{
-		Queue:        r.store,
-		Destinations: push,
-		Alerts:       r.cfg.Alerts,
-		Logger:       r.logger,
-		Registerer:   r.registry,
-		Claimers:     claimers,
-		Outcomes:     outcomes,
-		Handlers:     r.handlers,
-		Within:       r.store,
+		Queue:              r.store,
+		Destinations:       push,
+		Alerts:             r.cfg.Alerts,
+		Logger:             r.logger,
+		Registerer:         r.registry,
+		Claimers:           claimers,
+		Outcomes:           outcomes,
+		Handlers:           r.handlers.Funcs,
+		Within:             r.store,
+		HandlerLeaseMargin: r.handlers.LeaseMargin,
+		Lifetime:           lifetime,
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("start delivery: %w", err)
+		abort()
+		return nil, fmt.Errorf("start delivery: %w", err)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
+	runCtx, halt := context.WithCancel(lifetime)
+	run := &engineRun{wake: eng.Wake, halt: halt, abort: abort, done: make(chan struct{})}
 	go func() {
-		defer close(done)
-		if err := eng.Run(ctx); err != nil {
+		defer close(run.done)
+		if err := eng.Run(runCtx); err != nil {
 			r.logger.Error("delivery engine stopped", "error", err)
 		}
 	}()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			<-done
-		})
+	return run, nil
+}
+
+// stop halts the engine at once and returns a function that waits until
+// it has stopped: until the attempts in flight have finished and recorded
+// their outcomes, or, once ctx ends, until the handlers still running,
+// their contexts cancelled, have rolled back and handed their deliveries
+// back. It may be called more than once.
+func (e *engineRun) stop(ctx context.Context) (wait func()) {
+	e.halt()
+	unwatch := context.AfterFunc(ctx, e.abort)
+	return func() {
+		<-e.done
+		unwatch()
+		e.abort()
 	}
-	return eng.Wake, stop, nil
 }
 
 // newPuller returns the Puller of the pull destinations, which every role

@@ -63,6 +63,12 @@ func (r *Router) Route(source, eventType string, body []byte) []store.NewDeliver
 	return out
 }
 
+// Lookup is Route for a caller that routes through a Table or a Router
+// alike: a Router's destinations are fixed, so it never fails.
+func (r *Router) Lookup(source, eventType string, body []byte) ([]store.NewDelivery, error) {
+	return r.Route(source, eventType, body), nil
+}
+
 func matchesType(globs []string, eventType string) bool {
 	if len(globs) == 0 {
 		return true

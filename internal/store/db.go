@@ -34,6 +34,7 @@ type DB interface {
 	Erasure
 	PayloadKeys
 	Transfer
+	HandlerRegistry
 
 	// SupportsListener tells whether Listen delivers notifications: true
 	// on PostgreSQL, false on SQLite, where one process owns the database

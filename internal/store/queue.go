@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -21,7 +22,22 @@ type ClaimRequest struct {
 	Lease time.Duration
 	// Now is the claim time; due means next_attempt_at <= Now.
 	Now time.Time
+	// MaxAttempts, when above zero, is the destination's max attempts,
+	// and makes an expired lease count as a lost attempt (see
+	// ClaimDeliveries). Zero claims an expired lease again without a
+	// trace of the attempt it cut short.
+	MaxAttempts int
 }
+
+// LostAttemptError is the error recorded with an attempt whose lease ran
+// out before its outcome was recorded: the worker or the process that held
+// it was lost (a crash, a kill, a handler that took the process down) or
+// never answered in time.
+const LostAttemptError = "worker lost: lease expired while the attempt ran"
+
+// MaxLostPerClaim bounds how many expired leases one claim records as lost
+// attempts; the rest wait for the next claim.
+const MaxLostPerClaim = 100
 
 // Claim is one delivery leased to one claimer, with its event.
 type Claim struct {
@@ -32,6 +48,24 @@ type Claim struct {
 	// may record the outcome.
 	LeaseToken string
 	Event      Event
+}
+
+// SplitLost separates what ClaimDeliveries returned: the deliveries
+// claimed, and those it found lost with their attempts run out and marked
+// dead.
+func SplitLost(cs []Claim) (claimed, dead []Claim) {
+	isDead := func(c Claim) bool { return c.Delivery.Status == StatusDead }
+	if !slices.ContainsFunc(cs, isDead) {
+		return cs, nil // the usual case: nothing was lost
+	}
+	for _, c := range cs {
+		if isDead(c) {
+			dead = append(dead, c)
+		} else {
+			claimed = append(claimed, c)
+		}
+	}
+	return claimed, dead
 }
 
 // Attempt is one try of one delivery.
@@ -90,6 +124,15 @@ type Release struct {
 	LeaseToken string
 }
 
+// Snooze hands a claimed delivery back unattempted, due again at Until.
+type Snooze struct {
+	DeliveryID int64
+	LeaseToken string
+	Until      time.Time
+	// Now is when it is handed back; zero means the current time.
+	Now time.Time
+}
+
 // Queue is the delivery side of the store: the event log is the queue.
 type Queue interface {
 	// ClaimDeliveries leases up to Max due deliveries of one destination,
@@ -101,6 +144,19 @@ type Queue interface {
 	// (received_at when absent) — and only while no other delivery of that
 	// key holds a live lease. On PostgreSQL concurrent claimers never
 	// receive the same row (FOR UPDATE SKIP LOCKED).
+	//
+	// With req.MaxAttempts set, an expired lease is a lost attempt: before
+	// it claims, the claim records, for up to MaxLostPerClaim of the
+	// destination's deliveries whose lease ran out, an attempt with the
+	// error LostAttemptError (attempted at the claim that leased it, its
+	// duration the lease), and sets each delivery to dead when its
+	// attempts have reached MaxAttempts, or to failed, due when it was
+	// due before, otherwise; the claim then takes those as any other due
+	// delivery. Expired leases are then claimed only that way. A dead one
+	// is returned too, with status dead and no LeaseToken, so that the
+	// caller reports the dead letter: SplitLost separates them. A
+	// delivery whose holder still keeps it from other claimers (the
+	// transaction of CompleteWithin) is not lost, whatever its lease.
 	ClaimDeliveries(ctx context.Context, req ClaimRequest) ([]Claim, error)
 
 	// CompleteDelivery records an attempt and sets the delivery's new
@@ -120,6 +176,14 @@ type Queue interface {
 	// without counting the attempt. Rows whose lease token no longer
 	// matches are left alone.
 	ReleaseDeliveries(ctx context.Context, rs []Release) error
+
+	// SnoozeDelivery hands a held delivery back, as ReleaseDeliveries
+	// does, due at s.Until rather than now: the attempt its claim counted
+	// is not counted, it records no attempt, and it becomes pending when
+	// that leaves it no attempt, failed otherwise, its last error as it
+	// was. It returns an error wrapping ErrLeaseLost when the delivery is
+	// no longer processing under s.LeaseToken.
+	SnoozeDelivery(ctx context.Context, s Snooze) error
 
 	// NextDue returns when the destination's next live delivery is due
 	// (its next_attempt_at, or lease_until for one processing); ok is false

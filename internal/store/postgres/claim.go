@@ -48,9 +48,13 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		return claims, nil // a paused destination's deliveries wait
 	}
 	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
-		ids, err := s.claimCandidates(ctx, tx, req.Destination, now, req.Max)
-		if err != nil || len(ids) == 0 {
+		lost, ids, err := s.claimCandidates(ctx, tx, req, now)
+		if err != nil {
 			return err
+		}
+		claims = append(claims, lost...)
+		if len(ids) == 0 {
+			return nil
 		}
 		tokens, err := sqlstore.NewLeaseTokens(len(ids))
 		if err != nil {
@@ -77,16 +81,52 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 
 // claimCandidates runs claimCandidates in tx on its generic plan, and
 // lets tx commit without waiting for its WAL flush; the settings and the
-// statement go in one round trip. It returns the ids it picked.
+// statement go in one round trip, preceded, when req sets MaxAttempts, by
+// recordLost. It returns the deliveries recordLost found lost and marked
+// dead, and the ids claimCandidates picked.
 //
 // A claim lost in a server crash only hands its deliveries out again,
 // which at-least-once delivery allows: the holder's outcomes then find no
 // lease and are dropped, and the deliveries are claimed and sent again.
 // A claim that holds a delivery with an ordering key waits for the flush
 // (ClaimDeliveries turns it back on), since losing it could let a second
-// claimer hold that key's head while the first still pushes it.
-func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, destination string, now time.Time, limit int) ([]int64, error) {
-	return idsAfterSettings(ctx, tx, []string{genericPlans, asyncCommit}, claimCandidates, destination, now, limit, keyLockClass)
+// claimer hold that key's head while the first still pushes it. A lost
+// attempt lost in a server crash is found lost again by a later claim.
+func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req store.ClaimRequest, now time.Time) (lost []store.Claim, ids []int64, err error) {
+	b := &pgx.Batch{}
+	b.Queue(genericPlans)
+	b.Queue(asyncCommit)
+	countLost := req.MaxAttempts > 0
+	if countLost {
+		b.Queue(recordLost, req.Destination, now, store.MaxLostPerClaim, req.MaxAttempts, store.LostAttemptError)
+	}
+	b.Queue(claimCandidates, req.Destination, now, req.Max, keyLockClass, !countLost)
+	br := tx.SendBatch(ctx, b)
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if countLost {
+		rows, err := br.Query()
+		if err != nil {
+			return nil, nil, err
+		}
+		if lost, err = pgx.CollectRows(rows, s.scanClaim); err != nil {
+			return nil, nil, err
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+	return lost, ids, err
 }
 
 // NextDue returns the earliest due time or lease end among the

@@ -14,15 +14,16 @@ import (
 const replayBatch = 10_000
 
 // newOps returns the operations written once, over the pool that is not
-// reserved for Ingest.
+// reserved for Ingest, but for the reads ingest depends on.
 func (s *Store) newOps() *sqlstore.Ops {
 	d := dialect
 	d.Placeholder = sqlstore.Question // pgConn rebinds
 	d.ReplayBatch = s.replayBatch
 	c := pgConn{q: s.other, rb: &s.rebinder}
 	return sqlstore.NewOps(sqlstore.Backend{
-		Read:  c,
-		Write: c,
+		Read:    c,
+		Write:   c,
+		Routing: pgConn{q: s.ingest, rb: &s.rebinder},
 		InTx: func(ctx context.Context, fn func(sqlstore.Conn) error) error {
 			return pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
 				return fn(pgConn{q: tx, rb: &s.rebinder})

@@ -103,10 +103,52 @@ SELECT id FROM ins`
 		)
 	))`
 
+	// recordLost ends the leases of up to $3 deliveries of destination
+	// $1 that ran out by $2, each as a lost attempt: it records the
+	// attempt, with the error $5, attempted when the claim leased it
+	// (updated_at, which only a claim and an outcome set) and lasting
+	// its lease, and sets the delivery dead when its attempts have
+	// reached $4, failed otherwise — due as it was, so that the claim
+	// that follows in the same transaction takes it again at once, in
+	// its place in the queue. It returns the dead ones with their
+	// events. A row another transaction holds locked is skipped: a
+	// claimer about to lease it, or the transaction of CompleteWithin,
+	// whose handler still runs whatever its lease says.
+	recordLost = `WITH lost AS MATERIALIZED (
+	SELECT c.id, c.updated_at, c.lease_until, c.replay_count, c.attempts >= $4 AS dead FROM deliveries c
+	WHERE c.destination = $1 AND c.status = 'processing' AND c.lease_until <= $2
+	ORDER BY c.lease_until, c.id
+	LIMIT $3
+	FOR UPDATE OF c SKIP LOCKED
+), a AS (
+	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, error, round)
+	SELECT id, updated_at, (extract(epoch FROM lease_until - updated_at) * 1000)::bigint, $5, replay_count
+	FROM lost ORDER BY lease_until, id
+), d AS (
+	UPDATE deliveries c SET
+		status = CASE WHEN lost.dead THEN 'dead' ELSE 'failed' END,
+		finished_at = CASE WHEN lost.dead THEN $2::timestamptz END,
+		last_error = $5, last_status_code = 0, lease_until = NULL, lease_token = NULL, updated_at = $2
+	FROM lost WHERE c.id = lost.id
+	RETURNING
+		c.id, c.event_id, c.destination, c.status, c.attempts, c.replay_count, c.ordering_key,
+		c.next_attempt_at, c.lease_until, c.last_error, c.last_status_code,
+		c.created_at, c.updated_at, c.finished_at, lost.dead
+)
+SELECT d.id, d.event_id, d.destination, d.status, d.attempts, d.replay_count, d.ordering_key,
+	d.next_attempt_at, d.lease_until, d.last_error, d.last_status_code,
+	d.created_at, d.updated_at, d.finished_at, '' AS lease_token,
+	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
+	e.headers, e.signature_slot, e.occurred_at, e.received_at, e.key_id
+FROM d JOIN events e ON e.id = d.event_id
+WHERE d.dead`
+
 	// claimCandidates picks, locks and returns in order the ids of up to
 	// $3 deliveries of destination $1 claimable at $2: due ones from the
 	// due index, expired leases from the processing index, each in
-	// (next_attempt_at, id) order and merged. Rows other claimers hold
+	// (next_attempt_at, id) order and merged; expired leases only when $5
+	// holds, which it does not when recordLost ran first and turned them
+	// into due deliveries or dead ones. Rows other claimers hold
 	// locked are skipped. For a row with an ordering key it also takes
 	// the key's advisory lock, or drops the row when another claim holds
 	// it. Its snapshot may be older than the latest claim of a key: the
@@ -121,7 +163,7 @@ SELECT id FROM ins`
 	FOR UPDATE OF c SKIP LOCKED
 ), expired AS MATERIALIZED (
 	SELECT c.id, c.next_attempt_at, c.ordering_key FROM deliveries c
-	WHERE c.destination = $1 AND c.status = 'processing' AND c.lease_until <= $2
+	WHERE c.destination = $1 AND c.status = 'processing' AND c.lease_until <= $2 AND $5::boolean
 		AND ` + keyIsFree + `
 	ORDER BY c.next_attempt_at, c.id
 	LIMIT $3

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -64,25 +65,79 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	}
 	defer tx.Rollback()
 
-	ids, err := queryIDs(ctx, tx.StmtContext(ctx, st.selectClaimable), req.Destination, micros(req.Now), req.Max)
-	if err != nil || len(ids) == 0 {
-		return []store.Claim{}, err
+	countLost := req.MaxAttempts > 0
+	var (
+		lost  []store.Claim
+		wrote bool // recordLost ended leases
+	)
+	if countLost {
+		if lost, wrote, err = s.recordLost(ctx, tx, st, req); err != nil {
+			return nil, err
+		}
 	}
-	tokens, err := sqlstore.NewLeaseTokens(len(ids))
+	ids, err := queryIDs(ctx, tx.StmtContext(ctx, st.selectClaimable), req.Destination, micros(req.Now), req.Max, !countLost)
 	if err != nil {
 		return nil, err
 	}
-	claims, err := s.readClaimed(ctx, tx, ids)
-	if err != nil {
-		return nil, err
+	claims := []store.Claim{}
+	if len(ids) > 0 {
+		tokens, err := sqlstore.NewLeaseTokens(len(ids))
+		if err != nil {
+			return nil, err
+		}
+		if claims, err = s.readClaimed(ctx, tx, ids); err != nil {
+			return nil, err
+		}
+		if err := s.leaseRows(ctx, tx, claims, tokens, req.Now.Add(req.Lease), req.Now); err != nil {
+			return nil, err
+		}
 	}
-	if err := s.leaseRows(ctx, tx, claims, tokens, req.Now.Add(req.Lease), req.Now); err != nil {
-		return nil, err
+	if len(ids) == 0 && !wrote {
+		return claims, nil // nothing written: the deferred rollback ends the transaction
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
-	return claims, nil
+	return append(claims, lost...), nil
+}
+
+// recordLost ends, as lost attempts, the leases of req's destination that
+// ran out by req.Now (see store.Queue.ClaimDeliveries), in tx. It
+// returns the deliveries it marked dead, with their events, and whether
+// it ended any lease.
+func (s *Store) recordLost(ctx context.Context, tx *sql.Tx, st *writeStmts, req store.ClaimRequest) (dead []store.Claim, wrote bool, err error) {
+	ids, err := queryIDs(ctx, tx.StmtContext(ctx, st.insertLostAttempts),
+		req.Destination, micros(req.Now), store.MaxLostPerClaim, store.LostAttemptError)
+	if err != nil || len(ids) == 0 {
+		return nil, false, err
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, false, err
+	}
+	rows, err := tx.StmtContext(ctx, st.markLost).QueryContext(ctx, string(list), req.MaxAttempts, micros(req.Now), store.LostAttemptError)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	var deadIDs []int64
+	for rows.Next() {
+		var (
+			id     int64
+			isDead bool
+		)
+		if err := rows.Scan(&id, &isDead); err != nil {
+			return nil, false, err
+		}
+		if isDead {
+			deadIDs = append(deadIDs, id)
+		}
+	}
+	if err := rows.Err(); err != nil || len(deadIDs) == 0 {
+		return nil, err == nil, err
+	}
+	dead, err = s.readClaimed(ctx, tx, deadIDs) // claim prepared its statements
+	return dead, err == nil, err
 }
 
 // queryIDs returns the ids a query of one integer column selects.

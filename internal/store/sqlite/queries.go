@@ -58,10 +58,40 @@ ON CONFLICT (event_id, destination) DO NOTHING`
 		)
 	))`
 
+	// insertLostAttempts records the attempts of up to ?3 deliveries of
+	// destination ?1 whose lease ran out by ?2 as lost, with the error
+	// ?4: attempted when the claim leased them (updated_at, which only a
+	// claim and an outcome set), lasting their lease. It returns their
+	// ids, for markLost. Run on the writer, inside the claim's
+	// transaction: no holder is inside CompleteWithin meanwhile, since
+	// that holds the writer too.
+	insertLostAttempts = `INSERT INTO attempts (delivery_id, attempted_at, duration_ms, error, round)
+SELECT id, updated_at, (lease_until - updated_at) / 1000, ?4, replay_count FROM deliveries
+WHERE destination = ?1 AND status = 'processing' AND lease_until <= ?2
+ORDER BY lease_until, id
+LIMIT ?3
+RETURNING delivery_id`
+
+	// markLost ends the leases of the deliveries of the JSON array ?1,
+	// whose attempts insertLostAttempts recorded as lost, at ?3, with
+	// the error ?4: dead when their attempts have reached ?2, failed
+	// otherwise, due as they were, so that the claim that follows takes
+	// them again at once, in their place in the queue. It returns the
+	// ids of the dead ones.
+	markLost = `UPDATE deliveries SET
+	status = CASE WHEN attempts >= ?2 THEN 'dead' ELSE 'failed' END,
+	finished_at = CASE WHEN attempts >= ?2 THEN ?3 END,
+	last_error = ?4, last_status_code = 0, lease_until = NULL, lease_token = NULL, updated_at = ?3
+WHERE id IN (SELECT value FROM json_each(?1))
+RETURNING id, status = 'dead'`
+
 	// selectClaimable returns, in order, the ids of up to ?3 deliveries
 	// of destination ?1 claimable at ?2: due ones from the due index and
 	// expired leases from the processing index, each in (next_attempt_at,
-	// id) order, merged. Its limits are the expression ?3 + 0, not ?3: the
+	// id) order, merged; expired leases only when ?4 is 1, which it is
+	// not when insertLostAttempts and markLost ran first and turned them
+	// into due deliveries or dead ones (?4 + 0, as the limits below, so
+	// that the planner does not read its value). Its limits are the expression ?3 + 0, not ?3: the
 	// planner reads a bare parameter's value, and SQLite then prepares the
 	// statement again whenever a claim asks for a different number of
 	// rows, which a busy worker does all the time.
@@ -76,7 +106,7 @@ ON CONFLICT (event_id, destination) DO NOTHING`
 	UNION ALL
 	SELECT * FROM (
 		SELECT c.id, c.next_attempt_at FROM deliveries c
-		WHERE c.destination = ?1 AND c.status = 'processing' AND c.lease_until <= ?2
+		WHERE c.destination = ?1 AND c.status = 'processing' AND c.lease_until <= ?2 AND ?4 + 0 = 1
 			AND ` + keyIsFree + `
 		ORDER BY c.next_attempt_at, c.id
 		LIMIT ?3 + 0

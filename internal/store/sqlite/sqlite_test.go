@@ -38,6 +38,12 @@ func BenchmarkClaim(b *testing.B) {
 	storetest.BenchClaim(b, openTest(b))
 }
 
+// BenchmarkClaimCountingLost is BenchmarkClaim with the claims counting
+// lost attempts, as the delivery engine's do.
+func BenchmarkClaimCountingLost(b *testing.B) {
+	storetest.BenchClaimCountingLost(b, openTest(b))
+}
+
 // BenchmarkClaimSizes compares claims of 32 and 128, each with its
 // outcomes in one batch: the store's time per delivery for each.
 func BenchmarkClaimSizes(b *testing.B) {

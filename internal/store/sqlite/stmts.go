@@ -9,8 +9,10 @@ import (
 
 // writeStmts are the writer's prepared statements, reused by every call.
 type writeStmts struct {
-	selectClaimable   *sql.Stmt
-	releaseDeliveries *sql.Stmt
+	selectClaimable    *sql.Stmt
+	releaseDeliveries  *sql.Stmt
+	insertLostAttempts *sql.Stmt
+	markLost           *sql.Stmt
 }
 
 // all returns the statement fields with their queries.
@@ -24,6 +26,8 @@ func (st *writeStmts) all() []struct {
 	}{
 		{&st.selectClaimable, selectClaimable},
 		{&st.releaseDeliveries, releaseDeliveries},
+		{&st.insertLostAttempts, insertLostAttempts},
+		{&st.markLost, markLost},
 	}
 }
 

@@ -13,6 +13,10 @@ type Backend struct {
 	Read Conn
 	// Write runs the single statements that write.
 	Write Conn
+	// Routing runs the reads ingest depends on (HandlerDestinations):
+	// the connections reserved for ingest, where the driver reserves
+	// some, so that nothing else starves them; nil means Read.
+	Routing Conn
 	// InTx runs fn in one write transaction, committed when fn returns nil
 	// and rolled back otherwise.
 	InTx func(ctx context.Context, fn func(tx Conn) error) error

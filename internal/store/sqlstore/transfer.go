@@ -96,6 +96,10 @@ var TransferTables = []Table{
 	{Name: "instance_keys", Key: 1, Columns: []Column{
 		{"name", Text, false}, {"key", Bytes, false}, {"created_at", Time, false},
 	}},
+	{Name: "handler_destinations", Key: 1, Columns: []Column{
+		{"name", Text, false}, {"sources", Text, false}, {"types", Text, false},
+		{"ordering_key", Text, false}, {"registered_at", Time, false}, {"seen_at", Time, false},
+	}},
 }
 
 // TransferTableNames lists the names of TransferTables, in order.

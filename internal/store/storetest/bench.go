@@ -41,9 +41,17 @@ func BenchIngest(b *testing.B, s store.DB) {
 // completing each as done (a Claimer), on s with whatever history it
 // holds. The backlog is refilled, off the clock, whenever it runs dry. It
 // reports the median claim and deliveries/s.
-func BenchClaim(b *testing.B, s store.DB) {
+func BenchClaim(b *testing.B, s store.DB) { benchClaim(b, s, 0) }
+
+// BenchClaimCountingLost is BenchClaim with the claims counting lost
+// attempts, as the delivery engine's do (store.ClaimRequest's
+// MaxAttempts): what that costs a claim that finds none.
+func BenchClaimCountingLost(b *testing.B, s store.DB) { benchClaim(b, s, 7) }
+
+func benchClaim(b *testing.B, s store.DB, maxAttempts int) {
 	ctx := context.Background()
 	c := NewClaimer(s)
+	c.MaxAttempts = maxAttempts
 	if err := c.Refill(ctx); err != nil {
 		b.Fatal(err)
 	}

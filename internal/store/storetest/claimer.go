@@ -22,6 +22,11 @@ const (
 // worker does: BenchClaim drives it, and so does the benchmark command's
 // claim check, which times it on two databases in turn.
 type Claimer struct {
+	// MaxAttempts is the destination's max attempts the claims pass, as
+	// the delivery engine does, so that each claim also looks for lost
+	// attempts; 0 claims without.
+	MaxAttempts int
+
 	s store.DB
 	n int // backlog events stored so far, for unique provider ids
 }
@@ -50,7 +55,9 @@ func (c *Claimer) Refill(ctx context.Context) error {
 // dry, and the caller refills it, off the clock.
 func (c *Claimer) Claim(ctx context.Context) (took time.Duration, n int, err error) {
 	start := time.Now()
-	cs, err := c.s.ClaimDeliveries(ctx, store.ClaimRequest{Destination: ClaimDestination, Max: ClaimBatch, Lease: time.Minute, Now: start})
+	cs, err := c.s.ClaimDeliveries(ctx, store.ClaimRequest{
+		Destination: ClaimDestination, Max: ClaimBatch, Lease: time.Minute, Now: start, MaxAttempts: c.MaxAttempts,
+	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("claim: %w", err)
 	}

@@ -76,6 +76,17 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 		"ReleaseDeliveries": func(ctx context.Context) error {
 			return s.ReleaseDeliveries(ctx, []store.Release{{DeliveryID: 1, LeaseToken: "token"}})
 		},
+		"RegisterHandlers": func(ctx context.Context) error {
+			_, err := s.RegisterHandlers(ctx, []store.HandlerDestination{{Name: "orders", Sources: []string{"stripe"}}}, now)
+			return err
+		},
+		"HandlerDestinations": func(ctx context.Context) error {
+			_, err := s.HandlerDestinations(ctx)
+			return err
+		},
+		"SnoozeDelivery": func(ctx context.Context) error {
+			return s.SnoozeDelivery(ctx, store.Snooze{DeliveryID: 1, LeaseToken: "token", Until: now.Add(time.Hour), Now: now})
+		},
 		"NextDue": func(ctx context.Context) error {
 			_, _, err := s.NextDue(ctx, "billing")
 			return err

@@ -125,6 +125,7 @@ func CheckCopy(t *testing.T, src, dst store.DB, copy func(t *testing.T, src, dst
 		t.Fatalf("CountIngest: %v", err)
 	}
 	countSlots(t, src, now, store.SlotCount{Source: "stripe", Slot: 0, Verified: 8, Last: now})
+	registerHandlers(t, src, now, store.HandlerDestination{Name: "orders", Sources: []string{"stripe"}, Types: []string{"invoice.*"}})
 	auditKey, err := src.AuditKey(ctx)
 	if err != nil {
 		t.Fatalf("AuditKey: %v", err)

@@ -215,7 +215,8 @@ func testWithinRejectsFailedStatus(t *testing.T, s store.DB) {
 }
 
 // testWithinHoldsOffClaimers checks that while a callback runs, the
-// delivery is not claimed again even once its lease has run out, and that
+// delivery is not claimed again even once its lease has run out, nor
+// found lost by a claim that counts lost attempts, and that
 // an ingest made meanwhile completes once the transaction ends (on SQLite
 // it waits for the writer; on PostgreSQL it does not wait at all).
 func testWithinHoldsOffClaimers(t *testing.T, s store.DB) {
@@ -226,7 +227,9 @@ func testWithinHoldsOffClaimers(t *testing.T, s store.DB) {
 	err := s.CompleteWithin(context.Background(), outcome(c, store.StatusDone, baseTime),
 		func(ctx context.Context, tx any, comp *store.Completion) error {
 			go func() {
-				cs, err := s.ClaimDeliveries(context.Background(), store.ClaimRequest{Destination: "billing", Max: 1, Lease: testLease, Now: later})
+				cs, err := s.ClaimDeliveries(context.Background(), store.ClaimRequest{
+					Destination: "billing", Max: 1, Lease: testLease, Now: later, MaxAttempts: 1,
+				})
 				if err != nil {
 					t.Errorf("claim while held: %v", err)
 				}
@@ -262,7 +265,8 @@ func testWithinHoldsOffClaimers(t *testing.T, s store.DB) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("ingest still waiting 10s after the transaction ended")
 	}
-	if d := theDelivery(t, s, e.ID); d.Status != store.StatusDone {
-		t.Errorf("status = %s, want done", d.Status)
+	d := theDelivery(t, s, e.ID)
+	if as := attempts(t, s, d.ID); d.Status != store.StatusDone || len(as) != 1 || as[0].Error != "" {
+		t.Errorf("delivery = %+v with attempts %+v, want done by its one attempt", d, as)
 	}
 }
