@@ -29,11 +29,11 @@ func (r *Relay) StartWork(ctx context.Context) error {
 // or handler destinations, and retention; its caller holds r.reload.mu.
 func (r *Relay) startWork(ctx context.Context) error {
 	if r.role.delivers() && r.hasPushDestinations() {
-		wake, stop, err := r.startDelivery(context.WithoutCancel(ctx))
+		eng, stop, err := r.startDelivery(context.WithoutCancel(ctx))
 		if err != nil {
 			return err
 		}
-		r.wakeDelivery.Store(&wake)
+		r.useEngine(eng)
 		r.stopDelivery = stop
 		r.forwardNotifications(ctx)
 	}

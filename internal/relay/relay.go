@@ -20,7 +20,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/delivery"
-	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
@@ -63,7 +62,7 @@ type Relay struct {
 	// puller serves the claims and acks of pull destinations, in every
 	// role: every role serves the admin API.
 	puller     *delivery.Puller
-	committer  *groupcommit.Committer
+	committer  *leasingCommitter
 	rejections *receiver.RejectionRecorder
 	tally      *receiver.Tally
 	signals    *ingestSignals
@@ -87,8 +86,8 @@ type Relay struct {
 	serveErrs   chan error
 	shutdownOne sync.Once
 
-	// wakeDelivery is the running engine's Wake, set by Start when this
-	// role delivers; the receiver calls it through wake.
+	// wakeDelivery is the running engine's Wake, set by useEngine when
+	// this role delivers; the receiver's committer calls it through wake.
 	wakeDelivery  atomic.Pointer[func(destination string)]
 	handlers      map[string]delivery.Handler // of the handler destinations; see embed.go
 	stopDelivery  func()
@@ -171,6 +170,24 @@ func (r *Relay) hasPushDestinations() bool {
 		}
 	}
 	return false
+}
+
+// useEngine makes eng the delivery engine that wake wakes and the
+// receiver's commits lease at ingest for; nil means none.
+func (r *Relay) useEngine(eng *delivery.Engine) {
+	if eng == nil {
+		r.wakeDelivery.Store(nil)
+	} else {
+		wake := eng.Wake
+		r.wakeDelivery.Store(&wake)
+	}
+	if r.committer != nil {
+		if eng == nil {
+			r.committer.setEngine(nil)
+		} else {
+			r.committer.setEngine(eng)
+		}
+	}
 }
 
 // wake tells the delivery engine, if this process runs one, that a

@@ -124,7 +124,8 @@ func grepLines(s, substr string) string {
 
 // TestStoredEventWakesDelivery checks that the receiver wakes the delivery
 // engine: each event reaches an idle destination well before the engine's
-// one-second poll would have found it.
+// one-second poll would have found it. The destination has a rate, so its
+// deliveries are created pending and claimed rather than leased at ingest.
 func TestStoredEventWakesDelivery(t *testing.T) {
 	t.Parallel()
 	arrived := make(chan time.Time, 10)
@@ -134,7 +135,7 @@ func TestStoredEventWakesDelivery(t *testing.T) {
 	defer dest.Close()
 	db := testdb.SQLiteURL(t)
 	r := startRelay(t, db, `destinations:
-  - {name: app, url: "`+dest.URL+`", secret: "`+secret+`", sources: [stripe]}
+  - {name: app, url: "`+dest.URL+`", secret: "`+secret+`", sources: [stripe], rate: 1000/s}
 `)
 	st, err := storeopen.Open(context.Background(), db, slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -163,14 +163,14 @@ func (r *Relay) reloadDelivery(ctx context.Context, old, cfg *config.Config) err
 	}
 	stopOld := r.stopDelivery
 	if len(pushDestinations(cfg)) == 0 {
-		r.wakeDelivery.Store(nil)
+		r.useEngine(nil)
 		r.stopDelivery = nil
 	} else {
-		wake, stop, err := r.startDelivery(context.WithoutCancel(ctx))
+		eng, stop, err := r.startDelivery(context.WithoutCancel(ctx))
 		if err != nil {
 			return err
 		}
-		r.wakeDelivery.Store(&wake)
+		r.useEngine(eng)
 		r.stopDelivery = stop
 		if stopOld == nil {
 			r.forwardNotifications(context.WithoutCancel(ctx))

@@ -10,10 +10,11 @@ import (
 )
 
 // startDelivery runs the delivery engine for the configured push and
-// handler destinations in the background. wake tells a destination's loop that a
-// commit gave it work; stop cancels the engine and waits until the attempts
-// in flight have finished and recorded their outcomes.
-func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string), stop func(), err error) {
+// handler destinations in the background. Its Wake tells a destination's
+// loop that a commit gave it work, and the receiver's commits lease at
+// ingest for it; stop cancels the engine and waits until the attempts in
+// flight have finished and recorded their outcomes.
+func (r *Relay) startDelivery(ctx context.Context) (eng *delivery.Engine, stop func(), err error) {
 	var push []config.Destination
 	for _, d := range r.cfg.Destinations {
 		if !d.Pull {
@@ -21,7 +22,7 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 		}
 	}
 	claimers, outcomes := deliveryOptions(r.cfg.Database)
-	eng, err := delivery.New(delivery.Options{
+	eng, err = delivery.New(delivery.Options{
 		Queue:        r.store,
 		Destinations: push,
 		Alerts:       r.cfg.Alerts,
@@ -50,7 +51,7 @@ func (r *Relay) startDelivery(ctx context.Context) (wake func(destination string
 			<-done
 		})
 	}
-	return eng.Wake, stop, nil
+	return eng, stop, nil
 }
 
 // newPuller returns the Puller of the pull destinations, which every role
