@@ -34,6 +34,12 @@ func startRelay(t *testing.T, database, extra string) *relay.Relay {
 // logs.
 func startRelayLogging(t *testing.T, database, extra string, logs io.Writer) *relay.Relay {
 	t.Helper()
+	return startRelayAs(t, relay.RoleAll, database, extra, logs)
+}
+
+// startRelayAs is startRelayLogging with the process's role.
+func startRelayAs(t *testing.T, role relay.Role, database, extra string, logs io.Writer) *relay.Relay {
+	t.Helper()
 	yaml := `database: "` + database + `"
 listen: 127.0.0.1:0
 admin_listen: 127.0.0.1:0
@@ -45,7 +51,7 @@ sources:
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	r, err := relay.New(context.Background(), cfg, relay.RoleAll, logger)
+	r, err := relay.New(context.Background(), cfg, role, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
