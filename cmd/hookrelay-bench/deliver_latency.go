@@ -31,6 +31,7 @@ func measureLatency(ctx context.Context, p *relayproc.Relay, dest *noopDestinati
 	stream := feed.Stream()
 	dest.recording.Store(true)
 	defer dest.recording.Store(false)
+	meter := startCPU([]int{p.Pid()})
 
 	client := loadgen.NewClient(1)
 	defer client.CloseIdleConnections()
@@ -71,6 +72,7 @@ func measureLatency(ctx context.Context, p *relayproc.Relay, dest *noopDestinati
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	row.CPU, row.CPUOK = meter.stop()
 	row.Latency = loadgen.Summarize(lat)
 	return row, nil
 }

@@ -180,6 +180,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 	var acked atomic.Int64
 	backlog := func() int64 { return acked.Load()*int64(n) - dest.received.Load() }
 	sampler := startBacklogSampler(time.Second, backlog)
+	meter := startCPU([]int{p.Pid()})
 	res, err := loadgen.Run(ctx, loadgen.Options{
 		URL: p.IngestURL("stripe"), Senders: f.senders, Duration: f.duration, Feed: feed, Rate: rate, Acked: &acked,
 	})
@@ -214,6 +215,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 		}
 	}
 	row.Settled = time.Since(stopped)
+	row.CPU, row.CPUOK = meter.stop()
 	row.Done = done
 	row.Wanted = want
 	row.Received = dest.received.Load()
