@@ -31,6 +31,10 @@ func measureLatency(ctx context.Context, p *relayproc.Relay, dest *noopDestinati
 	stream := feed.Stream()
 	dest.recording.Store(true)
 	defer dest.recording.Store(false)
+	leasesBefore, err := scrapeLeases(ctx, p.Options.Admin)
+	if err != nil {
+		return row, err
+	}
 	meter := startCPU([]int{p.Pid()})
 
 	client := loadgen.NewClient(1)
@@ -73,6 +77,11 @@ func measureLatency(ctx context.Context, p *relayproc.Relay, dest *noopDestinati
 		time.Sleep(5 * time.Millisecond)
 	}
 	row.CPU, row.CPUOK = meter.stop()
+	leases, err := scrapeLeases(ctx, p.Options.Admin)
+	if err != nil {
+		return row, err
+	}
+	row.Leases = leases.minus(leasesBefore)
 	row.Latency = loadgen.Summarize(lat)
 	return row, nil
 }

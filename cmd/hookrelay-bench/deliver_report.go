@@ -63,6 +63,9 @@ type latencyRow struct {
 	// delivered; CPUOK is false where it could not be read.
 	CPU   cpuUse
 	CPUOK bool
+	// Leases counts the deliveries leased at ingest and by claims while
+	// the events were posted and delivered.
+	Leases leaseCounts
 }
 
 // cpuPerEvent returns the relay's and the PostgreSQL server's CPU time
@@ -154,14 +157,15 @@ func (r *deliverReport) print(w io.Writer) {
 		l0 := r.Latencies[0]
 		fmt.Fprintf(w, "\ningest-to-delivery latency on the idle relay: %d events %v apart, from the 200 answer to the destination's receipt\n", l0.Events, l0.Gap)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "driver\tevents\tmin\tp50\tp90\tp99\tmax\trefused\tmissing\trelay µs/event\tpostgres µs/event\tload\t")
+		fmt.Fprintln(tw, "driver\tevents\tmin\tp50\tp90\tp99\tmax\trefused\tmissing\tleased at ingest\trelay µs/event\tpostgres µs/event\tload\t")
 		for _, l := range r.Latencies {
 			s := l.Latency
 			relay, pg := l.cpuPerEvent()
-			fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%s\t%s\t%s\t\n", l.Driver, s.Count, roundDur(s.Min), roundDur(s.P50),
-				roundDur(s.P90), roundDur(s.P99), roundDur(s.Max), l.Refused, l.Missing, relay, pg, l.Load)
+			fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%s\t%s\t%s\t%s\t\n", l.Driver, s.Count, roundDur(s.Min), roundDur(s.P50),
+				roundDur(s.P90), roundDur(s.P99), roundDur(s.Max), l.Refused, l.Missing, l.Leases.share(), relay, pg, l.Load)
 		}
 		_ = tw.Flush()
+		fmt.Fprintln(w, "leased at ingest: the share of the deliveries leased by the commit that stored their event rather than claimed (hookrelay_delivery_leases_total)")
 		fmt.Fprintln(w, "µs/event: CPU time of the relay and of every PostgreSQL process while the events were posted and delivered, idle polls included, ÷ events delivered")
 	}
 

@@ -216,6 +216,9 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 	}
 	row.Settled = time.Since(stopped)
 	row.CPU, row.CPUOK = meter.stop()
+	if row.Leases, err = scrapeLeases(ctx, p.Options.Admin); err != nil {
+		return row, err
+	}
 	row.Done = done
 	row.Wanted = want
 	row.Received = dest.received.Load()
