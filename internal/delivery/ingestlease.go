@@ -129,29 +129,20 @@ func (w *worker) offer(c store.Claim) {
 }
 
 // fallBehind notes that the worker's queue may hold due deliveries it has
-// not claimed: new pending ones, or Wake. The caller holds w.mu.
-func (w *worker) fallBehind() {
-	w.caughtUp = false
-	w.behind++
-}
+// not claimed: new pending ones (Wake), or one that found no room. The
+// caller holds w.mu.
+func (w *worker) fallBehind() { w.caughtUp = false }
 
-// claimMark returns what caughtUpAt needs to know that nothing fell
-// behind while a claim ran.
-func (w *worker) claimMark() uint64 {
+// catchUp notes that a claim found fewer deliveries than it asked for:
+// the queue held no more that were due. A delivery committed pending
+// while the claim ran, which it could not see, woke the claimers as it
+// was committed, and the next claim takes it; meanwhile a delivery leased
+// at ingest may start first, but never takes the room that claim needs
+// for long: one that finds no room falls behind again.
+func (w *worker) catchUp() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.behind
-}
-
-// caughtUpAt notes that a claim begun at mark found fewer deliveries than
-// it asked for: the queue held no more due ones, unless something fell
-// behind since mark.
-func (w *worker) caughtUpAt(mark uint64) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.behind == mark {
-		w.caughtUp = true
-	}
+	w.caughtUp = true
+	w.mu.Unlock()
 }
 
 // newLeaseToken returns a random lease token of 128 bits, in hex, like

@@ -58,12 +58,11 @@ type worker struct {
 	held     int           // deliveries claimed, or reserved for a claim or an ingest, whose push has not ended
 	claiming int           // claims begun by reserve and not yet ended
 	freed    chan struct{} // signalled when held falls; capacity 1
-	// caughtUp holds while the last claim found fewer deliveries than it
-	// asked for and nothing has fallen behind since (see fallBehind):
-	// only then are deliveries leased at ingest (see ingestlease.go).
+	// caughtUp holds from a claim that found fewer deliveries than it
+	// asked for until something falls behind (see fallBehind): only then
+	// are deliveries leased at ingest (see ingestlease.go).
 	caughtUp bool
-	behind   uint64 // counts fallBehind, so a claim knows whether it was overtaken
-	stopped  bool   // the senders have stopped: what is offered goes back to the queue
+	stopped  bool // the senders have stopped: what is offered goes back to the queue
 
 	failing atomic.Bool // the last claim failed; logged once until it recovers
 }
@@ -161,14 +160,14 @@ func (w *worker) claimLoop(ctx context.Context, first bool) {
 				n = avail
 			}
 		}
-		claimedAt, mark := w.engine.now(), w.claimMark()
+		claimedAt := w.engine.now()
 		claims, err := w.claim(ctx, n, claimedAt)
 		for _, c := range claims {
 			w.ready <- c // never blocks: the room was reserved
 		}
 		w.endClaim(n - len(claims))
 		if err == nil && len(claims) < n {
-			w.caughtUpAt(mark)
+			w.catchUp()
 		}
 		w.engine.metrics.leased(w.name, leasedByClaim, len(claims))
 		switch {
