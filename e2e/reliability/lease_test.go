@@ -90,15 +90,19 @@ func TestCrashAfterLeaseAtIngest(t *testing.T) {
 			t.Parallel()
 			const events = 5
 			db := driver.URL(t)
+			// Tests' schemas share one database, and so its notifications:
+			// another test's pending delivery to a "sink" would wake this
+			// relay's, which then claims a while instead of leasing.
+			dest := "leased-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 			sink := newHoldingSink(t)
 			p := launch(t, relayproc.RelayOptions{
 				Binary: binary, ConfigPath: filepath.Join(t.TempDir(), "hookrelay.yaml"), Database: db,
 				Config: fmt.Sprintf(`sources:
   - {name: stripe, verify: stripe, secrets: ["${REL_STRIPE_SECRET}"]}
 destinations:
-  - {name: sink, url: %q, secret: "${REL_SINK_SECRET}", sources: [stripe], timeout: %s, concurrency: 8, backoff: [100ms]}
+  - {name: %s, url: %q, secret: "${REL_SINK_SECRET}", sources: [stripe], timeout: %s, concurrency: 8, backoff: [100ms]}
 log: {level: warn}
-`, sink.srv.URL, leaseTimeout),
+`, dest, sink.srv.URL, leaseTimeout),
 				Env: relayEnv, ReadyTimeout: 30 * time.Second,
 			})
 			// Once an event has been delivered and its outcome recorded, the
@@ -106,8 +110,8 @@ log: {level: warn}
 			// from then on it leases at ingest.
 			st := openStore(t, db)
 			postStripe(t, p.ingestURL(), "evt_warm_up")
-			waitDone(t, st, 1)
-			before := leaseCount(t, p.admin, "ingest")
+			waitDone(t, st, dest, 1)
+			before := leaseCount(t, p.admin, dest, "ingest")
 			sink.holding.Store(true)
 			ids := make([]string, events)
 			for i := range ids {
@@ -116,7 +120,7 @@ log: {level: warn}
 			testkit.Eventually(t, leaseTimeout/2, "every push held by the sink", func() error {
 				return testkit.Check(sink.held.Load() == events, "%d held", sink.held.Load())
 			})
-			if n := leaseCount(t, p.admin, "ingest") - before; n != events {
+			if n := leaseCount(t, p.admin, dest, "ingest") - before; n != events {
 				t.Fatalf("%d of %d deliveries leased at ingest", n, events)
 			}
 			p.kill(t)
@@ -158,32 +162,33 @@ log: {level: warn}
 					t.Errorf("event %s delivered %d times by the second relay, want once", id, seen[id])
 				}
 			}
-			waitDone(t, st, 1+events)
-			if n := leaseCount(t, q.admin, "claim"); n != events {
+			waitDone(t, st, dest, 1+events)
+			if n := leaseCount(t, q.admin, dest, "claim"); n != events {
 				t.Errorf("the second relay claimed %d deliveries, want %d", n, events)
 			}
 		})
 	}
 }
 
-// waitDone waits until the sink has n deliveries done.
-func waitDone(t *testing.T, st store.DB, n int64) {
+// waitDone waits until the destination has n deliveries done.
+func waitDone(t *testing.T, st store.DB, destination string, n int64) {
 	t.Helper()
 	testkit.Eventually(t, 10*time.Second, fmt.Sprintf("%d deliveries done", n), func() error {
 		s, err := st.Stats(t.Context(), time.Now())
 		if err != nil {
 			return err
 		}
-		return testkit.Check(s.Destinations["sink"].Counts[store.StatusDone] == n, "%v", s.Destinations["sink"].Counts)
+		counts := s.Destinations[destination].Counts
+		return testkit.Check(counts[store.StatusDone] == n, "%v", counts)
 	})
 }
 
-// leaseCount reads the sink's hookrelay_delivery_leases_total{how} from
-// the relay's /metrics.
-func leaseCount(t *testing.T, admin, how string) int {
+// leaseCount reads the destination's hookrelay_delivery_leases_total{how}
+// from the relay's /metrics.
+func leaseCount(t *testing.T, admin, destination, how string) int {
 	t.Helper()
 	m := scrapeMetrics(t, admin)
-	prefix := fmt.Sprintf(`hookrelay_delivery_leases_total{destination="sink",how=%q} `, how)
+	prefix := fmt.Sprintf(`hookrelay_delivery_leases_total{destination=%q,how=%q} `, destination, how)
 	for _, l := range strings.Split(m, "\n") {
 		if v, ok := strings.CutPrefix(l, prefix); ok {
 			n, err := strconv.Atoi(v)

@@ -2,6 +2,8 @@ package relay_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -49,6 +51,14 @@ func openStore(t *testing.T, database string) store.DB {
 	return st
 }
 
+// uniqueName returns prefix followed by random hex: a destination name
+// no other test uses.
+func uniqueName(prefix string) string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b)
+}
+
 // waitDone waits until the destination has n deliveries done.
 func waitDone(t *testing.T, st store.DB, destination string, n int64) {
 	t.Helper()
@@ -74,8 +84,12 @@ func TestEventLeasedAtIngest(t *testing.T) {
 			dest := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { pushed.Add(1) }))
 			defer dest.Close()
 			db := driver.URL(t)
+			// Tests' schemas share one database, and so its notifications:
+			// another test's pending delivery to a destination of the same
+			// name would wake this relay's, which then claims a while.
+			app := uniqueName("app")
 			r := startRelay(t, db, `destinations:
-  - {name: app, url: "`+dest.URL+`", secret: "`+secret+`", sources: [stripe]}
+  - {name: `+app+`, url: "`+dest.URL+`", secret: "`+secret+`", sources: [stripe]}
 `)
 			st := openStore(t, db)
 			// Once one event is done the engine has claimed and found its
@@ -83,21 +97,21 @@ func TestEventLeasedAtIngest(t *testing.T) {
 			if code := post(t, r, `{"id":"evt_l0","type":"invoice.paid","created":1700000000}`); code != 200 {
 				t.Fatalf("post: %d", code)
 			}
-			waitDone(t, st, "app", 1)
-			claimed, _ := leases(t, r, "app", "claim")
-			atIngest, _ := leases(t, r, "app", "ingest")
+			waitDone(t, st, app, 1)
+			claimed, _ := leases(t, r, app, "claim")
+			atIngest, _ := leases(t, r, app, "ingest")
 
 			const n = 3
 			for i := 1; i <= n; i++ {
 				if code := post(t, r, fmt.Sprintf(`{"id":"evt_l%d","type":"invoice.paid","created":1700000000}`, i)); code != 200 {
 					t.Fatalf("post: %d", code)
 				}
-				waitDone(t, st, "app", int64(1+i))
+				waitDone(t, st, app, int64(1+i))
 			}
-			if got, _ := leases(t, r, "app", "ingest"); got != atIngest+n {
+			if got, _ := leases(t, r, app, "ingest"); got != atIngest+n {
 				t.Errorf("%d deliveries leased at ingest, want %d", got-atIngest, n)
 			}
-			if got, _ := leases(t, r, "app", "claim"); got != claimed {
+			if got, _ := leases(t, r, app, "claim"); got != claimed {
 				t.Errorf("%d deliveries claimed, want none", got-claimed)
 			}
 			if got := pushed.Load(); got != 1+n {
