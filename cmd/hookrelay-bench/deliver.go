@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/payloadcrypt"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
@@ -27,6 +29,7 @@ type deliverFlags struct {
 	drivers       []string
 	deliveries    int
 	concurrency   int
+	rate          string
 	body          int
 	logLevel      string
 	latencyEvents int
@@ -46,6 +49,7 @@ func parseDeliverFlags(stderr io.Writer, args []string) (deliverFlags, error) {
 	driver := fs.String("driver", "both", "sqlite, postgres or both")
 	fs.IntVar(&f.deliveries, "deliveries", 100_000, "pending deliveries prepared, then drained")
 	fs.IntVar(&f.concurrency, "concurrency", 32, "the destination's concurrency, and the plain client's senders")
+	rateFlag(fs, &f.rate)
 	fs.IntVar(&f.body, "body", 2048, "body size in bytes")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "the relay's log level")
 	fs.IntVar(&f.latencyEvents, "latency-events", 200, "events posted one at a time to measure ingest-to-delivery latency; 0 skips")
@@ -62,6 +66,9 @@ func parseDeliverFlags(stderr io.Writer, args []string) (deliverFlags, error) {
 		return f, err
 	}
 	if f.drivers, err = driverList(*driver); err != nil {
+		return f, err
+	}
+	if err := checkRate(f.rate); err != nil {
 		return f, err
 	}
 	if f.deliveries <= 0 || f.concurrency <= 0 || f.body <= 0 || f.latencyEvents < 0 || f.latencyGap < 0 ||
@@ -109,6 +116,23 @@ func runDeliver(ctx context.Context, stdout, stderr io.Writer, args []string) er
 	rep.print(stdout)
 	if rep.failed() {
 		return errFailed
+	}
+	return nil
+}
+
+// rateFlag defines --destination-rate, the destinations' rate.
+func rateFlag(fs *flag.FlagSet, rate *string) {
+	fs.StringVar(rate, "destination-rate", "", "every destination's rate, such as 1000000/s; none when empty. "+
+		"A destination with a rate is never leased at ingest, so its deliveries are all claimed")
+}
+
+// checkRate refuses a --destination-rate the relay's config would refuse.
+func checkRate(rate string) error {
+	if rate == "" {
+		return nil
+	}
+	if _, err := config.ParseRate(rate); err != nil {
+		return fmt.Errorf("%w: --destination-rate: %w", errUsage, err)
 	}
 	return nil
 }
@@ -180,7 +204,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 
 	fmt.Fprintf(stderr, "%s: relay drains them\n", driver)
 	dest.reset()
-	token, extra, err := deliverConfig(dir, []string{dest.url + hooksPath}, f.concurrency)
+	token, extra, err := deliverConfig(dir, []string{dest.url + hooksPath}, f.concurrency, f.rate)
 	if err != nil {
 		return row, nil, err
 	}
@@ -209,7 +233,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 		return row, nil, nil
 	}
 	fmt.Fprintf(stderr, "%s: ingest-to-delivery latency, %d events %v apart\n", driver, f.latencyEvents, f.latencyGap)
-	lat, err := measureLatency(ctx, p, dest, secret, f)
+	lat, err := measureLatency(ctx, p, db.URL(), dest, secret, f)
 	if err != nil {
 		return row, nil, err
 	}
@@ -260,9 +284,9 @@ func prepareDeliveries(ctx context.Context, url string, keys *payloadcrypt.Ring,
 // deliverConfig writes an admin token and the destinations' signing secret
 // into files in dir, and returns the token and the YAML of the token and
 // of one push destination per URL — "noop" at the first, "noop2" at the
-// second, and so on — each with the given concurrency, a rate far above
-// what the machine can deliver, and the default timeout.
-func deliverConfig(dir string, urls []string, concurrency int) (token, yaml string, err error) {
+// second, and so on — each with the given concurrency and rate (none when
+// empty), and the default timeout.
+func deliverConfig(dir string, urls []string, concurrency int, rate string) (token, yaml string, err error) {
 	token = randomSecret()
 	tokenPath, secretPath := filepath.Join(dir, "admin-token"), filepath.Join(dir, "noop-secret")
 	if err := os.WriteFile(tokenPath, []byte(token), 0o600); err != nil {
@@ -279,8 +303,10 @@ func deliverConfig(dir string, urls []string, concurrency int) (token, yaml stri
     secret: "file:%s"
     sources: [stripe]
     concurrency: %d
-    rate: 1000000/s
 `, destinationName(i), url, secretPath, concurrency)
+		if rate != "" {
+			fmt.Fprintf(&b, "    rate: %s\n", rate)
+		}
 	}
 	return token, b.String(), nil
 }

@@ -22,7 +22,7 @@ const arrivalWait = 10 * time.Second
 // time from each 200 answer to the destination's receipt of the event. An
 // event may arrive before its answer reaches the client; its latency is
 // then negative.
-func measureLatency(ctx context.Context, p *relayproc.Relay, dest *noopDestination, secret string, f deliverFlags) (latencyRow, error) {
+func measureLatency(ctx context.Context, p *relayproc.Relay, database string, dest *noopDestination, secret string, f deliverFlags) (latencyRow, error) {
 	row := latencyRow{Events: f.latencyEvents, Gap: f.latencyGap, Load: loadAverage()}
 	feed, err := loadgen.NewStripeFeed(secret, f.body)
 	if err != nil {
@@ -31,6 +31,11 @@ func measureLatency(ctx context.Context, p *relayproc.Relay, dest *noopDestinati
 	stream := feed.Stream()
 	dest.recording.Store(true)
 	defer dest.recording.Store(false)
+	leasesBefore, err := scrapeLeases(ctx, p.Options.Admin)
+	if err != nil {
+		return row, err
+	}
+	meter := startCPU([]int{p.Pid()}, urlDatabase(database))
 
 	client := loadgen.NewClient(1)
 	defer client.CloseIdleConnections()
@@ -71,6 +76,12 @@ func measureLatency(ctx context.Context, p *relayproc.Relay, dest *noopDestinati
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	row.CPU, row.CPUOK = meter.stop()
+	leases, err := scrapeLeases(ctx, p.Options.Admin)
+	if err != nil {
+		return row, err
+	}
+	row.Leases = leases.minus(leasesBefore)
 	row.Latency = loadgen.Summarize(lat)
 	return row, nil
 }

@@ -59,6 +59,23 @@ type latencyRow struct {
 	// 200 that did not arrive in time.
 	Refused, Missing int
 	Load             string
+	// CPU is the machine's CPU use while the events were posted and
+	// delivered; CPUOK is false where it could not be read.
+	CPU   cpuUse
+	CPUOK bool
+	// Leases counts the deliveries leased at ingest and by claims while
+	// the events were posted and delivered.
+	Leases leaseCounts
+}
+
+// cpuPerEvent returns the relay's and the PostgreSQL server's CPU time
+// per event posted and delivered, in µs, or "-" when not measured.
+func (l latencyRow) cpuPerEvent() (relay, postgres string) {
+	n := int64(l.Latency.Count)
+	if !l.CPUOK || n == 0 {
+		return "-", "-"
+	}
+	return fmt.Sprintf("%.0f", l.CPU.perItem(l.CPU.Relays, n)), fmt.Sprintf("%.0f", l.CPU.perItem(l.CPU.Postgres, n))
 }
 
 // claimRow is the claim's cost behind one amount of history.
@@ -140,13 +157,16 @@ func (r *deliverReport) print(w io.Writer) {
 		l0 := r.Latencies[0]
 		fmt.Fprintf(w, "\ningest-to-delivery latency on the idle relay: %d events %v apart, from the 200 answer to the destination's receipt\n", l0.Events, l0.Gap)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "driver\tevents\tmin\tp50\tp90\tp99\tmax\trefused\tmissing\tload\t")
+		fmt.Fprintln(tw, "driver\tevents\tmin\tp50\tp90\tp99\tmax\trefused\tmissing\tleased at ingest\trelay µs/event\tpostgres µs/event\tload\t")
 		for _, l := range r.Latencies {
 			s := l.Latency
-			fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%s\t\n", l.Driver, s.Count, roundDur(s.Min), roundDur(s.P50),
-				roundDur(s.P90), roundDur(s.P99), roundDur(s.Max), l.Refused, l.Missing, l.Load)
+			relay, pg := l.cpuPerEvent()
+			fmt.Fprintf(tw, "%s\t%d\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%s\t%s\t%s\t%s\t\n", l.Driver, s.Count, roundDur(s.Min), roundDur(s.P50),
+				roundDur(s.P90), roundDur(s.P99), roundDur(s.Max), l.Refused, l.Missing, l.Leases.share(), relay, pg, l.Load)
 		}
 		_ = tw.Flush()
+		fmt.Fprintln(w, "leased at ingest: the share of the deliveries leased by the commit that stored their event rather than claimed (hookrelay_delivery_leases_total)")
+		fmt.Fprintln(w, "µs/event: CPU time of the relay and of every PostgreSQL process while the events were posted and delivered, idle polls included, ÷ events delivered")
 	}
 
 	if len(r.Claims) > 0 {

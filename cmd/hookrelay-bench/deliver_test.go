@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -114,7 +115,7 @@ func TestNoopDestinationCounts(t *testing.T) {
 func TestDeliverConfigLoads(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	token, extra, err := deliverConfig(dir, []string{"http://127.0.0.1:9/hooks", "http://127.0.0.1:9/hooks/2"}, 32)
+	token, extra, err := deliverConfig(dir, []string{"http://127.0.0.1:9/hooks", "http://127.0.0.1:9/hooks/2"}, 32, "1000000/s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,5 +168,26 @@ func TestDeliverReportTargets(t *testing.T) {
 	r.print(&out)
 	if !strings.Contains(out.String(), "MISSES") {
 		t.Errorf("print:\n%s", out.String())
+	}
+}
+
+// TestDestinationRateFlag checks that the destinations have no rate
+// unless --destination-rate gives one, and that one the config would
+// refuse is refused.
+func TestDestinationRateFlag(t *testing.T) {
+	t.Parallel()
+	f, err := parseDeliverFlags(io.Discard, nil)
+	if err != nil || f.rate != "" {
+		t.Fatalf("default flags: rate %q, %v; want none", f.rate, err)
+	}
+	_, extra, err := deliverConfig(t.TempDir(), []string{"http://127.0.0.1:9/hooks"}, 32, f.rate)
+	if err != nil || strings.Contains(extra, "rate:") {
+		t.Errorf("config without a rate: %v\n%s", err, extra)
+	}
+	if f, err = parseDeliverFlags(io.Discard, []string{"--destination-rate", "1000000/s"}); err != nil || f.rate != "1000000/s" {
+		t.Errorf("--destination-rate 1000000/s: %q, %v", f.rate, err)
+	}
+	if _, err := parseDeliverFlags(io.Discard, []string{"--destination-rate", "fast"}); !errors.Is(err, errUsage) {
+		t.Errorf("--destination-rate fast: %v, want a usage error", err)
 	}
 }

@@ -29,7 +29,7 @@ func runScaleoutDrain(ctx context.Context, stderr io.Writer, f scaleoutFlags, bi
 	row.Prepare = time.Since(start)
 
 	dest.reset()
-	token, extra, err := deliverConfig(dir, []string{dest.url + hooksPath}, f.concurrency)
+	token, extra, err := deliverConfig(dir, []string{dest.url + hooksPath}, f.concurrency, "")
 	if err != nil {
 		return row, err
 	}

@@ -33,6 +33,7 @@ func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error
 	fs.DurationVar(&f.settle, "settle", 2*time.Minute, "longest wait, after the load stops, for every delivery to be done")
 	fs.IntVar(&f.deliver.deliveries, "deliveries", 50_000, "deliveries drained for the drain ratio; 0 skips the drain and latency")
 	fs.IntVar(&f.deliver.concurrency, "concurrency", 32, "every destination's concurrency, and the plain client's senders")
+	rateFlag(fs, &f.deliver.rate)
 	fs.IntVar(&f.deliver.body, "body", 2048, "body size in bytes")
 	fs.StringVar(&f.deliver.logLevel, "log-level", "warn", "the relay's log level")
 	fs.IntVar(&f.deliver.latencyEvents, "latency-events", 200, "events posted one at a time to the idle relay after the drain to measure ingest-to-delivery latency; 0 skips")
@@ -45,6 +46,9 @@ func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error
 		return f, err
 	}
 	if f.deliver.drivers, err = driverList(*driver); err != nil {
+		return f, err
+	}
+	if err := checkRate(f.deliver.rate); err != nil {
 		return f, err
 	}
 	if f.destinations, err = parseList(*dests, strconv.Atoi); err != nil {
@@ -152,7 +156,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 	for i := range urls {
 		urls[i] = fmt.Sprintf("%s%s/%d", dest.url, hooksPath, i+1)
 	}
-	token, extra, err := deliverConfig(dir, urls, f.deliver.concurrency)
+	token, extra, err := deliverConfig(dir, urls, f.deliver.concurrency, f.deliver.rate)
 	if err != nil {
 		return row, err
 	}
@@ -176,6 +180,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 	var acked atomic.Int64
 	backlog := func() int64 { return acked.Load()*int64(n) - dest.received.Load() }
 	sampler := startBacklogSampler(time.Second, backlog)
+	meter := startCPU([]int{p.Pid()}, urlDatabase(db.URL()))
 	res, err := loadgen.Run(ctx, loadgen.Options{
 		URL: p.IngestURL("stripe"), Senders: f.senders, Duration: f.duration, Feed: feed, Rate: rate, Acked: &acked,
 	})
@@ -210,6 +215,10 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 		}
 	}
 	row.Settled = time.Since(stopped)
+	row.CPU, row.CPUOK = meter.stop()
+	if row.Leases, err = scrapeLeases(ctx, p.Options.Admin); err != nil {
+		return row, err
+	}
 	row.Done = done
 	row.Wanted = want
 	row.Received = dest.received.Load()

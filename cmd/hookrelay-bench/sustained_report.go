@@ -41,6 +41,24 @@ type sustainedRow struct {
 	Settled                time.Duration
 	Load                   string
 	Problems               []string
+	// CPU is the machine's CPU use from the load's start to the end of
+	// the wait after it; CPUOK is false where it could not be read.
+	CPU   cpuUse
+	CPUOK bool
+	// Leases counts the deliveries leased at ingest and by claims.
+	Leases leaseCounts
+}
+
+// cpuPerEvent returns the CPU time per event acknowledged, in µs, of the
+// whole machine, the relay, the PostgreSQL server and the bench (load and
+// destinations), or dashes when not measured.
+func (r sustainedRow) cpuPerEvent() string {
+	if !r.CPUOK || r.Acked == 0 {
+		return "-\t-\t-\t-"
+	}
+	u := r.CPU
+	return fmt.Sprintf("%.0f\t%.0f\t%.0f\t%.0f", u.perItem(u.Busy, r.Acked), u.perItem(u.Relays, r.Acked),
+		u.perItem(u.Postgres, r.Acked), u.perItem(u.Bench, r.Acked))
 }
 
 // steady returns the samples after the first quarter of the run, when
@@ -140,13 +158,15 @@ func (r *sustainedReport) print(w io.Writer) {
 	fmt.Fprintf(w, "sustained: signed %d B events offered at a fixed rate for %v (%d senders at most), each fanned out to N no-op push destinations of concurrency %d; backlog = deliveries acknowledged but not yet received, sampled every second\n",
 		f.deliver.body, f.duration, f.senders, f.deliver.concurrency)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "driver\tN\toffered/s\tacked/s\tingest p99\tbacklog max\tgrowth/s\tdone\tsettled in\tkept up\tload\t")
+	fmt.Fprintln(tw, "driver\tN\toffered/s\tacked/s\tingest p99\tbacklog max\tgrowth/s\tdone\tsettled in\tkept up\tleased at ingest\tbusy µs/event\trelay\tpostgres\tbench\tload\t")
 	for _, row := range r.Runs {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%v\t%d\t%+.1f\t%d/%d\t%v\t%t\t%s\t\n", row.Driver, row.Destinations, row.Offered,
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%v\t%d\t%+.1f\t%d/%d\t%v\t%t\t%s\t%s\t%s\t\n", row.Driver, row.Destinations, row.Offered,
 			row.Achieved, roundDur(row.IngestP99), row.MaxBacklog(), row.Growth(), row.Done, row.Wanted,
-			row.Settled.Round(100*time.Millisecond), row.KeptUp(), row.Load)
+			row.Settled.Round(100*time.Millisecond), row.KeptUp(), row.Leases.share(), row.cpuPerEvent(), row.Load)
 	}
 	_ = tw.Flush()
+	fmt.Fprintln(w, "leased at ingest: the share of the deliveries leased by the commit that stored their event rather than claimed (hookrelay_delivery_leases_total)")
+	fmt.Fprintln(w, "µs/event: CPU time from the load's start until every delivery was done ÷ events acknowledged: the whole machine's, then the relay's, every PostgreSQL process's and the bench's (load generator and destinations)")
 	fmt.Fprintf(w, "kept up: acked >= %.0f%% of offered, backlog growth over the last three quarters <= %.0f%% of the offered deliveries/s, every delivery done within %v of the load's end\n",
 		minAchieved*100, maxBacklogGrowth*100, f.settle)
 	for _, row := range r.Runs {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -109,6 +110,7 @@ type Engine struct {
 	now      func() time.Time
 	poll     time.Duration
 	claimers int
+	stopping atomic.Bool // Run's ctx is done: nothing more is leased at ingest
 }
 
 // New returns an Engine for the push destinations of o. It returns an error
@@ -179,6 +181,9 @@ func New(o Options) (*Engine, error) {
 		return nil, fmt.Errorf("new delivery engine: %w", err)
 	}
 	e.metrics = m
+	for _, w := range e.order {
+		m.trackLeases(w.name)
+	}
 	if o.Alerts.URL != "" {
 		if e.alerts, err = newAlerter(o.Alerts, e.logger, m); err != nil {
 			return nil, fmt.Errorf("new delivery engine: %w", err)
@@ -209,6 +214,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	e.logger.Info("delivery started", "destinations", len(e.order)+len(e.handlers))
 	<-ctx.Done()
+	e.stopping.Store(true)
 	wg.Wait()
 	e.outcomes.Close()
 	if e.alerts != nil {
@@ -222,10 +228,15 @@ func (e *Engine) Run(ctx context.Context) error {
 }
 
 // Wake tells the destination's loop that deliveries may have become due, so
-// that it claims now rather than at its next poll. It never blocks; a name
-// that is not a push destination of the engine is ignored.
+// that it claims now rather than at its next poll; until a claim has
+// caught up with them, the destination's deliveries are not leased at
+// ingest. It never blocks; a name that is not a push destination of the
+// engine is ignored.
 func (e *Engine) Wake(destination string) {
 	if w, ok := e.workers[destination]; ok {
+		w.mu.Lock()
+		w.fallBehind()
+		w.mu.Unlock()
 		w.wakeUp()
 	} else if h, ok := e.handlers[destination]; ok {
 		h.wakeUp()

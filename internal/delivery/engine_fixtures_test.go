@@ -112,6 +112,17 @@ func ingestEvents(t *testing.T, st store.Store, n int, destinations []string, ke
 // seconds after a fixed time in the past, when occurredAt is not nil.
 func ingestEventsAt(t *testing.T, st store.Store, n int, destinations []string, key func(i int) string, occurredAt func(i int) int) []store.Event {
 	t.Helper()
+	events, items := testItems(n, destinations, key, occurredAt)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := st.Ingest(ctx, items); err != nil {
+		t.Fatalf("Ingest: %v", err)
+	}
+	return events
+}
+
+// testItems returns the events and ingest items ingestEventsAt stores.
+func testItems(n int, destinations []string, key func(i int) string, occurredAt func(i int) int) ([]store.Event, []store.IngestItem) {
 	now := time.Now().UTC()
 	events := make([]store.Event, n)
 	items := make([]store.IngestItem, n)
@@ -143,12 +154,7 @@ func ingestEventsAt(t *testing.T, st store.Store, n int, destinations []string, 
 			items[i].Deliveries = append(items[i].Deliveries, store.NewDelivery{Destination: d, OrderingKey: k})
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := st.Ingest(ctx, items); err != nil {
-		t.Fatalf("Ingest: %v", err)
-	}
-	return events
+	return events, items
 }
 
 // delivery returns the delivery of one event to one destination.

@@ -24,6 +24,7 @@ const (
 // they come from the store's stats query, which the admin API's stats
 // endpoint also serves, and will be exported with it.
 type metrics struct {
+	leases     *prometheus.CounterVec
 	deliveries *prometheus.CounterVec
 	duration   *prometheus.HistogramVec
 	dead       *prometheus.CounterVec
@@ -35,6 +36,10 @@ type metrics struct {
 // first delivery.
 func newMetrics(reg prometheus.Registerer, destinations []string) (*metrics, error) {
 	m := &metrics{
+		leases: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hookrelay_delivery_leases_total",
+			Help: "Deliveries of push destinations leased for a push, by destination and how: at ingest, by the node that stored the event, or by a claim.",
+		}, []string{"destination", "how"}),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hookrelay_deliveries_total",
 			Help: "Delivery attempts recorded, pushed or acknowledged by a pull consumer, by destination and the delivery's resulting status (done, skipped, failed, dead).",
@@ -57,6 +62,9 @@ func newMetrics(reg prometheus.Registerer, destinations []string) (*metrics, err
 		// A reloaded engine registers again: it adopts the collectors of
 		// the engine it replaces, so the counts carry on.
 		var err error
+		if m.leases, err = adopt(reg, m.leases); err != nil {
+			return nil, err
+		}
 		if m.deliveries, err = adopt(reg, m.deliveries); err != nil {
 			return nil, err
 		}
@@ -104,6 +112,27 @@ func adopt[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
 		}
 	}
 	return c, fmt.Errorf("register delivery metrics: %w", err)
+}
+
+// How a push delivery was leased, the how label of
+// hookrelay_delivery_leases_total.
+const (
+	leasedAtIngest = "ingest"
+	leasedByClaim  = "claim"
+)
+
+// trackLeases sets a push destination's lease series to zero.
+func (m *metrics) trackLeases(destination string) {
+	for _, how := range []string{leasedAtIngest, leasedByClaim} {
+		m.leases.WithLabelValues(destination, how)
+	}
+}
+
+// leased counts n deliveries of destination leased the given way.
+func (m *metrics) leased(destination, how string, n int) {
+	if n > 0 {
+		m.leases.WithLabelValues(destination, how).Add(float64(n))
+	}
 }
 
 // attempted records how long one attempt took, whether or not its outcome

@@ -55,9 +55,14 @@ type worker struct {
 	ready chan store.Claim // claimed deliveries waiting for a sender; room for the largest window
 
 	mu       sync.Mutex
-	held     int           // deliveries claimed, or reserved for a claim, whose push has not ended
+	held     int           // deliveries claimed, or reserved for a claim or an ingest, whose push has not ended
 	claiming int           // claims begun by reserve and not yet ended
 	freed    chan struct{} // signalled when held falls; capacity 1
+	// caughtUp holds from a claim that found fewer deliveries than it
+	// asked for until something falls behind (see fallBehind): only then
+	// are deliveries leased at ingest (see ingestlease.go).
+	caughtUp bool
+	stopped  bool // the senders have stopped: what is offered goes back to the queue
 
 	failing atomic.Bool // the last claim failed; logged once until it recovers
 }
@@ -121,6 +126,9 @@ func (w *worker) run(ctx context.Context, claimers int) {
 		loops.Go(func() { w.sendLoop(ctx) })
 	}
 	loops.Wait()
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
 	w.releaseReady()
 }
 
@@ -158,6 +166,10 @@ func (w *worker) claimLoop(ctx context.Context, first bool) {
 			w.ready <- c // never blocks: the room was reserved
 		}
 		w.endClaim(n - len(claims))
+		if err == nil && len(claims) < n {
+			w.catchUp()
+		}
+		w.engine.metrics.leased(w.name, leasedByClaim, len(claims))
 		switch {
 		case err != nil:
 			w.sleep(ctx, w.engine.poll)

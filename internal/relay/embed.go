@@ -59,7 +59,7 @@ func (r *Relay) startWork(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		r.wakeDelivery.Store(&run.wake)
+		r.useEngine(run.eng)
 		r.delivery = run
 		r.forwardNotifications(ctx)
 	}

@@ -28,7 +28,7 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 		metrics.ObserveCommit(size, took, err)
 		r.commits.observe(err, time.Now())
 	}
-	r.committer = groupcommit.New(r.store, opts, r.logger)
+	r.committer = newLeasingCommitter(groupcommit.New(r.store, opts, r.logger), r.wake)
 	r.rejections = receiver.NewRejectionRecorder(r.store, receiver.RejectionOptions{
 		Keep:      cfg.Ingest.RejectionsKeep,
 		PerSecond: float64(cfg.Ingest.RejectionsPerSecond),
@@ -89,8 +89,7 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 		Limits:        r.ingestLimits,
 		MinUploadRate: int64(cfg.Ingest.MinUploadRate),
 		ReadTimeout:   time.Duration(cfg.Ingest.ReadTimeout),
-		Wake:          r.wake,
+		// The committer wakes the destinations of the deliveries it did
+		// not lease at ingest.
 	}), tally, nil
 }
-
-var _ receiver.Committer = (*groupcommit.Committer)(nil)

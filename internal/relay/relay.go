@@ -20,7 +20,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/delivery"
-	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -64,7 +63,7 @@ type Relay struct {
 	// puller serves the claims and acks of pull destinations, in every
 	// role: every role serves the admin API.
 	puller     *delivery.Puller
-	committer  *groupcommit.Committer
+	committer  *leasingCommitter
 	rejections *receiver.RejectionRecorder
 	tally      *receiver.Tally
 	signals    *ingestSignals
@@ -88,8 +87,8 @@ type Relay struct {
 	serveErrs   chan error
 	shutdownOne sync.Once
 
-	// wakeDelivery is the running engine's Wake, set by Start when this
-	// role delivers; the receiver calls it through wake.
+	// wakeDelivery is the running engine's Wake, set by useEngine when
+	// this role delivers; the receiver's committer calls it through wake.
 	wakeDelivery  atomic.Pointer[func(destination string)]
 	handlers      Handlers   // of the handler destinations; see embed.go
 	delivery      *engineRun // set by Start when this role delivers
@@ -183,6 +182,24 @@ func (r *Relay) hasPushDestinations() bool {
 		}
 	}
 	return false
+}
+
+// useEngine makes eng the delivery engine that wake wakes and the
+// receiver's commits lease at ingest for; nil means none.
+func (r *Relay) useEngine(eng *delivery.Engine) {
+	if eng == nil {
+		r.wakeDelivery.Store(nil)
+	} else {
+		wake := eng.Wake
+		r.wakeDelivery.Store(&wake)
+	}
+	if r.committer != nil {
+		if eng == nil {
+			r.committer.setEngine(nil)
+		} else {
+			r.committer.setEngine(eng)
+		}
+	}
 }
 
 // wake tells the delivery engine, if this process runs one, that a
@@ -285,6 +302,7 @@ func (r *Relay) Shutdown(ctx context.Context) error {
 func (r *Relay) shutdown(deliveryCtx context.Context) error {
 	var waitDelivery func()
 	if r.delivery != nil {
+		r.useEngine(nil) // commits from here on lease nothing: their deliveries are pending
 		waitDelivery = r.delivery.stop(deliveryCtx)
 	}
 	ctx, cancel := context.WithTimeout(deliveryCtx, shutdownGrace)

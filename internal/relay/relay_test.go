@@ -34,6 +34,12 @@ func startRelay(t *testing.T, database, extra string) *relay.Relay {
 // logs.
 func startRelayLogging(t *testing.T, database, extra string, logs io.Writer) *relay.Relay {
 	t.Helper()
+	return startRelayAs(t, relay.RoleAll, database, extra, logs)
+}
+
+// startRelayAs is startRelayLogging with the process's role.
+func startRelayAs(t *testing.T, role relay.Role, database, extra string, logs io.Writer) *relay.Relay {
+	t.Helper()
 	yaml := `database: "` + database + `"
 listen: 127.0.0.1:0
 admin_listen: 127.0.0.1:0
@@ -45,7 +51,7 @@ sources:
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
-	r, err := relay.New(context.Background(), cfg, relay.RoleAll, logger)
+	r, err := relay.New(context.Background(), cfg, role, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +130,8 @@ func grepLines(s, substr string) string {
 
 // TestStoredEventWakesDelivery checks that the receiver wakes the delivery
 // engine: each event reaches an idle destination well before the engine's
-// one-second poll would have found it.
+// one-second poll would have found it. The destination has a rate, so its
+// deliveries are created pending and claimed rather than leased at ingest.
 func TestStoredEventWakesDelivery(t *testing.T) {
 	t.Parallel()
 	arrived := make(chan time.Time, 10)
@@ -134,7 +141,7 @@ func TestStoredEventWakesDelivery(t *testing.T) {
 	defer dest.Close()
 	db := testdb.SQLiteURL(t)
 	r := startRelay(t, db, `destinations:
-  - {name: app, url: "`+dest.URL+`", secret: "`+secret+`", sources: [stripe]}
+  - {name: app, url: "`+dest.URL+`", secret: "`+secret+`", sources: [stripe], rate: 1000/s}
 `)
 	st, err := storeopen.Open(context.Background(), db, slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -167,14 +167,14 @@ func (r *Relay) reloadDelivery(ctx context.Context, old, cfg *config.Config) err
 	}
 	prev := r.delivery
 	if len(pushDestinations(cfg)) == 0 {
-		r.wakeDelivery.Store(nil)
+		r.useEngine(nil)
 		r.delivery = nil
 	} else {
 		run, err := r.startDelivery(ctx)
 		if err != nil {
 			return err
 		}
-		r.wakeDelivery.Store(&run.wake)
+		r.useEngine(run.eng)
 		r.delivery = run
 		if prev == nil {
 			r.forwardNotifications(context.WithoutCancel(ctx))

@@ -10,8 +10,10 @@ import (
 
 // engineRun is a delivery engine running in the background.
 type engineRun struct {
-	// wake tells a destination's loop that a commit gave it work.
-	wake func(destination string)
+	// eng is the engine: its Wake tells a destination's loop that a
+	// commit gave it work, and the receiver's commits lease at ingest for
+	// it (see useEngine).
+	eng *delivery.Engine
 	// halt stops claiming, and starting handlers, at once.
 	halt context.CancelFunc
 	// abort cancels the contexts of the handlers running.
@@ -50,7 +52,7 @@ func (r *Relay) startDelivery(ctx context.Context) (*engineRun, error) {
 		return nil, fmt.Errorf("start delivery: %w", err)
 	}
 	runCtx, halt := context.WithCancel(lifetime)
-	run := &engineRun{wake: eng.Wake, halt: halt, abort: abort, done: make(chan struct{})}
+	run := &engineRun{eng: eng, halt: halt, abort: abort, done: make(chan struct{})}
 	go func() {
 		defer close(run.done)
 		if err := eng.Run(runCtx); err != nil {

@@ -192,4 +192,11 @@ type Queue interface {
 
 	// DeliveryAttempts returns the attempts of one delivery, oldest first.
 	DeliveryAttempts(ctx context.Context, deliveryID int64) ([]Attempt, error)
+
+	// IsPaused reports whether destination is paused as ClaimDeliveries
+	// sees it: a pause or resume made through this store at once, one
+	// made by another process within a second. It mostly answers from
+	// memory. The error wraps ErrUnavailable when the paused destinations
+	// cannot be read.
+	IsPaused(ctx context.Context, destination string) (bool, error)
 }

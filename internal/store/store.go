@@ -98,6 +98,26 @@ type NewDelivery struct {
 	// OrderingKey is the value of the destination's ordering_key path in
 	// the event body, or empty when the destination does not order.
 	OrderingKey string
+	// Lease, when not nil, creates the delivery already leased to the
+	// caller, as a claim would have left it: status processing, attempts
+	// 1, Lease.Token and Lease.Until. nil creates it pending.
+	Lease *Lease
+}
+
+// Lease is a lease a delivery is created with at ingest, so that the node
+// that stores an event can deliver it without claiming it back. The row is
+// then exactly a claimed one: completed with Token, reclaimed by any
+// claimer once Until has passed.
+type Lease struct {
+	// Token guards completion, as a claim's LeaseToken does; it must not
+	// be empty.
+	Token string
+	// Until is when the lease runs out.
+	Until time.Time
+	// DeliveryID is set by Ingest, once its transaction has committed, to
+	// the id of the delivery it created under this lease; it stays 0 when
+	// none was created (the event was a duplicate, or Ingest failed).
+	DeliveryID int64
 }
 
 // IngestItem is one verified event and the deliveries it fans out to.
@@ -158,7 +178,8 @@ type Store interface {
 	// event with the same (Source, ProviderEventID) was already stored —
 	// by an earlier call or earlier in the same batch — in which case
 	// nothing is written for that item. Deliveries are created with status
-	// pending, next_attempt_at = the event's ReceivedAt. On error nothing
+	// pending, next_attempt_at = the event's ReceivedAt, or leased when
+	// they carry a Lease (see NewDelivery). On error nothing
 	// of the batch is committed; the error wraps ErrUnavailable when the
 	// database cannot be reached or written.
 	Ingest(ctx context.Context, items []IngestItem) ([]bool, error)

@@ -70,7 +70,8 @@ func OrderingKey(v string) string {
 
 // Storable returns the items in the form every driver keeps (see
 // CleanText and OrderingKey), or an error wrapping ErrInvalid naming the
-// first item whose provider event id or source cannot be kept as it is.
+// first item whose provider event id or source cannot be kept as it is, or
+// whose delivery has a Lease without a token or an end.
 // Items that need no change are returned as they are; the caller's items
 // are never modified.
 func Storable(items []IngestItem) ([]IngestItem, error) {
@@ -105,6 +106,9 @@ func storableItem(it IngestItem) (IngestItem, bool, error) {
 	}
 	copied := false
 	for j, d := range it.Deliveries {
+		if l := d.Lease; l != nil && (l.Token == "" || l.Until.IsZero()) {
+			return it, false, fmt.Errorf("event %s: delivery to %s: a lease needs a token and an end: %w", e.ID, d.Destination, ErrInvalid)
+		}
 		if k := OrderingKey(d.OrderingKey); k != d.OrderingKey {
 			if !copied {
 				it.Deliveries, copied = append([]NewDelivery(nil), it.Deliveries...), true

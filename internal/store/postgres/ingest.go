@@ -15,8 +15,9 @@ import (
 
 // Ingest stores the batch on the ingest pool in one round trip: one
 // statement that inserts every event and its deliveries, then, when the
-// batch has deliveries, one that notifies the processes that Listen, once
-// per destination; a single Sync ends them, which PostgreSQL runs as one
+// batch has pending deliveries, one that notifies the processes that
+// Listen, once per destination of those (a delivery leased at ingest is
+// its leaseholder's, and wakes no one); a single Sync ends them, which PostgreSQL runs as one
 // implicit transaction, committed (durably: synchronous_commit is on in
 // that pool) or rolled back as a whole, and notifications go out only on
 // commit.
@@ -41,7 +42,7 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 		ea, eb := &items[a].Event, &items[b].Event
 		return cmp.Or(cmp.Compare(ea.Source, eb.Source), cmp.Compare(ea.ProviderEventID, eb.ProviderEventID))
 	})
-	args, err := batchArgs(items, order, s.payloads)
+	args, leased, err := batchArgs(items, order, s.payloads)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
@@ -53,7 +54,7 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 		batch.Queue(notifyDestinations, dests)
 	}
 	br := s.ingest.SendBatch(ctx, batch)
-	inserted, err := readInserted(br, items)
+	inserted, err := readInserted(br, items, leased)
 	if err != nil {
 		br.Close()
 		return nil, fmt.Errorf("ingest: %w", s.mapErr(ctx, err))
@@ -68,11 +69,13 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 	if err := br.Close(); err != nil {
 		return nil, fmt.Errorf("ingest: commit: %w", s.mapErr(ctx, err))
 	}
+	leased.Settle()
 	return inserted, nil
 }
 
-// readInserted reads the ids ingestBatch returns and marks their items.
-func readInserted(br pgx.BatchResults, items []store.IngestItem) ([]bool, error) {
+// readInserted reads the rows ingestBatch returns: it marks the items
+// whose event was inserted, and notes the leased deliveries created.
+func readInserted(br pgx.BatchResults, items []store.IngestItem, leased *sqlstore.LeasedRows) ([]bool, error) {
 	at := make(map[string]int, len(items))
 	for i := range items {
 		at[items[i].Event.ID] = i
@@ -84,22 +87,30 @@ func readInserted(br pgx.BatchResults, items []store.IngestItem) ([]bool, error)
 	defer rows.Close()
 	inserted := make([]bool, len(items))
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var (
+			id          string
+			destination *string
+			deliveryID  *int64
+		)
+		if err := rows.Scan(&id, &destination, &deliveryID); err != nil {
 			return nil, err
+		}
+		if deliveryID != nil {
+			leased.Created(id, *destination, *deliveryID)
+			continue
 		}
 		inserted[at[id]] = true
 	}
 	return inserted, rows.Err()
 }
 
-// destinations returns the distinct destinations of the items'
+// destinations returns the distinct destinations of the items' pending
 // deliveries, in order.
 func destinations(items []store.IngestItem) []string {
 	var dests []string
 	for _, it := range items {
 		for _, d := range it.Deliveries {
-			if !slices.Contains(dests, d.Destination) {
+			if d.Lease == nil && !slices.Contains(dests, d.Destination) {
 				dests = append(dests, d.Destination)
 			}
 		}
@@ -108,8 +119,9 @@ func destinations(items []store.IngestItem) []string {
 }
 
 // batchArgs returns the arguments of ingestBatch for items, taken in
-// order, their payloads sealed with p.
-func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]any, error) {
+// order, their payloads sealed with p, and the leased deliveries to match
+// with the rows it returns.
+func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]any, *sqlstore.LeasedRows, error) {
 	n := len(items)
 	var (
 		ids, sources, providerIDs, origins = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -119,13 +131,15 @@ func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]an
 		keyIDs                             = make([]*string, n)
 		slots                              = make([]int32, n)
 		occurred, received                 = make([]pgtype.Timestamptz, n), make([]pgtype.Timestamptz, n)
-		dEvents, dDests, dKeys             []string
+		dEvents, dDests, dKeys, dTokens    []string
+		dUntil                             []pgtype.Timestamptz
+		leased                             = &sqlstore.LeasedRows{}
 	)
 	for j, i := range order {
 		e := &items[i].Event
 		sealed, err := p.SealEvent(*e)
 		if err != nil {
-			return nil, fmt.Errorf("event %s: %w", e.ID, err)
+			return nil, nil, fmt.Errorf("event %s: %w", e.ID, err)
 		}
 		ids[j], sources[j], providerIDs[j], origins[j] = e.ID, e.Source, e.ProviderEventID, string(e.IDOrigin)
 		types[j], contentTypes[j], headers[j] = e.Type, e.ContentType, sealed.Headers
@@ -138,11 +152,19 @@ func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]an
 			dEvents = append(dEvents, e.ID)
 			dDests = append(dDests, d.Destination)
 			dKeys = append(dKeys, d.OrderingKey)
+			token, until := "", pgtype.Timestamptz{}
+			if d.Lease != nil {
+				leased.Want(e.ID, d)
+				token, until = d.Lease.Token, pgtype.Timestamptz{Time: d.Lease.Until, Valid: true}
+			}
+			dTokens = append(dTokens, token)
+			dUntil = append(dUntil, until)
 		}
 	}
 	return []any{
 		ids, sources, providerIDs, origins, types, bodies, contentTypes,
 		headers, slots, occurred, received,
 		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys), keyIDs, digests, queries,
-	}, nil
+		sqlstore.NonNil(dTokens), sqlstore.NonNil(dUntil),
+	}, leased, nil
 }

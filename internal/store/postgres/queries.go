@@ -26,8 +26,12 @@ const (
 	// as parallel arrays (in the order the caller sorted them), the
 	// deliveries as arrays keyed by event id. A duplicate (source,
 	// provider_event_id), also of an earlier row of the same batch, is
-	// skipped; RETURNING lists the ids inserted, and only those get
-	// deliveries.
+	// skipped; only the events inserted get deliveries. A delivery with a
+	// lease token is created leased at ingest, as a claim leaves it
+	// (processing, the attempt counted, the token and its lease_until);
+	// one with an empty token is created pending. It returns one row per
+	// event inserted (its id, and NULLs) and one per leased delivery
+	// created (its event id, destination and id).
 	ingestBatch = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
@@ -48,15 +52,23 @@ const (
 	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
 ), d AS (
 	INSERT INTO deliveries (
-		event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
+		event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at,
+		lease_until, lease_token, created_at, updated_at
 	)
-	SELECT ins.id, x.destination, 'pending', x.ordering_key, ins.received_at, ins.order_at, now(), now()
-	FROM ins JOIN unnest($12::text[], $13::text[], $14::text[]) WITH ORDINALITY
-		AS x(event_id, destination, ordering_key, n) ON x.event_id = ins.id
+	SELECT ins.id, x.destination,
+		CASE WHEN x.lease_token = '' THEN 'pending' ELSE 'processing' END,
+		CASE WHEN x.lease_token = '' THEN 0 ELSE 1 END,
+		x.ordering_key, ins.received_at, ins.order_at,
+		x.lease_until, nullif(x.lease_token, ''), now(), now()
+	FROM ins JOIN unnest($12::text[], $13::text[], $14::text[], $18::text[], $19::timestamptz[]) WITH ORDINALITY
+		AS x(event_id, destination, ordering_key, lease_token, lease_until, n) ON x.event_id = ins.id
 	ORDER BY x.n
 	ON CONFLICT (event_id, destination) DO NOTHING
+	RETURNING id, event_id, destination, lease_token
 )
-SELECT id FROM ins`
+SELECT id, NULL::text, NULL::bigint FROM ins
+UNION ALL
+SELECT event_id, destination, id FROM d WHERE lease_token IS NOT NULL`
 
 	// notifyDestinations tells every listening process, when the
 	// transaction commits, which destinations got new deliveries.

@@ -34,7 +34,7 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 }
 
 func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]bool, error) {
-	if err := s.prepareMultiRows(ctx, &s.insertEvents, &s.insertDeliveries); err != nil {
+	if err := s.prepareMultiRows(ctx, &s.insertEvents, &s.insertDeliveries, &s.insertLeased); err != nil {
 		return nil, err
 	}
 	// Encode before taking the writer, so that this work overlaps another
@@ -55,7 +55,8 @@ func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.insertDeliveryRows(ctx, tx, items, inserted); err != nil {
+	leased, err := s.insertDeliveryRows(ctx, tx, items, inserted)
+	if err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(); err != nil {
@@ -64,6 +65,7 @@ func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 	if err := s.wal.waitDurable(s.wal.committedOne()); err != nil {
 		return nil, err
 	}
+	leased.Settle()
 	return inserted, nil
 }
 
@@ -116,10 +118,14 @@ func markInserted(ctx context.Context, stmt *sql.Stmt, args []any, at map[string
 }
 
 // insertDeliveryRows creates the deliveries of the items whose event was
-// inserted, with multi-row statements.
-func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, items []store.IngestItem, inserted []bool) error {
+// inserted, with multi-row statements: the pending ones with one, the
+// leased ones with another that returns their ids.
+func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, items []store.IngestItem, inserted []bool) (sqlstore.LeasedRows, error) {
 	now := micros(time.Now())
-	var args []any
+	var (
+		pending, leasedArgs []any
+		leased              sqlstore.LeasedRows
+	)
 	for i, it := range items {
 		if !inserted[i] {
 			continue
@@ -130,11 +136,31 @@ func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, items []stor
 			orderAt = micros(e.OccurredAt)
 		}
 		for _, d := range it.Deliveries {
-			args = append(args, e.ID, d.Destination, d.OrderingKey, due, orderAt, now, now)
+			if d.Lease == nil {
+				pending = append(pending, e.ID, d.Destination, d.OrderingKey, due, orderAt, now, now)
+				continue
+			}
+			leased.Want(e.ID, d)
+			leasedArgs = append(leasedArgs, e.ID, d.Destination, d.OrderingKey, due, orderAt,
+				micros(d.Lease.Until), d.Lease.Token, now, now)
 		}
 	}
-	if err := s.execChunks(ctx, tx, &s.insertDeliveries, 7, args); err != nil {
-		return fmt.Errorf("insert deliveries: %w", err)
+	if err := s.execChunks(ctx, tx, &s.insertDeliveries, 7, pending); err != nil {
+		return leased, fmt.Errorf("insert deliveries: %w", err)
 	}
-	return nil
+	err := s.queryChunks(ctx, tx, &s.insertLeased, 9, leasedArgs, func(rows *sql.Rows) error {
+		var (
+			id                 int64
+			event, destination string
+		)
+		if err := rows.Scan(&id, &event, &destination); err != nil {
+			return err
+		}
+		leased.Created(event, destination, id)
+		return nil
+	})
+	if err != nil {
+		return leased, fmt.Errorf("insert leased deliveries: %w", err)
+	}
+	return leased, nil
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
@@ -10,4 +11,18 @@ import (
 // The caller holds s.mu.
 func (s *Store) isPaused(ctx context.Context, destination string) (bool, error) {
 	return sqlstore.IsPaused(ctx, s.Ops, &s.paused, destination)
+}
+
+// IsPaused reports whether destination is paused, as claims see it.
+func (s *Store) IsPaused(ctx context.Context, destination string) (bool, error) {
+	release, err := s.enter()
+	if err != nil {
+		return false, fmt.Errorf("is %s paused: %w", destination, err)
+	}
+	defer release()
+	paused, err := s.isPaused(ctx, destination)
+	if err != nil {
+		return false, fmt.Errorf("is %s paused: %w", destination, mapErr(ctx, err))
+	}
+	return paused, nil
 }

@@ -38,6 +38,20 @@ RETURNING id`
 	insertDeliveriesTail = `
 ON CONFLICT (event_id, destination) DO NOTHING`
 
+	// insertLeasedDeliveries* create deliveries leased at ingest, as a
+	// claim leaves them: processing, the attempt counted, with the lease
+	// token and its end. RETURNING tells which rows were created, so that
+	// each lease learns its delivery's id; the pending rows, most of a
+	// backlog's, keep their statement without it.
+	insertLeasedDeliveriesHead = `INSERT INTO deliveries (
+	event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at, lease_until, lease_token,
+	created_at, updated_at
+) VALUES `
+	insertLeasedDeliveriesRow  = `(?, ?, 'processing', 1, ?, ?, ?, ?, ?, ?, ?)`
+	insertLeasedDeliveriesTail = `
+ON CONFLICT (event_id, destination) DO NOTHING
+RETURNING id, event_id, destination`
+
 	// The delivery queue. Its statements number their parameters, so that
 	// keyIsFree can name the same ones in several places.
 

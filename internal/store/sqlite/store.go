@@ -63,6 +63,7 @@ type Store struct {
 	stmts              *writeStmts // guarded by stmtMu; prepared on first use
 	insertEvents       multiRow
 	insertDeliveries   multiRow
+	insertLeased       multiRow
 	completeDeliveries multiRow
 	insertAttempts     multiRow
 	claimRows          multiRow
@@ -134,6 +135,9 @@ func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logge
 		checkpointsDone:  make(chan struct{}),
 		insertEvents:     multiRow{head: insertEventsHead, row: insertEventsRow, tail: insertEventsTail},
 		insertDeliveries: multiRow{head: insertDeliveriesHead, row: insertDeliveriesRow, tail: insertDeliveriesTail},
+		insertLeased: multiRow{
+			head: insertLeasedDeliveriesHead, row: insertLeasedDeliveriesRow, tail: insertLeasedDeliveriesTail,
+		},
 		completeDeliveries: multiRow{
 			head: completeDeliveriesHead, row: completeDeliveriesRow, tail: completeDeliveriesTail,
 		},
@@ -300,6 +304,7 @@ func (s *Store) Close() error {
 	}
 	errs = append(errs, closeMultiRow(&s.insertEvents)...)
 	errs = append(errs, closeMultiRow(&s.insertDeliveries)...)
+	errs = append(errs, closeMultiRow(&s.insertLeased)...)
 	errs = append(errs, closeMultiRow(&s.completeDeliveries)...)
 	errs = append(errs, closeMultiRow(&s.insertAttempts)...)
 	errs = append(errs, closeMultiRow(&s.claimRows)...)

@@ -98,6 +98,10 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			_, err := s.DeliveryAttempts(ctx, 1)
 			return err
 		},
+		"IsPaused": func(ctx context.Context) error {
+			_, err := s.IsPaused(ctx, "billing")
+			return err
+		},
 
 		// store.Search
 		"SearchEvents": func(ctx context.Context) error {

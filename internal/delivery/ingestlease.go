@@ -1,0 +1,154 @@
+package delivery
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// Leasing at ingest. A node that stores an event creates its deliveries
+// to this engine's push destinations already leased to itself, in the
+// same insert and transaction (store.NewDelivery.Lease), and once the
+// transaction has committed hands them to the destinations' senders in
+// memory: no claim query, no poll, no notification. The ingest path calls
+// Reserve for each delivery before it commits, then Offer once the
+// commit succeeded, or Unreserve when it failed or the event was a
+// duplicate.
+//
+// A delivery is leased at ingest only when its place in the
+// destination's window is taken first, so that a leased row never waits
+// for room, and only where a claim would have taken it at once and
+// nothing a claim decides is needed: the destination is a push
+// destination with no rate, not paused, its worker running, the delivery
+// has no ordering key (the key's head rule stays with the claim), and the
+// worker has caught up with its queue (see worker.caughtUp). Every other
+// delivery is created pending and claimed as before. A leased row is a
+// claimed row: if this node dies, its lease runs out and any node claims
+// it; on shutdown the engine hands it back like any claimed delivery.
+
+// Reserve takes room in the window of d's destination for one delivery
+// the caller is about to ingest, and returns the lease to create it with,
+// or nil when it is to be created pending (see above). ctx bounds the
+// look at whether the destination is paused, which mostly answers from
+// memory.
+func (e *Engine) Reserve(ctx context.Context, d store.NewDelivery) *store.Lease {
+	w, ok := e.workers[d.Destination]
+	if !ok || d.OrderingKey != "" || w.limiter != nil || e.stopping.Load() {
+		return nil
+	}
+	if paused, err := w.queue.IsPaused(ctx, w.name); err != nil || paused {
+		return nil
+	}
+	if !w.reserveIngest() {
+		return nil
+	}
+	return &store.Lease{Token: newLeaseToken(), Until: e.now().Add(w.lease)}
+}
+
+// Offer hands the engine the deliveries of ev that Reserve leased, once
+// the ingest that created them has committed: each one created (its
+// Lease.DeliveryID set) goes to its destination's senders as if claimed;
+// the room of each one not created is given back. Deliveries without a
+// lease are ignored. Offer never blocks on the senders: their room was
+// taken by Reserve.
+func (e *Engine) Offer(ev store.Event, ds []store.NewDelivery) {
+	for _, d := range ds {
+		w, ok := e.workers[d.Destination]
+		if !ok || d.Lease == nil {
+			continue
+		}
+		if d.Lease.DeliveryID == 0 {
+			w.giveBack(1)
+			continue
+		}
+		w.offer(store.Claim{
+			Delivery: store.Delivery{
+				ID:            d.Lease.DeliveryID,
+				EventID:       ev.ID,
+				Destination:   d.Destination,
+				Status:        store.StatusProcessing,
+				Attempts:      1,
+				NextAttemptAt: ev.ReceivedAt,
+				LeaseUntil:    d.Lease.Until,
+				CreatedAt:     ev.ReceivedAt,
+				UpdatedAt:     ev.ReceivedAt,
+			},
+			LeaseToken: d.Lease.Token,
+			Event:      ev,
+		})
+	}
+}
+
+// Unreserve gives back the room Reserve took for ds' leases, when the
+// ingest that was to create them failed. A lease whose row was committed
+// after all (a commit whose answer was lost) runs out and its delivery is
+// claimed then, by this node or another.
+func (e *Engine) Unreserve(ds []store.NewDelivery) {
+	for _, d := range ds {
+		if w, ok := e.workers[d.Destination]; ok && d.Lease != nil {
+			w.giveBack(1)
+		}
+	}
+}
+
+// reserveIngest takes room for one delivery leased at ingest, if the
+// worker runs, has caught up with its queue and has room in its window.
+// Finding no room, it stops leasing at ingest until a claim has caught up
+// again: the delivery it refused is created pending, and claims, which
+// take the oldest due first, must not wait for room behind new events.
+func (w *worker) reserveIngest() bool {
+	_, window := w.claimShape()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped || !w.caughtUp {
+		return false
+	}
+	if w.held >= window {
+		w.fallBehind()
+		return false
+	}
+	w.held++
+	return true
+}
+
+// offer queues a delivery leased at ingest for the senders; once the
+// worker has stopped it hands it back to the queue instead. Its room was
+// taken by reserveIngest, so the queue has a place for it.
+func (w *worker) offer(c store.Claim) {
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		w.release(c)
+		return
+	}
+	w.ready <- c
+	w.mu.Unlock()
+	w.engine.metrics.leased(w.name, leasedAtIngest, 1)
+}
+
+// fallBehind notes that the worker's queue may hold due deliveries it has
+// not claimed: new pending ones (Wake), or one that found no room. The
+// caller holds w.mu.
+func (w *worker) fallBehind() { w.caughtUp = false }
+
+// catchUp notes that a claim found fewer deliveries than it asked for:
+// the queue held no more that were due. A delivery committed pending
+// while the claim ran, which it could not see, woke the claimers as it
+// was committed, and the next claim takes it; meanwhile a delivery leased
+// at ingest may start first, but never takes the room that claim needs
+// for long: one that finds no room falls behind again.
+func (w *worker) catchUp() {
+	w.mu.Lock()
+	w.caughtUp = true
+	w.mu.Unlock()
+}
+
+// newLeaseToken returns a random lease token of 128 bits, in hex, like
+// the tokens claims lease with.
+func newLeaseToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails: it crashes the program instead
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,327 @@
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
+)
+
+// ingestLeasing stores n events with one delivery per destination as the
+// relay's receiver does: each delivery leased at ingest where e reserves
+// room for it, handed to e once the commit is durable, and the
+// destinations of the others woken. It returns the events and how many of
+// their deliveries were leased.
+func ingestLeasing(t *testing.T, e *Engine, st store.Store, n int, destinations []string, key func(i int) string) ([]store.Event, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	events, items := testItems(n, destinations, key, nil)
+	leased := 0
+	for _, it := range items {
+		for i := range it.Deliveries {
+			if it.Deliveries[i].Lease = e.Reserve(ctx, it.Deliveries[i]); it.Deliveries[i].Lease != nil {
+				leased++
+			}
+		}
+		inserted, err := st.Ingest(ctx, []store.IngestItem{it})
+		if err != nil || !inserted[0] {
+			e.Unreserve(it.Deliveries)
+			t.Fatalf("Ingest = %v, %v", inserted, err)
+		}
+		e.Offer(it.Event, it.Deliveries)
+		for _, d := range it.Deliveries {
+			if d.Lease == nil {
+				e.Wake(d.Destination)
+			}
+		}
+	}
+	return events, leased
+}
+
+// waitCaughtUp waits until the destination's worker has caught up with
+// its queue, as its first claim makes it, so that it leases at ingest.
+func waitCaughtUp(t *testing.T, e *Engine, destination string) {
+	t.Helper()
+	w := e.workers[destination]
+	testkit.Eventually(t, 10*time.Second, destination+" to catch up with its queue", func() error {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return testkit.Check(w.caughtUp, "not caught up")
+	})
+}
+
+// leases returns the destination's hookrelay_delivery_leases_total.
+func leases(t *testing.T, b testBundle, destination, how string) float64 {
+	t.Helper()
+	return counterValue(t, b.reg, "hookrelay_delivery_leases_total", map[string]string{"destination": destination, "how": how})
+}
+
+// TestLeaseAtIngestSendsWithoutClaim checks that deliveries leased at
+// ingest are pushed, once each, as their first attempt, and recorded done
+// without any claim finding them.
+func TestLeaseAtIngestSendsWithoutClaim(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, nil)
+		q := &countedClaims{Queue: b.queue}
+		e, _, _ := startEngine(t, Options{
+			Queue:        q,
+			Destinations: []config.Destination{testDestination("d", ep.srv.URL)},
+			Registerer:   b.reg,
+			PollInterval: time.Hour, // only the first look and wakes claim
+		})
+		waitCaughtUp(t, e, "d")
+		events, leased := ingestLeasing(t, e, b.store, 5, []string{"d"}, nil)
+		if leased != 5 {
+			t.Fatalf("%d of 5 deliveries leased at ingest", leased)
+		}
+		waitStatus(t, b.store, events, "d", store.StatusDone, 10*time.Second)
+
+		if n := q.found.Load(); n != 0 {
+			t.Errorf("%d claims found deliveries, want none", n)
+		}
+		if got, claimed := leases(t, b, "d", leasedAtIngest), leases(t, b, "d", leasedByClaim); got != 5 || claimed != 0 {
+			t.Errorf("leases: %v at ingest, %v by claim; want 5 and 0", got, claimed)
+		}
+		hits := ep.byEvent()
+		for _, ev := range events {
+			hs := hits[ev.ID]
+			if len(hs) != 1 {
+				t.Errorf("event %s pushed %d times, want once", ev.ID, len(hs))
+				continue
+			}
+			h := hs[0]
+			if !bytes.Equal(h.body, ev.Body) || h.header.Get(HeaderAttempt) != "1" || !verifyStandard(testSecret, h.header, h.body, time.Now()) {
+				t.Errorf("event %s: pushed body %q, attempt %q; want its body, attempt 1, a valid signature",
+					ev.ID, h.body, h.header.Get(HeaderAttempt))
+			}
+			if d := deliveryOf(t, b.store, ev.ID, "d"); d.Attempts != 1 {
+				t.Errorf("delivery of %s: %d attempts, want 1", ev.ID, d.Attempts)
+			}
+		}
+	})
+}
+
+// TestLeaseAtIngestWindowFull checks that a delivery finding no room in
+// its destination's window is created pending and claimed once room
+// frees, and that the destination leases nothing more at ingest until a
+// claim has caught up with its queue.
+func TestLeaseAtIngestWindowFull(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep, release := newHangingEndpoint(t)
+		dest := testDestination("d", ep.srv.URL)
+		dest.Concurrency = 1 // a window of two until pushes are timed
+		e, _, _ := startEngine(t, Options{
+			Queue:        b.queue,
+			Destinations: []config.Destination{dest},
+			Registerer:   b.reg,
+			PollInterval: time.Hour,
+		})
+		var once sync.Once
+		open := func() { once.Do(release) }
+		t.Cleanup(open)
+		waitCaughtUp(t, e, "d")
+
+		events, leased := ingestLeasing(t, e, b.store, 3, []string{"d"}, nil)
+		if leased != 2 {
+			t.Fatalf("%d of 3 deliveries leased at ingest, want the window's 2", leased)
+		}
+		if d := deliveryOf(t, b.store, events[2].ID, "d"); d.Status != store.StatusPending {
+			t.Errorf("the delivery beyond the window is %s, want pending", d.Status)
+		}
+		w := e.workers["d"]
+		w.mu.Lock()
+		caughtUp := w.caughtUp
+		w.mu.Unlock()
+		if caughtUp {
+			t.Error("the worker still leases at ingest after refusing a delivery for room")
+		}
+
+		open()
+		waitStatus(t, b.store, events, "d", store.StatusDone, 10*time.Second)
+		if got, claimed := leases(t, b, "d", leasedAtIngest), leases(t, b, "d", leasedByClaim); got != 2 || claimed != 1 {
+			t.Errorf("leases: %v at ingest, %v by claim; want 2 and 1", got, claimed)
+		}
+		if n := len(ep.received()); n != 3 {
+			t.Errorf("%d pushes, want 3", n)
+		}
+	})
+}
+
+// TestLeaseAtIngestRefused checks the deliveries that are created pending
+// rather than leased at ingest: before the worker has caught up with its
+// queue, with an ordering key, to a destination with a rate, paused, or
+// not a push destination of the engine; and that Unreserve gives the room
+// of a lease back.
+func TestLeaseAtIngestRefused(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, nil)
+		rated := testDestination("rated", ep.srv.URL)
+		rated.Rate = config.Rate{Events: 100, Per: time.Second}
+		dests := []config.Destination{
+			testDestination("plain", ep.srv.URL), rated, testDestination("paused", ep.srv.URL),
+		}
+		ctx := context.Background()
+		idle, err := New(Options{Queue: b.queue, Destinations: dests})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := idle.Reserve(ctx, store.NewDelivery{Destination: "plain"}); l != nil {
+			t.Errorf("a worker that has not claimed yet leased at ingest: %+v", l)
+		}
+
+		if err := b.store.SetPaused(ctx, "paused", true, "test", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		e, _, _ := startEngine(t, Options{Queue: b.queue, Destinations: dests, PollInterval: time.Hour})
+		for _, name := range []string{"plain", "rated"} {
+			waitCaughtUp(t, e, name)
+		}
+		for _, tc := range []struct {
+			what string
+			d    store.NewDelivery
+		}{
+			{"an ordering key", store.NewDelivery{Destination: "plain", OrderingKey: "k"}},
+			{"a rate", store.NewDelivery{Destination: "rated"}},
+			{"a paused destination", store.NewDelivery{Destination: "paused"}},
+			{"no such push destination", store.NewDelivery{Destination: "elsewhere"}},
+		} {
+			if l := e.Reserve(ctx, tc.d); l != nil {
+				t.Errorf("%s: leased at ingest: %+v", tc.what, l)
+			}
+		}
+
+		d := store.NewDelivery{Destination: "plain"}
+		if d.Lease = e.Reserve(ctx, d); d.Lease == nil {
+			t.Fatal("plain: not leased at ingest")
+		}
+		if until := time.Until(d.Lease.Until); d.Lease.Token == "" || until < 30*time.Second {
+			t.Errorf("lease %+v: want a token and the push lease (ends in %v)", d.Lease, until)
+		}
+		w := e.workers["plain"]
+		held := func() int {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return w.held
+		}
+		if n := held(); n != 1 {
+			t.Errorf("held %d after a reservation, want 1", n)
+		}
+		e.Unreserve([]store.NewDelivery{d})
+		if n := held(); n != 0 {
+			t.Errorf("held %d after Unreserve, want 0", n)
+		}
+	})
+}
+
+// TestLeaseAtIngestAfterStop checks that a stopping engine leases nothing
+// more at ingest, and that deliveries leased before it stopped and
+// offered after are handed back to the queue, pending and due, their
+// attempt uncounted, as claimed ones are.
+func TestLeaseAtIngestAfterStop(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, nil)
+		e, stop, done := startEngine(t, Options{
+			Queue:        b.queue,
+			Destinations: []config.Destination{testDestination("d", ep.srv.URL)},
+			PollInterval: time.Hour,
+		})
+		waitCaughtUp(t, e, "d")
+		ctx := context.Background()
+		events, items := testItems(1, []string{"d"}, nil, nil)
+		it := items[0]
+		if it.Deliveries[0].Lease = e.Reserve(ctx, it.Deliveries[0]); it.Deliveries[0].Lease == nil {
+			t.Fatal("not leased at ingest")
+		}
+		if _, err := b.store.Ingest(ctx, items); err != nil {
+			t.Fatal(err)
+		}
+		stop()
+		<-done
+		if l := e.Reserve(ctx, store.NewDelivery{Destination: "d"}); l != nil {
+			t.Errorf("a stopped engine leased at ingest: %+v", l)
+		}
+		e.Offer(it.Event, it.Deliveries)
+		d := deliveryOf(t, b.store, events[0].ID, "d")
+		if d.Status != store.StatusPending || d.Attempts != 0 {
+			t.Errorf("delivery offered after the stop = %+v, want pending with no attempt", d)
+		}
+		if n := len(ep.received()); n != 0 {
+			t.Errorf("%d pushes after the stop, want none", n)
+		}
+	})
+}
+
+// gatedClaims is a real queue whose claims, once hold is set, wait until
+// it is cleared.
+type gatedClaims struct {
+	store.Queue
+	mu   sync.Mutex
+	open *sync.Cond
+	hold bool // guarded by mu
+}
+
+func newGatedClaims(q store.Queue) *gatedClaims {
+	g := &gatedClaims{Queue: q}
+	g.open = sync.NewCond(&g.mu)
+	return g
+}
+
+func (g *gatedClaims) set(hold bool) {
+	g.mu.Lock()
+	g.hold = hold
+	g.mu.Unlock()
+	g.open.Broadcast()
+}
+
+func (g *gatedClaims) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	g.mu.Lock()
+	for g.hold {
+		g.open.Wait()
+	}
+	g.mu.Unlock()
+	return g.Queue.ClaimDeliveries(ctx, req)
+}
+
+// TestLeaseAtIngestFallsBehindOnWake checks that a wake — new pending
+// deliveries, here or on another node — stops leasing at ingest until a
+// claim has caught up with the queue, so that what waits in the queue is
+// not overtaken by new events.
+func TestLeaseAtIngestFallsBehindOnWake(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, nil)
+		q := newGatedClaims(b.queue)
+		e, _, _ := startEngine(t, Options{
+			Queue:        q,
+			Destinations: []config.Destination{testDestination("d", ep.srv.URL)},
+			PollInterval: time.Hour,
+		})
+		t.Cleanup(func() { q.set(false) })
+		waitCaughtUp(t, e, "d")
+		q.set(true)
+		pending := ingestEvents(t, b.store, 3, []string{"d"}, nil) // as another node's receiver would
+		e.Wake("d")
+		if _, leased := ingestLeasing(t, e, b.store, 1, []string{"d"}, nil); leased != 0 {
+			t.Error("leased at ingest while the queue held unclaimed deliveries")
+		}
+		q.set(false)
+		waitStatus(t, b.store, pending, "d", store.StatusDone, 10*time.Second)
+		// A claim that finds deliveries wakes the other claimer, and while
+		// both hold room for a claim a delivery may find none: leasing
+		// resumes once the claims are done.
+		testkit.Eventually(t, 10*time.Second, "leasing at ingest to resume", func() error {
+			_, leased := ingestLeasing(t, e, b.store, 1, []string{"d"}, nil)
+			return testkit.Check(leased == 1, "not leased")
+		})
+	})
+}

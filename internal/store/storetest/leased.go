@@ -1,0 +1,230 @@
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// leasedItem wraps e with one delivery to destination leased at ingest
+// until until, and returns the lease Ingest fills in.
+func leasedItem(e store.Event, destination, token string, until time.Time) (store.IngestItem, *store.Lease) {
+	l := &store.Lease{Token: token, Until: until}
+	return store.IngestItem{Event: e, Deliveries: []store.NewDelivery{{Destination: destination, Lease: l}}}, l
+}
+
+// leasedClaim is the claim a node that ingested e under l holds, as it
+// builds it in memory.
+func leasedClaim(e store.Event, destination string, l *store.Lease) store.Claim {
+	return store.Claim{
+		Delivery: store.Delivery{
+			ID: l.DeliveryID, EventID: e.ID, Destination: destination, Status: store.StatusProcessing,
+			Attempts: 1, NextAttemptAt: e.ReceivedAt, LeaseUntil: l.Until,
+		},
+		LeaseToken: l.Token,
+		Event:      e,
+	}
+}
+
+// testIngestLeased checks that a delivery ingested with a lease is stored
+// as a claim leaves it — processing, its attempt counted, leased until the
+// lease's end, its id handed back — beside a pending one of the same
+// event, and that a duplicate's lease gets no id.
+func testIngestLeased(t *testing.T, s store.DB) {
+	e := dueEvent("evt_leased", baseTime)
+	until := baseTime.Add(testLease)
+	it, l := leasedItem(e, "billing", "tok-billing", until)
+	it.Deliveries = append(it.Deliveries, store.NewDelivery{Destination: "crm"})
+	checkInserted(t, ingest(t, s, it), true)
+
+	ds := deliveries(t, s, e.ID)
+	if len(ds) != 2 {
+		t.Fatalf("event has %d deliveries, want 2", len(ds))
+	}
+	billing, crm := ds[0], ds[1]
+	if l.DeliveryID == 0 || l.DeliveryID != billing.ID {
+		t.Errorf("lease's delivery id = %d, want the stored row's %d", l.DeliveryID, billing.ID)
+	}
+	if billing.Status != store.StatusProcessing || billing.Attempts != 1 {
+		t.Errorf("leased delivery = %+v, want processing, attempt 1", billing)
+	}
+	checkTime(t, "LeaseUntil", billing.LeaseUntil, until)
+	checkTime(t, "NextAttemptAt", billing.NextAttemptAt, e.ReceivedAt)
+	if crm.Status != store.StatusPending || crm.Attempts != 0 || !crm.LeaseUntil.IsZero() {
+		t.Errorf("unleased delivery of the same event = %+v, want pending, no attempt, no lease", crm)
+	}
+	at, ok, err := s.NextDue(context.Background(), "billing")
+	if err != nil || !ok {
+		t.Fatalf("NextDue = %v, %v, %v; want the lease's end", at, ok, err)
+	}
+	checkTime(t, "NextDue", at, until)
+
+	again, l2 := leasedItem(newEvent(e.Source, e.ProviderEventID), "billing", "tok-again", until)
+	checkInserted(t, ingest(t, s, again), false)
+	if l2.DeliveryID != 0 {
+		t.Errorf("a duplicate's lease got delivery id %d, want 0", l2.DeliveryID)
+	}
+}
+
+// testIngestLeasedHeld checks that a delivery leased at ingest is not
+// claimed while its lease lives, that its holder completes it with its
+// token while a wrong token is refused, and that one whose holder died is
+// claimed once the lease has run out — one more attempt, a new token —
+// after which the first holder's outcome is refused.
+func testIngestLeasedHeld(t *testing.T, s store.DB) {
+	until := baseTime.Add(testLease)
+	done, lDone := leasedItem(dueEvent("evt_done", baseTime), "billing", "tok-done", until)
+	lost, lLost := leasedItem(dueEvent("evt_lost", baseTime), "billing", "tok-lost", until)
+	ingest(t, s, done, lost)
+
+	checkClaimed(t, claim(t, s, "billing", 10, until.Add(-time.Microsecond)))
+
+	now := baseTime.Add(time.Second)
+	held := leasedClaim(done.Event, "billing", lDone)
+	wrong := held
+	wrong.LeaseToken = "tok-not-mine"
+	checkLeaseLost(t, s, outcome(wrong, store.StatusDone, now))
+	complete(t, s, outcome(held, store.StatusDone, now))
+	if d := theDelivery(t, s, done.Event.ID); d.Status != store.StatusDone || d.Attempts != 1 {
+		t.Errorf("completed delivery = %+v, want done after 1 attempt", d)
+	}
+	if as := attempts(t, s, lDone.DeliveryID); len(as) != 1 || as[0].StatusCode != 200 {
+		t.Errorf("attempts = %+v, want the one recorded", as)
+	}
+
+	taken := claim(t, s, "billing", 10, until)
+	checkClaimed(t, taken, lost.Event)
+	if c := taken[0]; c.Delivery.ID != lLost.DeliveryID || c.Delivery.Attempts != 2 || c.LeaseToken == lLost.Token {
+		t.Errorf("taken over = %+v (token %q), want delivery %d, attempt 2, a new token", c.Delivery, c.LeaseToken, lLost.DeliveryID)
+	}
+	checkLeaseLost(t, s, outcome(leasedClaim(lost.Event, "billing", lLost), store.StatusDone, until))
+	complete(t, s, outcome(taken[0], store.StatusDone, until))
+}
+
+// testIngestLeasedReleased checks that a delivery leased at ingest and
+// handed back unattempted is pending and due at once, its attempt
+// uncounted, as a released claim is.
+func testIngestLeasedReleased(t *testing.T, s store.DB) {
+	it, l := leasedItem(dueEvent("evt_released", baseTime), "billing", "tok", baseTime.Add(testLease))
+	ingest(t, s, it)
+	err := s.ReleaseDeliveries(context.Background(), []store.Release{{DeliveryID: l.DeliveryID, LeaseToken: l.Token}})
+	if err != nil {
+		t.Fatalf("ReleaseDeliveries: %v", err)
+	}
+	if d := theDelivery(t, s, it.Event.ID); d.Status != store.StatusPending || d.Attempts != 0 {
+		t.Errorf("released delivery = %+v, want pending, no attempt", d)
+	}
+	checkClaimed(t, claim(t, s, "billing", 10, baseTime.Add(time.Second)), it.Event)
+}
+
+// testIngestLeasedCounts checks the stats through a leased delivery's
+// life: processing once ingested, done once completed, and a pending one
+// beside it counted as pending.
+func testIngestLeasedCounts(t *testing.T, s store.DB) {
+	until := baseTime.Add(testLease)
+	a, la := leasedItem(eventAt("stripe", "evt_count_a", baseTime), "billing", "tok-a", until)
+	b, _ := leasedItem(eventAt("stripe", "evt_count_b", baseTime), "billing", "tok-b", until)
+	ingest(t, s, a, b, item(eventAt("stripe", "evt_count_c", baseTime), "billing"))
+
+	now := baseTime.Add(time.Second)
+	counts := func(pending, processing, done int64) store.DestinationStats {
+		return store.DestinationStats{Counts: map[store.DeliveryStatus]int64{
+			store.StatusPending: pending, store.StatusProcessing: processing, store.StatusFailed: 0,
+			store.StatusDone: done, store.StatusSkipped: 0, store.StatusDead: 0, store.StatusPurged: 0,
+		}, OldestPendingAge: now.Sub(stored(baseTime))}
+	}
+	checkStats(t, stats(t, s, now).Destinations, map[string]store.DestinationStats{"billing": counts(1, 2, 0)})
+	complete(t, s, outcome(leasedClaim(a.Event, "billing", la), store.StatusDone, now))
+	checkStats(t, stats(t, s, now).Destinations, map[string]store.DestinationStats{"billing": counts(1, 1, 1)})
+}
+
+// testIngestLeasedHoldsKey checks that a delivery leased at ingest with an
+// ordering key holds its key as a claimed one does: the key's next
+// delivery waits until the leased one is completed.
+func testIngestLeasedHoldsKey(t *testing.T, s store.DB) {
+	head := dueEvent("evt_key_head", baseTime)
+	next := dueEvent("evt_key_next", baseTime.Add(time.Second))
+	it, l := leasedItem(head, "billing", "tok", baseTime.Add(testLease))
+	it.Deliveries[0].OrderingKey = "sub_1"
+	ingest(t, s, it, store.IngestItem{Event: next, Deliveries: []store.NewDelivery{{Destination: "billing", OrderingKey: "sub_1"}}})
+
+	now := baseTime.Add(time.Minute)
+	checkClaimed(t, claim(t, s, "billing", 10, now))
+	held := leasedClaim(head, "billing", l)
+	held.Delivery.OrderingKey = "sub_1"
+	complete(t, s, outcome(held, store.StatusDone, now))
+	checkClaimed(t, claim(t, s, "billing", 10, now), next)
+}
+
+// testIngestRefusesBadLease checks that a lease without a token or an
+// end fails the batch as invalid, and stores nothing.
+func testIngestRefusesBadLease(t *testing.T, s store.DB) {
+	for _, l := range []*store.Lease{{Until: baseTime}, {Token: "tok"}} {
+		e := dueEvent("evt_bad_lease", baseTime)
+		it := store.IngestItem{Event: e, Deliveries: []store.NewDelivery{{Destination: "billing", Lease: l}}}
+		if _, err := s.Ingest(context.Background(), []store.IngestItem{it}); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("Ingest with lease %+v: error = %v, want ErrInvalid", l, err)
+		}
+		checkNoEvent(t, s, e.ID)
+	}
+}
+
+// testIsPaused checks that IsPaused answers as claims do: a pause or
+// resume made through the store counts at once.
+func testIsPaused(t *testing.T, s store.DB) {
+	ctx := context.Background()
+	check := func(want bool) {
+		t.Helper()
+		got, err := s.IsPaused(ctx, "billing")
+		if err != nil || got != want {
+			t.Fatalf("IsPaused = %v, %v; want %v", got, err, want)
+		}
+	}
+	check(false)
+	if err := s.SetPaused(ctx, "billing", true, "ops", baseTime); err != nil {
+		t.Fatalf("SetPaused: %v", err)
+	}
+	check(true)
+	if got, err := s.IsPaused(ctx, "crm"); err != nil || got {
+		t.Errorf("IsPaused(crm) = %v, %v; want false", got, err)
+	}
+	if err := s.SetPaused(ctx, "billing", false, "ops", baseTime); err != nil {
+		t.Fatalf("SetPaused: %v", err)
+	}
+	check(false)
+}
+
+// testIngestLeasedWakesNoOne checks, on a driver with a listener, that an
+// ingest whose deliveries are all leased wakes no listener — they belong
+// to the node that leased them — while a pending one still wakes its
+// destination's. (Notifications arrive in commit order, so the later
+// ingest's proves that nothing came before it.)
+func testIngestLeasedWakesNoOne(t *testing.T, s store.DB) {
+	if !s.SupportsListener() {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := s.Listen(ctx)
+	if err != nil {
+		t.Fatalf("Listen: %v", err)
+	}
+	// The channel is the database's: other tests' names come too.
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	p := hex.EncodeToString(b) + "_"
+
+	leased, _ := leasedItem(newEvent("stripe", p+"leased"), p+"leased", "tok", baseTime.Add(testLease))
+	ingest(t, s, leased)
+	mixed, _ := leasedItem(newEvent("stripe", p+"mixed"), p+"leased", "tok2", baseTime.Add(testLease))
+	mixed.Deliveries = append(mixed.Deliveries, store.NewDelivery{Destination: p + "pending"})
+	ingest(t, s, mixed)
+	if got := nextWoken(t, ch, p); got != p+"pending" {
+		t.Fatalf("woken %q, want %q only", got, p+"pending")
+	}
+}
