@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,12 +100,7 @@ func freeAddrs(t *testing.T, n int) []string {
 // freeAddr returns a loopback address with a port free right now.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return freeAddrs(t, 1)[0]
 }
 
 // relayProc is a `hookrelay serve` child process.
