@@ -2,8 +2,6 @@ package storetest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"testing"
 	"time"
@@ -205,19 +203,10 @@ func testIsPaused(t *testing.T, s store.DB) {
 // destination's. (Notifications arrive in commit order, so the later
 // ingest's proves that nothing came before it.)
 func testIngestLeasedWakesNoOne(t *testing.T, s store.DB) {
-	if !s.SupportsListener() {
+	ch, p, ok := listenUnique(t, s)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ch, err := s.Listen(ctx)
-	if err != nil {
-		t.Fatalf("Listen: %v", err)
-	}
-	// The channel is the database's: other tests' names come too.
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	p := hex.EncodeToString(b) + "_"
 
 	leased, _ := leasedItem(newEvent("stripe", p+"leased"), p+"leased", "tok", baseTime.Add(testLease))
 	ingest(t, s, leased)

@@ -2,8 +2,6 @@ package storetest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -18,19 +16,10 @@ import (
 // arrive in commit order, so a later ingest's proves that nothing came
 // before it.)
 func testRearmWakes(t *testing.T, s store.DB) {
-	if !s.SupportsListener() {
+	ch, p, ok := listenUnique(t, s)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ch, err := s.Listen(ctx)
-	if err != nil {
-		t.Fatalf("Listen: %v", err)
-	}
-	// The channel is the database's: other tests' names come too.
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	p := hex.EncodeToString(b) + "_"
 	mark := func(name string) {
 		t.Helper()
 		ingest(t, s, item(newEvent("github", p+name), p+name))
@@ -60,7 +49,7 @@ func testRearmWakes(t *testing.T, s store.DB) {
 	}
 	late := []store.BackfillDelivery{{EventID: e.ID, Destination: p + "late"}}
 	for range 2 { // the second creates nothing
-		if _, err := s.CreateDeliveries(ctx, late, now); err != nil {
+		if _, err := s.CreateDeliveries(context.Background(), late, now); err != nil {
 			t.Fatalf("CreateDeliveries: %v", err)
 		}
 	}
