@@ -31,6 +31,43 @@ const stripeSecret = "whsec_ZGVwbG95LW1ldHJpY3M="
 // metricName matches the relay's metric names inside a PromQL expression.
 var metricName = regexp.MustCompile(`\bhookrelay_[a-z0-9_]+`)
 
+// sharedGauges are the series every process exports alike, read from the
+// database: summed across the nodes of a fleet, they count each delivery
+// once per node.
+var sharedGauges = []string{"hookrelay_deliveries", "hookrelay_delivery_oldest_pending_age_seconds"}
+
+// TestRulesAndDashboardDoNotSumSharedGauges checks that every expression of
+// the alerting rules and the dashboard that reads a shared gauge takes
+// the max (or min) of it first, by labels that leave out the instance,
+// before any sum.
+func TestRulesAndDashboardDoNotSumSharedGauges(t *testing.T) {
+	t.Parallel()
+	exprs := append(ruleExprs(t, "prometheus-rules.yaml"), dashboardExprs(t, "grafana-dashboard.json")...)
+	read := 0
+	for _, g := range sharedGauges {
+		// The gauge's innermost aggregation is the one right before it.
+		inner := regexp.MustCompile(`(\w+)(?:\s+by\s*\([^)]*\))?\s*\(\s*` + g + `\b`)
+		reads := regexp.MustCompile(`\b` + g + `\b`)
+		for _, e := range exprs {
+			if !reads.MatchString(e) {
+				continue
+			}
+			read++
+			for _, m := range inner.FindAllStringSubmatch(e, -1) {
+				if m[1] != "max" && m[1] != "min" {
+					t.Errorf("%s is aggregated with %s in %q: every node exports the database's value, take its max first", g, m[1], e)
+				}
+			}
+			if !inner.MatchString(e) {
+				t.Errorf("%s is read without an aggregation in %q: every node exports the database's value, take its max", g, e)
+			}
+		}
+	}
+	if read == 0 {
+		t.Error("no rule or panel reads a shared gauge")
+	}
+}
+
 // TestRulesAndDashboardUseExportedMetrics runs a relay with every part that
 // exports metrics (ingest, a push destination, alerts), gives each a
 // request, scrapes /metrics, and checks that every metric the alerting
