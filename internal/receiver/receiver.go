@@ -27,7 +27,10 @@ type Source struct {
 	MaxBody int64
 }
 
-// Committer stores one event durably; *groupcommit.Committer implements it.
+// Committer stores one event durably; *groupcommit.Committer implements
+// it. The relay's committer also hands the event's deliveries to the
+// delivery engine of its process, leased or woken for (internal/relay's
+// leasingCommitter): the receiver wakes no one itself.
 type Committer interface {
 	Commit(ctx context.Context, item store.IngestItem) (inserted bool, err error)
 }
@@ -80,9 +83,6 @@ type Options struct {
 	// BudgetWait is how long a request may wait for body memory before it
 	// is answered 503. Default 5s.
 	BudgetWait time.Duration
-	// Wake, when set, is told each destination that a newly stored event
-	// gave work, so that an idle delivery loop starts at once.
-	Wake func(destination string)
 	// Now returns the current time; default time.Now.
 	Now func() time.Time
 }
@@ -101,7 +101,6 @@ type Receiver struct {
 	metrics    *Metrics
 	logger     *slog.Logger
 	limits     *Limits
-	wake       func(destination string)
 	now        func() time.Time
 
 	minUploadRate int64
@@ -146,7 +145,6 @@ func New(o Options) *Receiver {
 		metrics:    o.Metrics,
 		logger:     o.Logger.With("component", "receiver"),
 		limits:     o.Limits,
-		wake:       o.Wake,
 		now:        o.Now,
 
 		minUploadRate: o.MinUploadRate,
@@ -263,11 +261,6 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 	committed := traceStep(r.Context(), spanCommit)
 	o.inserted, o.err = rc.committer.Commit(r.Context(), item)
 	committed(o.err)
-	if o.inserted && rc.wake != nil {
-		for _, d := range item.Deliveries {
-			rc.wake(d.Destination)
-		}
-	}
 	return o
 }
 

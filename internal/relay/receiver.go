@@ -89,7 +89,5 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 		Limits:        r.ingestLimits,
 		MinUploadRate: int64(cfg.Ingest.MinUploadRate),
 		ReadTimeout:   time.Duration(cfg.Ingest.ReadTimeout),
-		// The committer wakes the destinations of the deliveries it did
-		// not lease at ingest.
 	}), tally, nil
 }
