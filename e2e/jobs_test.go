@@ -26,7 +26,7 @@ const jobEvents = 3000
 // the database itself.
 func rearmedInDB(t *testing.T, database string) int64 {
 	t.Helper()
-	const q = `SELECT count(*) FROM deliveries WHERE destination = 'archive' AND replay_count > 0`
+	const q = `SELECT count(*) FROM hookrelay.deliveries WHERE destination = 'archive' AND replay_count > 0`
 	var n int64
 	if path, ok := strings.CutPrefix(database, "sqlite:"); ok {
 		db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
@@ -34,7 +34,7 @@ func rearmedInDB(t *testing.T, database string) int64 {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		if err := db.QueryRow(q).Scan(&n); err != nil {
+		if err := db.QueryRow(qualify(t, database, q)).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -44,7 +44,7 @@ func rearmedInDB(t *testing.T, database string) int64 {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	if err := conn.QueryRow(context.Background(), q).Scan(&n); err != nil {
+	if err := conn.QueryRow(context.Background(), qualify(t, database, q)).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -148,11 +148,11 @@ func markerInDatabase(t *testing.T, db string) int {
 	}
 	defer conn.Close(ctx)
 	var n int
-	err = conn.QueryRow(ctx, `SELECT
-  (SELECT count(*) FROM events e WHERE position(convert_to($1, 'UTF8') IN convert_to(e::text, 'UTF8')) > 0
+	err = conn.QueryRow(ctx, qualify(t, db, `SELECT
+  (SELECT count(*) FROM hookrelay.events e WHERE position(convert_to($1, 'UTF8') IN convert_to(e::text, 'UTF8')) > 0
      OR position(convert_to($1, 'UTF8') IN e.body) > 0)
-+ (SELECT count(*) FROM attempts a WHERE position(convert_to($1, 'UTF8') IN convert_to(a::text, 'UTF8')) > 0
-     OR position(convert_to($1, 'UTF8') IN a.response_snippet) > 0)`, sealedMarker).Scan(&n)
++ (SELECT count(*) FROM hookrelay.attempts a WHERE position(convert_to($1, 'UTF8') IN convert_to(a::text, 'UTF8')) > 0
+     OR position(convert_to($1, 'UTF8') IN a.response_snippet) > 0)`), sealedMarker).Scan(&n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,11 +228,11 @@ func unrecordedClaims(t *testing.T, database string) (lost, failed int) {
 	defer conn.Close(ctx)
 	// A delivery's attempts are its rows of attempts, plus the one that
 	// ended it done, which its row keeps (last_attempted_at).
-	err = conn.QueryRow(ctx, `SELECT
-		(SELECT coalesce(sum(d.attempts - (SELECT count(*) FROM attempts a WHERE a.delivery_id = d.id)
+	err = conn.QueryRow(ctx, qualify(t, database, `SELECT
+		(SELECT coalesce(sum(d.attempts - (SELECT count(*) FROM hookrelay.attempts a WHERE a.delivery_id = d.id)
 			- CASE WHEN d.status = 'done' AND d.last_attempted_at IS NOT NULL THEN 1 ELSE 0 END), 0)::bigint
-		FROM deliveries d),
-		(SELECT count(*) FROM attempts WHERE status_code <> 200)`).Scan(&lost, &failed)
+		FROM hookrelay.deliveries d),
+		(SELECT count(*) FROM hookrelay.attempts WHERE status_code <> 200)`)).Scan(&lost, &failed)
 	if err != nil {
 		t.Fatal(err)
 	}

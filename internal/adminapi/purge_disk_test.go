@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -113,6 +114,16 @@ func (d *dbDisk) connect(t *testing.T) (*pgx.Conn, context.Context, context.Canc
 	return conn, ctx, func() { _ = conn.Close(context.Background()); cancel() }
 }
 
+// schema returns the schema of hookrelay's tables on PostgreSQL.
+func (d *dbDisk) schema(t *testing.T) string {
+	t.Helper()
+	tables, err := storeopen.Tables(d.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tables.Schema()
+}
+
 func (d *dbDisk) dataDirectory(t *testing.T) string {
 	t.Helper()
 	conn, ctx, done := d.connect(t)
@@ -140,13 +151,13 @@ func (d *dbDisk) list(t *testing.T) {
 	defer done()
 	dir := d.dataDirectory(t)
 	rows, err := conn.Query(ctx, `WITH rels AS (
-	SELECT oid, reltoastrelid FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relkind IN ('r', 'i')
+	SELECT oid, reltoastrelid FROM pg_class WHERE relnamespace = $1::regnamespace AND relkind IN ('r', 'i')
 ), toast AS (
 	SELECT reltoastrelid AS oid FROM rels WHERE reltoastrelid <> 0
 )
 SELECT pg_relation_filepath(oid) FROM rels
 UNION SELECT pg_relation_filepath(oid) FROM toast
-UNION SELECT pg_relation_filepath(indexrelid) FROM pg_index WHERE indrelid IN (SELECT oid FROM toast)`)
+UNION SELECT pg_relation_filepath(indexrelid) FROM pg_index WHERE indrelid IN (SELECT oid FROM toast)`, d.schema(t))
 	if err != nil {
 		t.Fatal(err)
 	}

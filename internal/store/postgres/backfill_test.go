@@ -33,7 +33,7 @@ func TestCountersBackfilled(t *testing.T) {
 		}
 	}
 	if err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
-		_, err := apply(ctx, tx, before)
+		_, err := s.apply(ctx, tx, before)
 		return err
 	}); err != nil {
 		t.Fatalf("migrate to %d: %v", storetest.CountersFrom, err)
@@ -41,7 +41,7 @@ func TestCountersBackfilled(t *testing.T) {
 	storetest.CheckCountersBackfilled(t, storetest.Legacy{
 		Store: s,
 		Exec: func(ctx context.Context, query string, args ...any) error {
-			_, err := s.other.Exec(ctx, sqlstore.Rebind(query), args...)
+			_, err := s.other.Exec(ctx, s.opsSQL.SQL(query), args...)
 			return err
 		},
 		Time: func(t time.Time) any { return t },

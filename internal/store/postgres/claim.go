@@ -30,6 +30,11 @@ var _ store.Queue = (*Store)(nil)
 // statements interleave. Only a claim that holds a delivery with an
 // ordering key waits for its WAL flush (see claimCandidates).
 func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	release, err := s.enter()
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
+	}
+	defer release()
 	claims := []store.Claim{}
 	if req.Max <= 0 {
 		return claims, nil
@@ -47,7 +52,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		}
 		return claims, nil // a paused destination's deliveries wait
 	}
-	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
 		lost, ids, err := s.claimCandidates(ctx, tx, req, now)
 		if err != nil {
 			return err
@@ -60,7 +65,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, claimRows, req.Destination, now, now.Add(req.Lease), ids, tokens)
+		rows, err := tx.Query(ctx, s.sql.SQL(claimRows), req.Destination, now, now.Add(req.Lease), ids, tokens)
 		if err != nil {
 			return err
 		}
@@ -98,9 +103,9 @@ func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req store.ClaimR
 	b.Queue(asyncCommit)
 	countLost := req.MaxAttempts > 0
 	if countLost {
-		b.Queue(recordLost, req.Destination, now, store.MaxLostPerClaim, req.MaxAttempts, store.LostAttemptError)
+		b.Queue(s.sql.SQL(recordLost), req.Destination, now, store.MaxLostPerClaim, req.MaxAttempts, store.LostAttemptError)
 	}
-	b.Queue(claimCandidates, req.Destination, now, req.Max, keyLockClass, !countLost)
+	b.Queue(s.sql.SQL(claimCandidates), req.Destination, now, req.Max, keyLockClass, !countLost)
 	br := tx.SendBatch(ctx, b)
 	defer func() {
 		if cerr := br.Close(); err == nil {
@@ -132,6 +137,11 @@ func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req store.ClaimR
 // NextDue returns the earliest due time or lease end among the
 // destination's live deliveries; ok is false when it has none.
 func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, bool, error) {
+	release, err := s.enter()
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("next due: %w", err)
+	}
+	defer release()
 	if paused, err := s.isPaused(ctx, destination); err != nil || paused {
 		if err != nil {
 			return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, s.mapErr(ctx, err))
@@ -139,7 +149,7 @@ func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, boo
 		return time.Time{}, false, nil // nothing is due while it is paused
 	}
 	var at *time.Time
-	if err := s.other.QueryRow(ctx, nextDue, destination).Scan(&at); err != nil {
+	if err := s.other.QueryRow(ctx, s.sql.SQL(nextDue), destination).Scan(&at); err != nil {
 		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, s.mapErr(ctx, err))
 	}
 	return fromNullTime(at), at != nil, nil

@@ -26,6 +26,11 @@ func (s *Store) CompleteDelivery(ctx context.Context, c store.Completion) error 
 // processing under their lease token, the first time the batch names
 // them.
 func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) ([]bool, error) {
+	release, err := s.enter()
+	if err != nil {
+		return nil, fmt.Errorf("complete deliveries: %w", err)
+	}
+	defer release()
 	recorded := make([]bool, len(cs))
 	if len(cs) == 0 {
 		return recorded, nil
@@ -45,7 +50,7 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	// server crash only hands the delivery out again when its lease runs
 	// out, which at-least-once delivery allows, while waiting for the
 	// flush made outcomes the limit of a drain.
-	got, err := idsAfterSettings(ctx, s.other, []string{asyncCommit}, completeDeliveries, a.args()...)
+	got, err := idsAfterSettings(ctx, s.other, []string{asyncCommit}, s.sql.SQL(completeDeliveries), a.args()...)
 	if err != nil {
 		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), s.mapErr(ctx, err))
 	}
@@ -101,11 +106,16 @@ func (a *completionArrays) add(r sqlstore.CompletionRow) {
 // its due time before the claim and the current time, so that it is due
 // now by the claimer's clock as by this process's. Others are left alone.
 func (s *Store) ReleaseDeliveries(ctx context.Context, rs []store.Release) error {
+	release, err := s.enter()
+	if err != nil {
+		return fmt.Errorf("release deliveries: %w", err)
+	}
+	defer release()
 	if len(rs) == 0 {
 		return nil
 	}
 	ids, tokens := sqlstore.SplitReleases(rs)
-	if _, err := s.other.Exec(ctx, releaseDeliveries, ids, tokens, time.Now()); err != nil {
+	if _, err := s.other.Exec(ctx, s.sql.SQL(releaseDeliveries), ids, tokens, time.Now()); err != nil {
 		return fmt.Errorf("release deliveries: %w", s.mapErr(ctx, err))
 	}
 	return nil

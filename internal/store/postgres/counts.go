@@ -60,6 +60,11 @@ func (s *Store) runFolds() {
 // the activity deltas to their minutes' rows. When another process is
 // folding, it does nothing.
 func (s *Store) FoldCounts(ctx context.Context) error {
+	release, err := s.enter()
+	if err != nil {
+		return fmt.Errorf("fold counts: %w", err)
+	}
+	defer release()
 	if err := s.fold(ctx, foldCounts); err != nil {
 		return fmt.Errorf("fold delivery counts: %w", err)
 	}
@@ -80,7 +85,7 @@ func (s *Store) fold(ctx context.Context, statement string) error {
 		if err := tx.QueryRow(ctx, tryFoldLock, int64(foldLockKey)).Scan(&locked); err != nil || !locked {
 			return err
 		}
-		_, err := tx.Exec(ctx, statement)
+		_, err := tx.Exec(ctx, s.sql.SQL(statement))
 		return err
 	})
 	return s.mapErr(ctx, err)

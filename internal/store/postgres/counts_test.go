@@ -38,7 +38,7 @@ func TestFoldActivity(t *testing.T) {
 			return err
 		}
 		var deltas, minutes int
-		if err := s.other.QueryRow(ctx, `SELECT (SELECT count(*) FROM activity_deltas), (SELECT count(*) FROM activity_minutes)`).Scan(&deltas, &minutes); err != nil {
+		if err := s.other.QueryRow(ctx, s.sql.SQL(`SELECT (SELECT count(*) FROM hookrelay.activity_deltas), (SELECT count(*) FROM hookrelay.activity_minutes)`)).Scan(&deltas, &minutes); err != nil {
 			return err
 		}
 		return testkit.Check(deltas == 0 && minutes == 3, "%d deltas and %d minutes, want 0 and 3", deltas, minutes)

@@ -36,11 +36,11 @@ var dialect = sqlstore.Dialect{
 	// A join may become a merge join that walks the events' key down from
 	// the newest; a lateral subquery that OFFSET 0 keeps from being
 	// flattened into a join is a probe per delivery.
-	EventOfDelivery: "CROSS JOIN LATERAL (SELECT * FROM events x WHERE x.id = d.event_id OFFSET 0) AS e",
-	FailureCounts:   "failure_count_deltas",
-	CountsTable:     "delivery_count_deltas",
-	ActivityDeltas:  "activity_deltas",
-	HasTable:        `SELECT to_regclass(?) IS NOT NULL`,
+	EventOfDelivery: "CROSS JOIN LATERAL (SELECT * FROM hookrelay.events x WHERE x.id = d.event_id OFFSET 0) AS e",
+	FailureCounts:   "hookrelay.failure_count_deltas",
+	CountsTable:     "hookrelay.delivery_count_deltas",
+	ActivityDeltas:  "hookrelay.activity_deltas",
+	HasMigrations:   `SELECT to_regclass('hookrelay.schema_migrations') IS NOT NULL`,
 	Migrations:      migrationFiles,
 	Rows:            sqlstore.UnnestRows,
 	Notify:          notifyDestinations,

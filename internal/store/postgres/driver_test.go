@@ -99,7 +99,7 @@ func TestConcurrentMigrate(t *testing.T) {
 		return Open(ctx, dbURL, Options{IngestConns: 1, OtherConns: 1}, nil)
 	}
 	recorded := func(s *Store) (n int, err error) {
-		err = s.other.QueryRow(context.Background(), "SELECT count(*) FROM schema_migrations").Scan(&n)
+		err = s.other.QueryRow(context.Background(), s.sql.SQL("SELECT count(*) FROM hookrelay.schema_migrations")).Scan(&n)
 		return n, err
 	}
 	storetest.MigrateConcurrently(t, 4, open, recorded, len(ms))

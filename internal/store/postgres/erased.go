@@ -9,7 +9,7 @@ import (
 
 // vacuumErased rewrites the tables a purge writes, with their TOAST tables
 // and indexes, into new files; the old files are emptied when it commits.
-const vacuumErased = "VACUUM (FULL, ANALYZE) events, deliveries, attempts;"
+const vacuumErased = "VACUUM (FULL, ANALYZE) hookrelay.events, hookrelay.deliveries, hookrelay.attempts;"
 
 // ClearErased returns the statement that removes what purges erased from
 // PostgreSQL's files. An UPDATE leaves the earlier version of a row in its
@@ -21,5 +21,5 @@ func (s *Store) ClearErased(context.Context) (string, error) {
 	if s.closed.Load() {
 		return "", fmt.Errorf("clear erased bytes: %w: store closed", store.ErrUnavailable)
 	}
-	return vacuumErased, nil
+	return s.tables.Rewrite(vacuumErased), nil
 }

@@ -12,3 +12,6 @@ func SetReplayBatch(s *Store, n int) {
 
 // Pool returns the pool s uses for everything but Ingest.
 func (s *Store) Pool() *pgxpool.Pool { return s.other }
+
+// Qualify returns query with hookrelay.NAME naming s's tables.
+func (s *Store) Qualify(query string) string { return s.sql.SQL(query) }

@@ -27,10 +27,15 @@ import (
 // order and cannot deadlock; a duplicate within the batch keeps its place
 // after the first, and so reports false.
 func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, error) {
+	release, err := s.enter()
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	defer release()
 	if len(items) == 0 {
 		return []bool{}, nil
 	}
-	items, err := store.Storable(items)
+	items, err = store.Storable(items)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
@@ -48,12 +53,23 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 	}
 
 	batch := &pgx.Batch{}
-	batch.Queue(ingestBatch, args...)
+	if s.shared {
+		// The pool is the application's, whose sessions may not wait for
+		// the flush: this transaction does (see OpenPool).
+		batch.Queue(syncCommit)
+	}
+	batch.Queue(s.sql.SQL(ingestBatch), args...)
 	dests := destinations(items)
 	if len(dests) > 0 {
 		batch.Queue(notifyDestinations, dests)
 	}
 	br := s.ingest.SendBatch(ctx, batch)
+	if s.shared {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, fmt.Errorf("ingest: %w", s.mapErr(ctx, err))
+		}
+	}
 	inserted, err := readInserted(br, items, leased)
 	if err != nil {
 		br.Close()

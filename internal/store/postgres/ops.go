@@ -19,16 +19,17 @@ func (s *Store) newOps() *sqlstore.Ops {
 	d := dialect
 	d.Placeholder = sqlstore.Question // pgConn rebinds
 	d.ReplayBatch = s.replayBatch
-	c := pgConn{q: s.other, rb: &s.rebinder}
+	c := pgConn{q: s.other, rw: s.opsSQL}
 	return sqlstore.NewOps(sqlstore.Backend{
 		Read:    c,
 		Write:   c,
-		Routing: pgConn{q: s.ingest, rb: &s.rebinder},
+		Routing: pgConn{q: s.ingest, rw: s.opsSQL},
 		InTx: func(ctx context.Context, fn func(sqlstore.Conn) error) error {
 			return pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
-				return fn(pgConn{q: tx, rb: &s.rebinder})
+				return fn(pgConn{q: tx, rw: s.opsSQL})
 			})
 		},
+		Enter:    s.enter,
 		MapErr:   s.mapErr,
 		Dialect:  d,
 		Payloads: s.payloads,
@@ -42,21 +43,22 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// pgConn is a sqlstore.Conn over pgx, with ? placeholders rewritten to $n.
+// pgConn is a sqlstore.Conn over pgx, with its statements rewritten:
+// tables under the store's schema, ? placeholders to $n.
 type pgConn struct {
 	q  querier
-	rb *sqlstore.Rebinder
+	rw *sqlstore.Rewriter
 }
 
 func (c pgConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	tag, err := c.q.Exec(ctx, c.rb.Rebind(query), args...)
+	tag, err := c.q.Exec(ctx, c.rw.SQL(query), args...)
 	return tag.RowsAffected(), err
 }
 
 func (c pgConn) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
-	return c.q.Query(ctx, c.rb.Rebind(query), args...)
+	return c.q.Query(ctx, c.rw.SQL(query), args...)
 }
 
 func (c pgConn) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
-	return c.q.QueryRow(ctx, c.rb.Rebind(query), args...)
+	return c.q.QueryRow(ctx, c.rw.SQL(query), args...)
 }

@@ -41,7 +41,7 @@ func seedOperations(b *testing.B, url string, n int) {
 				substr(a, ((v >> 5) & 31)::int + 1, 1) || substr(a, (v & 31)::int + 1, 1)
 			FROM (SELECT '0123456789ABCDEFGHJKMNPQRSTVWXYZ' AS a) AS x
 		$$`, nil},
-		{`INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
+		{`INSERT INTO hookrelay.events (id, source, provider_event_id, id_origin, type, body, content_type,
 			signature_slot, occurred_at, received_at)
 		SELECT pg_temp.base32((extract(epoch FROM at) * 1000)::bigint) || pg_temp.base32(g) || '000000',
 			's' || (g % $4), 'evt_' || g, 'header',
@@ -51,12 +51,12 @@ func seedOperations(b *testing.B, url string, n int) {
 			'application/json', 0, at - interval '1 second', at
 		FROM generate_series(1, $1::integer) AS g, LATERAL (SELECT $2::timestamptz + g * $3::interval AS at) AS t`,
 			[]any{n, seedStart, seedStep, seedSources}},
-		{`INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
+		{`INSERT INTO hookrelay.deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
 			last_status_code, created_at, updated_at, finished_at)
 		SELECT id, 'billing', 'done', 1, received_at, occurred_at, 200, received_at, received_at, received_at
-		FROM events`, nil},
-		{`VACUUM ANALYZE events`, nil},
-		{`VACUUM ANALYZE deliveries`, nil},
+		FROM hookrelay.events`, nil},
+		{`VACUUM ANALYZE hookrelay.events`, nil},
+		{`VACUUM ANALYZE hookrelay.deliveries`, nil},
 	})
 	b.Logf("seeded %d events and deliveries in %v", n, time.Since(start).Round(time.Second))
 }
@@ -159,14 +159,14 @@ func BenchmarkStats5M(b *testing.B) {
 	s := openTestURL(b, url)
 	seedOperations(b, url, 5_000_000)
 	seed(b, url, "seed pending", []seedStatement{
-		{`UPDATE deliveries SET status = 'pending', finished_at = NULL WHERE id % 10 = 0`, nil},
-		{`VACUUM ANALYZE deliveries`, nil},
+		{`UPDATE hookrelay.deliveries SET status = 'pending', finished_at = NULL WHERE id % 10 = 0`, nil},
+		{`VACUUM ANALYZE hookrelay.deliveries`, nil},
 	})
 	if err := s.FoldCounts(context.Background()); err != nil {
 		b.Fatalf("FoldCounts: %v", err)
 	}
 	storetest.BenchStats(b, s, func(ctx context.Context) error {
-		_, err := s.Pool().Exec(ctx, `SELECT destination, status, count(*) FROM deliveries GROUP BY destination, status`)
+		_, err := s.Pool().Exec(ctx, s.Qualify(`SELECT destination, status, count(*) FROM hookrelay.deliveries GROUP BY destination, status`))
 		return err
 	})
 }

@@ -33,7 +33,7 @@ func TestAuditRows(t *testing.T) {
 	t.Parallel()
 	s := openURL(t, testdb.PostgresURL(t))
 	storetest.CheckAuditRows(t, s, func(query string) (storetest.Rows, error) {
-		return s.other.Query(context.Background(), query)
+		return s.other.Query(context.Background(), s.sql.SQL(query))
 	})
 }
 
@@ -54,7 +54,7 @@ func TestBodiesStoredInline(t *testing.T) {
 	}
 	for _, it := range items {
 		var method *string
-		if err := s.other.QueryRow(ctx, `SELECT pg_column_compression(body) FROM events WHERE id = $1`, it.Event.ID).Scan(&method); err != nil {
+		if err := s.other.QueryRow(ctx, s.sql.SQL(`SELECT pg_column_compression(body) FROM hookrelay.events WHERE id = $1`), it.Event.ID).Scan(&method); err != nil {
 			t.Fatalf("pg_column_compression: %v", err)
 		}
 		if method != nil {

@@ -9,14 +9,14 @@ const (
 
 	lockMigrations = `SELECT pg_advisory_xact_lock($1)`
 
-	createSchemaMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	createSchemaMigrations = `CREATE TABLE IF NOT EXISTS hookrelay.schema_migrations (
 	version    integer PRIMARY KEY,
 	applied_at timestamptz NOT NULL DEFAULT now()
 )`
 
-	selectMigrations = `SELECT version FROM schema_migrations`
+	selectMigrations = `SELECT version FROM hookrelay.schema_migrations`
 
-	recordMigration = `INSERT INTO schema_migrations (version) VALUES ($1)`
+	recordMigration = `INSERT INTO hookrelay.schema_migrations (version) VALUES ($1)`
 
 	// notifyChannel is the LISTEN/NOTIFY channel of new deliveries; the
 	// payload is a destination name.
@@ -41,7 +41,7 @@ const (
 		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query, n
 	)
 ), ins AS (
-	INSERT INTO events (
+	INSERT INTO hookrelay.events (
 		id, source, provider_event_id, id_origin, type, body, content_type,
 		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query
 	)
@@ -51,7 +51,7 @@ const (
 	ON CONFLICT (source, provider_event_id) DO NOTHING
 	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
 ), d AS (
-	INSERT INTO deliveries (
+	INSERT INTO hookrelay.deliveries (
 		event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at,
 		lease_until, lease_token, created_at, updated_at
 	)
@@ -104,12 +104,12 @@ SELECT event_id, destination, id FROM d WHERE lease_token IS NOT NULL`
 	// the key holds a live lease.
 	keyIsFree = `(c.ordering_key = '' OR (
 		NOT EXISTS (
-			SELECT 1 FROM deliveries h
+			SELECT 1 FROM hookrelay.deliveries h
 			WHERE h.destination = $1 AND h.ordering_key = c.ordering_key
 				AND h.status IN ('pending', 'failed', 'processing') AND h.ordering_key <> ''
 				AND (h.order_at, h.id) < (c.order_at, c.id)
 		) AND NOT EXISTS (
-			SELECT 1 FROM deliveries l
+			SELECT 1 FROM hookrelay.deliveries l
 			WHERE l.destination = $1 AND l.status = 'processing' AND l.lease_until > $2
 				AND l.ordering_key = c.ordering_key
 		)
@@ -127,17 +127,17 @@ SELECT event_id, destination, id FROM d WHERE lease_token IS NOT NULL`
 	// claimer about to lease it, or the transaction of CompleteWithin,
 	// whose handler still runs whatever its lease says.
 	recordLost = `WITH lost AS MATERIALIZED (
-	SELECT c.id, c.updated_at, c.lease_until, c.replay_count, c.attempts >= $4 AS dead FROM deliveries c
+	SELECT c.id, c.updated_at, c.lease_until, c.replay_count, c.attempts >= $4 AS dead FROM hookrelay.deliveries c
 	WHERE c.destination = $1 AND c.status = 'processing' AND c.lease_until <= $2
 	ORDER BY c.lease_until, c.id
 	LIMIT $3
 	FOR UPDATE OF c SKIP LOCKED
 ), a AS (
-	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, error, round)
+	INSERT INTO hookrelay.attempts (delivery_id, attempted_at, duration_ms, error, round)
 	SELECT id, updated_at, (extract(epoch FROM lease_until - updated_at) * 1000)::bigint, $5, replay_count
 	FROM lost ORDER BY lease_until, id
 ), d AS (
-	UPDATE deliveries c SET
+	UPDATE hookrelay.deliveries c SET
 		status = CASE WHEN lost.dead THEN 'dead' ELSE 'failed' END,
 		finished_at = CASE WHEN lost.dead THEN $2::timestamptz END,
 		last_error = $5, last_status_code = 0, lease_until = NULL, lease_token = NULL, updated_at = $2
@@ -152,7 +152,7 @@ SELECT d.id, d.event_id, d.destination, d.status, d.attempts, d.replay_count, d.
 	d.created_at, d.updated_at, d.finished_at, '' AS lease_token,
 	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
 	e.headers, e.signature_slot, e.occurred_at, e.received_at, e.key_id
-FROM d JOIN events e ON e.id = d.event_id
+FROM d JOIN hookrelay.events e ON e.id = d.event_id
 WHERE d.dead`
 
 	// claimCandidates picks, locks and returns in order the ids of up to
@@ -167,14 +167,14 @@ WHERE d.dead`
 	// caller re-checks with claimRows, in a later statement, once it
 	// holds the key.
 	claimCandidates = `WITH due AS MATERIALIZED (
-	SELECT c.id, c.next_attempt_at, c.ordering_key FROM deliveries c
+	SELECT c.id, c.next_attempt_at, c.ordering_key FROM hookrelay.deliveries c
 	WHERE c.destination = $1 AND c.status IN ('pending', 'failed') AND c.next_attempt_at <= $2
 		AND ` + keyIsFree + `
 	ORDER BY c.next_attempt_at, c.id
 	LIMIT $3
 	FOR UPDATE OF c SKIP LOCKED
 ), expired AS MATERIALIZED (
-	SELECT c.id, c.next_attempt_at, c.ordering_key FROM deliveries c
+	SELECT c.id, c.next_attempt_at, c.ordering_key FROM hookrelay.deliveries c
 	WHERE c.destination = $1 AND c.status = 'processing' AND c.lease_until <= $2 AND $5::boolean
 		AND ` + keyIsFree + `
 	ORDER BY c.next_attempt_at, c.id
@@ -208,7 +208,7 @@ ORDER BY next_attempt_at, id`
 	// since every table an UPDATE joins is carried along whole, each
 	// event's body copied once more, should a row need rechecking.
 	claimRows = `WITH leased AS (
-	UPDATE deliveries c SET
+	UPDATE hookrelay.deliveries c SET
 		status = 'processing', lease_token = ($5::text[])[array_position($4::bigint[], c.id)], lease_until = $3,
 		attempts = c.attempts + 1, updated_at = $2
 	WHERE c.id = ANY($4::bigint[])
@@ -227,7 +227,7 @@ ORDER BY next_attempt_at, id`
 SELECT leased.*,
 	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
 	e.headers, e.signature_slot, e.occurred_at, e.received_at, e.key_id
-FROM leased JOIN events e ON e.id = leased.event_id`
+FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 
 	// completeDeliveries sets the outcomes of the deliveries $1, given as
 	// parallel arrays, of those still processing under the lease tokens
@@ -250,17 +250,17 @@ FROM leased JOIN events e ON e.id = leased.event_id`
 		finished_at, now, attempted_at, duration_ms, snippet, key_id, headers, kind, n
 	)
 ), d AS (
-	UPDATE deliveries SET
-		status = i.status, next_attempt_at = coalesce(i.next_attempt_at, deliveries.next_attempt_at),
+	UPDATE hookrelay.deliveries SET
+		status = i.status, next_attempt_at = coalesce(i.next_attempt_at, hookrelay.deliveries.next_attempt_at),
 		last_error = i.error, last_status_code = i.status_code, failure_kind = i.kind, finished_at = i.finished_at,
 		last_attempted_at = i.attempted_at, last_duration_ms = i.duration_ms,
 		lease_until = NULL, lease_token = NULL, updated_at = i.now
 	FROM input i
-	WHERE deliveries.id = ANY($1::bigint[]) AND deliveries.id = i.id
-		AND CASE deliveries.status WHEN 'processing' THEN deliveries.lease_token = i.token ELSE false END
-	RETURNING deliveries.id, deliveries.replay_count
+	WHERE hookrelay.deliveries.id = ANY($1::bigint[]) AND hookrelay.deliveries.id = i.id
+		AND CASE hookrelay.deliveries.status WHEN 'processing' THEN hookrelay.deliveries.lease_token = i.token ELSE false END
+	RETURNING hookrelay.deliveries.id, hookrelay.deliveries.replay_count
 ), a AS (
-	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, headers, round)
+	INSERT INTO hookrelay.attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, headers, round)
 	SELECT i.id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id, i.headers, d.replay_count
 	FROM input i JOIN d ON d.id = i.id
 	WHERE i.status <> 'done'
@@ -271,7 +271,7 @@ SELECT id FROM d`
 	// releaseDeliveries hands back the deliveries $1 still held under the
 	// lease tokens $2, due by $3 at the latest, without the attempt their
 	// claim counted.
-	releaseDeliveries = `UPDATE deliveries c SET
+	releaseDeliveries = `UPDATE hookrelay.deliveries c SET
 	status = CASE WHEN c.attempts <= 1 THEN 'pending' ELSE 'failed' END,
 	attempts = greatest(c.attempts - 1, 0),
 	next_attempt_at = least(c.next_attempt_at, $3),
@@ -282,7 +282,32 @@ WHERE c.id = r.id AND c.status = 'processing' AND c.lease_token = r.token`
 	// nextDue is the earliest due time or lease end of destination $1's
 	// live deliveries, or NULL.
 	nextDue = `SELECT least(
-	(SELECT min(next_attempt_at) FROM deliveries WHERE destination = $1 AND status IN ('pending', 'failed')),
-	(SELECT min(lease_until) FROM deliveries WHERE destination = $1 AND status = 'processing')
+	(SELECT min(next_attempt_at) FROM hookrelay.deliveries WHERE destination = $1 AND status IN ('pending', 'failed')),
+	(SELECT min(lease_until) FROM hookrelay.deliveries WHERE destination = $1 AND status = 'processing')
 )`
 )
+
+// The tables and functions earlier versions created unqualified, which
+// Migrate moves into the store's schema (see moveLegacy).
+const (
+	// selectLegacySchema returns the schema the connection's search_path
+	// finds hookrelay's schema_migrations and deliveries in, when it is
+	// not $1 and $1 has no schema_migrations.
+	selectLegacySchema = `SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.oid = to_regclass('deliveries')
+	AND c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = to_regclass('schema_migrations'))
+	AND EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = c.oid AND attname = 'lease_token')
+	AND n.nspname <> $1
+	AND to_regclass('hookrelay.schema_migrations') IS NULL`
+
+	// selectLegacyFunctions returns, as ALTER FUNCTION takes them, the
+	// functions of schema $1 named in $2.
+	selectLegacyFunctions = `SELECT p.oid::regprocedure::text FROM pg_proc p
+WHERE p.pronamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) AND p.proname = ANY($2::text[])`
+)
+
+// legacyFunctions are the trigger functions the migrations create.
+var legacyFunctions = []string{
+	"delivery_counts_insert", "delivery_counts_update", "delivery_counts_delete", "delete_referencing",
+	"activity_received", "activity_attempted", "activity_delivered", "activity_delivered_inserted",
+}

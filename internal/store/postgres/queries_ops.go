@@ -20,12 +20,12 @@ const (
 ), last AS (
 	SELECT event_id, destination FROM sel ORDER BY event_id DESC, destination DESC LIMIT 1
 ), kept AS (
-	INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, round)
+	INSERT INTO hookrelay.attempts (delivery_id, attempted_at, duration_ms, status_code, round)
 	SELECT d.id, d.last_attempted_at, d.last_duration_ms, d.last_status_code, d.replay_count
-	FROM deliveries d JOIN sel ON d.id = sel.id
+	FROM hookrelay.deliveries d JOIN sel ON d.id = sel.id
 	WHERE d.status = 'done' AND d.last_attempted_at IS NOT NULL AND %[3]s
 ), upd AS (
-	UPDATE deliveries d SET %[2]s
+	UPDATE hookrelay.deliveries d SET %[2]s
 	FROM sel
 	WHERE d.id = sel.id AND %[3]s
 	RETURNING d.destination
@@ -43,11 +43,11 @@ SELECT (SELECT count(*) FROM sel), (SELECT count(*) FROM sel WHERE status = 'pro
 	// has no rows yet (20 times slower per page).
 	backfillIDs = `SELECT x.id FROM unnest(?1::text[]) AS s(source)
 CROSS JOIN LATERAL (
-	SELECT e.id FROM events e
+	SELECT e.id FROM hookrelay.events e
 	WHERE e.source = s.source AND e.id > ?2 AND e.id >= ?3 AND e.id < ?4
 		AND e.received_at >= ?7 AND e.received_at < ?8
 		AND e.purged_at IS NULL
-		AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.destination = ?5 OFFSET 0)
+		AND NOT EXISTS (SELECT 1 FROM hookrelay.deliveries d WHERE d.event_id = e.id AND d.destination = ?5 OFFSET 0)
 	ORDER BY e.id
 	LIMIT ?6
 ) AS x
@@ -61,7 +61,7 @@ LIMIT ?6`
 	// statsCounts returns the deliveries' counts by destination and
 	// status, those not zero: the sums of the deltas the triggers of
 	// migration 0004 append, a table that FoldCounts keeps small.
-	statsCounts = `SELECT destination, status, sum(n)::bigint FROM delivery_count_deltas
+	statsCounts = `SELECT destination, status, sum(n)::bigint FROM hookrelay.delivery_count_deltas
 GROUP BY destination, status HAVING sum(n) <> 0`
 
 	// tryFoldLock takes the advisory lock of a fold for the transaction,
@@ -74,9 +74,9 @@ GROUP BY destination, status HAVING sum(n) <> 0`
 	// INSERT adds (one snapshot); rows appended by transactions that
 	// commit meanwhile are not in the snapshot and stay as they are.
 	foldCounts = `WITH gone AS (
-	DELETE FROM delivery_count_deltas RETURNING destination, status, n
+	DELETE FROM hookrelay.delivery_count_deltas RETURNING destination, status, n
 )
-INSERT INTO delivery_count_deltas (destination, status, n)
+INSERT INTO hookrelay.delivery_count_deltas (destination, status, n)
 SELECT destination, status, sum(n) FROM gone
 GROUP BY destination, status HAVING sum(n) <> 0`
 
@@ -84,9 +84,9 @@ GROUP BY destination, status HAVING sum(n) <> 0`
 	// what foldCounts does for the delivery counts, by (destination,
 	// status, kind).
 	foldFailureCounts = `WITH gone AS (
-	DELETE FROM failure_count_deltas RETURNING destination, status, kind, n
+	DELETE FROM hookrelay.failure_count_deltas RETURNING destination, status, kind, n
 )
-INSERT INTO failure_count_deltas (destination, status, kind, n)
+INSERT INTO hookrelay.failure_count_deltas (destination, status, kind, n)
 SELECT destination, status, kind, sum(n) FROM gone
 GROUP BY destination, status, kind HAVING sum(n) <> 0`
 
@@ -95,9 +95,9 @@ GROUP BY destination, status, kind HAVING sum(n) <> 0`
 	// whole or not at all; deltas appended by transactions that commit
 	// meanwhile stay for the next fold.
 	foldActivity = `WITH gone AS (
-	DELETE FROM activity_deltas RETURNING minute, received, delivered, failed
+	DELETE FROM hookrelay.activity_deltas RETURNING minute, received, delivered, failed
 )
-INSERT INTO activity_minutes AS a (minute, received, delivered, failed)
+INSERT INTO hookrelay.activity_minutes AS a (minute, received, delivered, failed)
 SELECT minute, sum(received), sum(delivered), sum(failed) FROM gone
 GROUP BY minute
 ORDER BY minute
@@ -110,17 +110,17 @@ ON CONFLICT (minute) DO UPDATE SET
 	// next_attempt_at of its pending or failed deliveries due at $2, or
 	// NULL: the first entry of the due index for each.
 	statsOldestDue = `SELECT x.destination, (
-	SELECT min(d.next_attempt_at) FROM deliveries d
+	SELECT min(d.next_attempt_at) FROM hookrelay.deliveries d
 	WHERE d.destination = x.destination AND d.status IN ('pending', 'failed') AND d.next_attempt_at <= $2
 )
 FROM unnest($1::text[]) AS x(destination)`
 
-	statsSources = `SELECT source, received, duplicates, rejected FROM ingest_counts`
+	statsSources = `SELECT source, received, duplicates, rejected FROM hookrelay.ingest_counts`
 
 	// countIngest adds the counts of parallel arrays to their sources'
 	// rows, in source order so that concurrent flushes lock rows in one
 	// order.
-	countIngest = `INSERT INTO ingest_counts AS c (source, received, duplicates, rejected)
+	countIngest = `INSERT INTO hookrelay.ingest_counts AS c (source, received, duplicates, rejected)
 SELECT source, received, duplicates, rejected
 FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS x(source, received, duplicates, rejected)
 ORDER BY source

@@ -43,9 +43,9 @@ func TestSealed(t *testing.T) {
 // markerRows counts the rows of events and attempts that hold the marker
 // anywhere: in a column's text, or in the raw bytes of a bytea column.
 const markerRows = `SELECT
-  (SELECT count(*) FROM events e WHERE position(convert_to($1, 'UTF8') IN convert_to(e::text, 'UTF8')) > 0
+  (SELECT count(*) FROM hookrelay.events e WHERE position(convert_to($1, 'UTF8') IN convert_to(e::text, 'UTF8')) > 0
      OR position(convert_to($1, 'UTF8') IN e.body) > 0)
-+ (SELECT count(*) FROM attempts a WHERE position(convert_to($1, 'UTF8') IN convert_to(a::text, 'UTF8')) > 0
++ (SELECT count(*) FROM hookrelay.attempts a WHERE position(convert_to($1, 'UTF8') IN convert_to(a::text, 'UTF8')) > 0
      OR position(convert_to($1, 'UTF8') IN a.response_snippet) > 0
      OR position(convert_to($1, 'UTF8') IN a.headers) > 0)`
 
@@ -55,7 +55,8 @@ func TestSealedNotInTables(t *testing.T) {
 	t.Parallel()
 	storetest.CheckNotStored(t, func(t *testing.T, keys *payloadcrypt.Ring) (store.DB, func() int) {
 		url := testdb.PostgresURL(t)
-		return openKeyed(t, url, keys), func() int {
+		st := openKeyed(t, url, keys)
+		return st, func() int {
 			ctx := context.Background()
 			conn, err := pgx.Connect(ctx, url)
 			if err != nil {
@@ -63,7 +64,7 @@ func TestSealedNotInTables(t *testing.T) {
 			}
 			defer conn.Close(ctx)
 			var n int
-			if err := conn.QueryRow(ctx, markerRows, storetest.Marker).Scan(&n); err != nil {
+			if err := conn.QueryRow(ctx, st.Qualify(markerRows), storetest.Marker).Scan(&n); err != nil {
 				t.Fatal(err)
 			}
 			return n

@@ -20,13 +20,18 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
-// Options sizes the connection pools. Zero fields take their defaults.
+// Options are what a store is opened with beyond its URL. Zero fields take
+// their defaults.
 type Options struct {
 	// IngestConns is the size of the pool Ingest uses (default 8).
 	IngestConns int
 	// OtherConns is the size of the pool every other call uses (default 16:
 	// delivery workers complete attempts through it concurrently).
 	OtherConns int
+	// Schema is the schema hookrelay's tables are in; Migrate creates it.
+	// Empty means the first schema of the search_path the URL (or the
+	// pool) sets, as earlier versions did, or else sqlstore.DefaultSchema.
+	Schema string
 	// Keys seal the payloads the store writes and open those it reads;
 	// nil stores payloads plain (and still reads plain rows).
 	Keys *payloadcrypt.Ring
@@ -44,6 +49,8 @@ const (
 	logHost      = "host"
 	logDatabase  = "database"
 	logMigration = "migration"
+	logSchema    = "schema"
+	logShared    = "shared_pool"
 	logError     = "error"
 )
 
@@ -51,14 +58,19 @@ const (
 type Store struct {
 	*sqlstore.Ops // the operations written once, for both drivers
 
-	ingest   *pgxpool.Pool // Ingest only; synchronous_commit=on
+	ingest   *pgxpool.Pool // Ingest only; synchronous_commit=on, unless shared
 	other    *pgxpool.Pool
+	shared   bool                 // the pools are one, the application's: Close leaves it open
 	paused   sqlstore.PausedCache // which destinations claims pass by
 	payloads sqlstore.Payloads    // seals and opens bodies, headers, snippets
 	conn     *pgx.ConnConfig      // for the connections Listen opens
-	rebinder sqlstore.Rebinder    // ? to $n, for Ops
+	tables   sqlstore.Tables      // where hookrelay's tables are
+	opsSQL   *sqlstore.Rewriter   // Ops' statements: tables, ? to $n
+	sql      *sqlstore.Rewriter   // this driver's statements: tables
 	logger   *slog.Logger
 	closed   atomic.Bool
+	gateMu   sync.Mutex     // orders enter's admissions before Close
+	inFlight sync.WaitGroup // calls enter admitted
 
 	replayBatch int // deliveries per transaction of a replay
 
@@ -70,8 +82,8 @@ type Store struct {
 var _ store.DB = (*Store)(nil)
 
 // Open connects to the database at url (a postgres:// URL or a key=value
-// string; runtime parameters such as search_path may be given in it) and
-// checks that it answers; when it does not, the error wraps
+// string; runtime parameters may be given in it) with pools of its own,
+// and checks that it answers; when it does not, the error wraps
 // store.ErrUnavailable. It does not migrate; call Migrate.
 func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*Store, error) {
 	if logger == nil {
@@ -87,6 +99,10 @@ func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("open postgres database: %w", err)
 	}
+	tables, err := tablesFor(opts.Schema, cfg.ConnConfig)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres database: %w", err)
+	}
 	setDefaultParam(cfg, "application_name", "hookrelay")
 
 	ingestCfg := cfg.Copy()
@@ -98,15 +114,7 @@ func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*
 	otherCfg := cfg.Copy()
 	otherCfg.MaxConns = int32(opts.OtherConns)
 
-	s := &Store{
-		conn:     cfg.ConnConfig.Copy(),
-		logger:   logger.With(logComponent, "store.postgres"),
-		payloads: sqlstore.Payloads{Keys: opts.Keys},
-		done:     make(chan struct{}),
-
-		foldsDone:   make(chan struct{}),
-		replayBatch: replayBatch,
-	}
+	s := newStore(cfg.ConnConfig, tables, opts, logger)
 	if s.ingest, err = pgxpool.NewWithConfig(ctx, ingestCfg); err != nil {
 		return nil, fmt.Errorf("open postgres database: %w", err)
 	}
@@ -114,6 +122,47 @@ func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*
 		s.ingest.Close()
 		return nil, fmt.Errorf("open postgres database: %w", err)
 	}
+	return s.start(ctx)
+}
+
+// OpenPool is Open on the application's pool, whose settings it leaves as
+// they are: every call shares the pool (opts' pool sizes do not apply),
+// Close leaves it open, and Ingest turns synchronous_commit on for its own
+// transactions, so that a webhook is durable before it is acknowledged
+// whatever the application chose for its own writes (the setting, local to the transaction, costs no round trip).
+// Listen opens connections of its own, configured as the
+// pool's.
+func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts Options, logger *slog.Logger) (*Store, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	tables, err := tablesFor(opts.Schema, pool.Config().ConnConfig)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres database: %w", err)
+	}
+	s := newStore(pool.Config().ConnConfig, tables, opts, logger)
+	s.ingest, s.other, s.shared = pool, pool, true
+	return s.start(ctx)
+}
+
+// newStore returns a Store with no pools yet.
+func newStore(conn *pgx.ConnConfig, tables sqlstore.Tables, opts Options, logger *slog.Logger) *Store {
+	return &Store{
+		conn:     conn.Copy(),
+		tables:   tables,
+		opsSQL:   &sqlstore.Rewriter{Tables: tables, Dollar: true},
+		sql:      &sqlstore.Rewriter{Tables: tables},
+		logger:   logger.With(logComponent, "store.postgres"),
+		payloads: sqlstore.Payloads{Keys: opts.Keys},
+		done:     make(chan struct{}),
+
+		foldsDone:   make(chan struct{}),
+		replayBatch: replayBatch,
+	}
+}
+
+// start checks that the database answers and starts the folds.
+func (s *Store) start(ctx context.Context) (*Store, error) {
 	s.Ops = s.newOps()
 	if err := s.other.Ping(ctx); err != nil {
 		close(s.foldsDone) // no folds ran
@@ -121,7 +170,8 @@ func Open(ctx context.Context, url string, opts Options, logger *slog.Logger) (*
 		return nil, fmt.Errorf("open postgres database: %w", unavailable(err))
 	}
 	go s.runFolds()
-	s.logger.Info("database opened", logHost, cfg.ConnConfig.Host, logDatabase, cfg.ConnConfig.Database)
+	s.logger.Info("database opened", logHost, s.conn.Host, logDatabase, s.conn.Database, logSchema, s.tables.Schema(),
+		logShared, s.shared)
 	return s, nil
 }
 
@@ -135,6 +185,11 @@ func setDefaultParam(cfg *pgxpool.Config, name, value string) {
 // Ping checks that the database answers, on the pool that is not
 // reserved for Ingest.
 func (s *Store) Ping(ctx context.Context) error {
+	release, err := s.enter()
+	if err != nil {
+		return fmt.Errorf("ping: %w", err)
+	}
+	defer release()
 	if err := s.other.Ping(ctx); err != nil {
 		return fmt.Errorf("ping: %w", unavailable(err))
 	}
@@ -151,14 +206,19 @@ func (s *Store) Fatal() error {
 	return nil
 }
 
-// Close waits for calls in flight to release their connections, then
-// closes both pools, and stops the listeners. Later calls fail with an
-// error wrapping store.ErrUnavailable. Closing twice is a no-op.
+// Close waits for calls in flight to end, then closes both pools (not a
+// pool OpenPool was given), and stops the listeners. Later calls fail
+// with an error wrapping store.ErrUnavailable. Closing twice is a no-op.
 func (s *Store) Close() error {
+	s.gateMu.Lock()
 	s.closed.Store(true)
+	s.gateMu.Unlock()
+	s.inFlight.Wait()
 	s.closeOnce.Do(func() { close(s.done) })
 	<-s.foldsDone
-	s.ingest.Close()
-	s.other.Close()
+	if !s.shared {
+		s.ingest.Close()
+		s.other.Close()
+	}
 	return nil
 }

@@ -15,15 +15,17 @@ import (
 // any number of rows in one round trip, and writes the ids of identity
 // columns as given.
 func (s *Store) ImportRows(ctx context.Context, rows store.TableRows) error {
+	release, err := s.enter()
+	if err != nil {
+		return fmt.Errorf("import rows: %w", err)
+	}
+	defer release()
 	t, vals, err := sqlstore.ImportValues(rows)
 	if err != nil {
 		return err
 	}
-	if s.closed.Load() {
-		return fmt.Errorf("import %s: %w: store closed", t.Name, store.ErrUnavailable)
-	}
 	err = pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{t.Name}, t.ColumnNames(), pgx.CopyFromRows(vals))
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{s.tables.Schema(), t.Name}, t.ColumnNames(), pgx.CopyFromRows(vals))
 		return err
 	})
 	if err != nil {

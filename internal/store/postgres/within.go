@@ -17,7 +17,7 @@ import (
 // transaction that holds this lock ends, no claimer leases the row again,
 // even once its lease has run out: the holder's outcome cannot be lost to
 // a second claimer, nor its writes repeated by one.
-const lockLeased = `SELECT 1 FROM deliveries WHERE id = $1 AND status = 'processing' AND lease_token = $2 FOR UPDATE`
+const lockLeased = `SELECT 1 FROM hookrelay.deliveries WHERE id = $1 AND status = 'processing' AND lease_token = $2 FOR UPDATE`
 
 var _ store.TxCompleter = (*Store)(nil)
 
@@ -27,13 +27,18 @@ var _ store.TxCompleter = (*Store)(nil)
 // synchronous_commit (on unless the URL or the role says otherwise): its
 // writes are as durable as the application's own.
 func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store.WithinFunc) error {
+	release, err := s.enter()
+	if err != nil {
+		return fmt.Errorf("complete delivery within: %w", err)
+	}
+	defer release()
 	tx, err := s.other.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("complete delivery %d within: begin: %w", c.DeliveryID, s.mapErr(ctx, err))
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	var one int
-	switch err := tx.QueryRow(ctx, lockLeased, c.DeliveryID, c.LeaseToken).Scan(&one); {
+	switch err := tx.QueryRow(ctx, s.sql.SQL(lockLeased), c.DeliveryID, c.LeaseToken).Scan(&one); {
 	case errors.Is(err, pgx.ErrNoRows):
 		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, store.ErrLeaseLost)
 	case err != nil:
@@ -48,7 +53,7 @@ func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store
 	}
 	var a completionArrays
 	a.add(row)
-	ids, err := tx.Query(ctx, completeDeliveries, a.args()...)
+	ids, err := tx.Query(ctx, s.sql.SQL(completeDeliveries), a.args()...)
 	if err != nil {
 		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, s.mapErr(ctx, err))
 	}

@@ -35,7 +35,7 @@ func TestCountersBackfilled(t *testing.T) {
 	storetest.CheckCountersBackfilled(t, storetest.Legacy{
 		Store: s,
 		Exec: func(ctx context.Context, query string, args ...any) error {
-			_, err := s.writer.ExecContext(ctx, query, args...)
+			_, err := s.writer.ExecContext(ctx, s.rewriter.SQL(query), args...)
 			return err
 		},
 		Time: func(t time.Time) any { return micros(t) },

@@ -230,7 +230,7 @@ func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, boo
 		return time.Time{}, false, nil // nothing is due while it is paused
 	}
 	var at sql.NullInt64
-	if err := s.reader.QueryRowContext(ctx, nextDue, destination).Scan(&at); err != nil {
+	if err := s.reader.QueryRowContext(ctx, s.rewriter.SQL(nextDue), destination).Scan(&at); err != nil {
 		return time.Time{}, false, fmt.Errorf("next due of %s: %w", destination, mapErr(ctx, err))
 	}
 	return fromNullMicros(at), at.Valid, nil

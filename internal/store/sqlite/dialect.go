@@ -31,10 +31,10 @@ var dialect = sqlstore.Dialect{
 	},
 	Time: func(t time.Time) any { return micros(t) },
 	// SQLite's planner never reorders the tables of a CROSS JOIN.
-	EventOfDelivery: "CROSS JOIN events e ON e.id = d.event_id",
-	FailureCounts:   "failure_counts",
-	CountsTable:     "delivery_counts",
-	HasTable:        `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?`,
+	EventOfDelivery: "CROSS JOIN hookrelay.events e ON e.id = d.event_id",
+	FailureCounts:   "hookrelay.failure_counts",
+	CountsTable:     "hookrelay.delivery_counts",
+	HasMigrations:   `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'hookrelay.schema_migrations'`,
 	Migrations:      migrationFiles,
 	Rows:            sqlstore.ValuesRows,
 	List: func(vs any) any {

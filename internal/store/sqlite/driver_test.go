@@ -70,7 +70,7 @@ func TestBodyStoredAsBlob(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("Ingest: %v", err)
 	}
-	rows, err := s.reader.Query("SELECT typeof(body), typeof(received_at) FROM events")
+	rows, err := s.reader.Query("SELECT typeof(body), typeof(received_at) FROM hookrelay_events")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestConcurrentMigrate(t *testing.T) {
 	}
 	open := func(ctx context.Context) (*Store, error) { return Open(ctx, path, nil) }
 	recorded := func(s *Store) (n int, err error) {
-		err = s.reader.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&n)
+		err = s.reader.QueryRow("SELECT count(*) FROM hookrelay_schema_migrations").Scan(&n)
 		return n, err
 	}
 	storetest.MigrateConcurrently(t, 4, open, recorded, len(ms))
@@ -158,7 +158,7 @@ func TestDeliveryNeedsOrderAt(t *testing.T) {
 	if _, err := s.Ingest(context.Background(), []store.IngestItem{storetest.Item("stripe", "1", []byte("{}"))}); err != nil {
 		t.Fatalf("Ingest: %v", err)
 	}
-	_, err := s.writer.Exec(`INSERT INTO deliveries (event_id, destination, status, next_attempt_at, created_at, updated_at)
+	_, err := s.writer.Exec(`INSERT INTO hookrelay_deliveries (event_id, destination, status, next_attempt_at, created_at, updated_at)
 		VALUES ('evt_1', 'crm', 'pending', 1, 1, 1)`)
 	if err == nil {
 		t.Fatal("insert of a delivery without order_at succeeded, want an error")

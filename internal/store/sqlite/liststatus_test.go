@@ -33,7 +33,7 @@ func TestStatusPagePlans(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatalf("NewStatusPage(%+v) = %v, %v", req, ok, err)
 			}
-			rows, err := s.reader.Query("EXPLAIN QUERY PLAN "+p.Query, p.Args...)
+			rows, err := s.reader.Query(s.rewriter.SQL("EXPLAIN QUERY PLAN "+p.Query), p.Args...)
 			if err != nil {
 				t.Fatal(err)
 			}

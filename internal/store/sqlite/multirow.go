@@ -76,7 +76,7 @@ func (s *Store) prepareMultiRow(ctx context.Context, m *multiRow) error {
 	}
 	stmts := make(map[int]*sql.Stmt)
 	for rows := 1; rows <= maxRowsPerStatement; rows *= 2 {
-		st, err := s.writer.PrepareContext(ctx, m.query(rows))
+		st, err := s.writer.PrepareContext(ctx, s.rewriter.SQL(m.query(rows)))
 		if err != nil {
 			for _, st := range stmts {
 				st.Close()

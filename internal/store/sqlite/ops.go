@@ -19,15 +19,15 @@ func (s *Store) newOps() *sqlstore.Ops {
 	d.Placeholder = sqlstore.Question
 	d.ReplayBatch = s.replayBatch
 	return sqlstore.NewOps(sqlstore.Backend{
-		Read:  sqlstore.SQLConn{R: s.reader},
-		Write: sqlstore.SQLConn{R: s.writer},
+		Read:  sqlstore.SQLConn{R: s.reader, Rewriter: s.rewriter},
+		Write: sqlstore.SQLConn{R: s.writer, Rewriter: s.rewriter},
 		InTx: func(ctx context.Context, fn func(sqlstore.Conn) error) error {
 			tx, err := s.writer.BeginTx(ctx, nil)
 			if err != nil {
 				return err
 			}
 			defer tx.Rollback()
-			if err := fn(sqlstore.SQLConn{R: tx}); err != nil {
+			if err := fn(sqlstore.SQLConn{R: tx, Rewriter: s.rewriter}); err != nil {
 				return err
 			}
 			return tx.Commit()

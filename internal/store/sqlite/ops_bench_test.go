@@ -40,19 +40,19 @@ func seedOperations(b *testing.B, s *Store, n int, pendingTenth bool) {
 		args []any
 	}{
 		{`WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?1)
-INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
+INSERT INTO hookrelay.events (id, source, provider_event_id, id_origin, type, body, content_type,
 	headers, signature_slot, occurred_at, received_at)
 SELECT printf('evt_seed_%012d', n), 's' || (n % 5), 'evt_' || n, 'header', 'invoice.paid',
 	CAST('{"id":"evt_' || n || '","type":"invoice.paid","data":{"object":{"id":"sub_' || (n % 1000) || '"}}}' AS BLOB),
 	'application/json', '{}', 0, ?2 + n * 1000, ?2 + n * 1000
 FROM g`, []any{n, at}},
-		{`INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
+		{`INSERT INTO hookrelay.deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
 	last_status_code, created_at, updated_at, finished_at)
 SELECT id, 'billing', ` + pending + `, 1, received_at, received_at, 200, received_at, received_at, received_at
-FROM events`, nil},
+FROM hookrelay.events`, nil},
 		{`ANALYZE`, nil},
 	} {
-		if _, err := s.writer.Exec(st.sql, st.args...); err != nil {
+		if _, err := s.writer.Exec(s.rewriter.SQL(st.sql), st.args...); err != nil {
 			b.Fatalf("seed: %v", err)
 		}
 	}
@@ -77,7 +77,7 @@ func BenchmarkStats5M(b *testing.B) {
 	s := openBench(b)
 	seedOperations(b, s, 5_000_000, true)
 	storetest.BenchStats(b, s, func(ctx context.Context) error {
-		rows, err := s.reader.QueryContext(ctx, `SELECT destination, status, count(*) FROM deliveries GROUP BY destination, status`)
+		rows, err := s.reader.QueryContext(ctx, `SELECT destination, status, count(*) FROM hookrelay_deliveries GROUP BY destination, status`)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,6 @@ func TestAuditRows(t *testing.T) {
 	t.Parallel()
 	s := openFile(t, filepath.Join(t.TempDir(), "hookrelay.db"))
 	storetest.CheckAuditRows(t, s, func(query string) (storetest.Rows, error) {
-		return s.reader.Query(query)
+		return s.reader.Query(s.rewriter.SQL(query))
 	})
 }

@@ -3,14 +3,14 @@ package sqlite
 // The SQL of this driver, next to migrations/. Times are unix microseconds.
 
 const (
-	createSchemaMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	createSchemaMigrations = `CREATE TABLE IF NOT EXISTS hookrelay.schema_migrations (
 	version    INTEGER NOT NULL PRIMARY KEY,
 	applied_at INTEGER NOT NULL
 )`
 
-	migrationApplied = `SELECT count(*) FROM schema_migrations WHERE version = ?`
+	migrationApplied = `SELECT count(*) FROM hookrelay.schema_migrations WHERE version = ?`
 
-	recordMigration = `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`
+	recordMigration = `INSERT INTO hookrelay.schema_migrations (version, applied_at) VALUES (?, ?)`
 
 	pingQuery = `PRAGMA schema_version`
 
@@ -19,7 +19,7 @@ const (
 	// insertEvents* make a multi-row insert of events: RETURNING lists the
 	// ids inserted; a duplicate (source, provider_event_id), also of an
 	// earlier row of the same statement, is skipped and returns nothing.
-	insertEventsHead = `INSERT INTO events (
+	insertEventsHead = `INSERT INTO hookrelay.events (
 	id, source, provider_event_id, id_origin, type, body, content_type,
 	headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query
 ) VALUES `
@@ -31,7 +31,7 @@ RETURNING id`
 	// insertDeliveries* create pending deliveries due at the event's
 	// received_at and ordered by its occurred_at (received_at when it has
 	// none). A destination listed twice for one event is one row.
-	insertDeliveriesHead = `INSERT INTO deliveries (
+	insertDeliveriesHead = `INSERT INTO hookrelay.deliveries (
 	event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
 ) VALUES `
 	insertDeliveriesRow  = `(?, ?, 'pending', ?, ?, ?, ?, ?)`
@@ -43,7 +43,7 @@ ON CONFLICT (event_id, destination) DO NOTHING`
 	// token and its end. RETURNING tells which rows were created, so that
 	// each lease learns its delivery's id; the pending rows, most of a
 	// backlog's, keep their statement without it.
-	insertLeasedDeliveriesHead = `INSERT INTO deliveries (
+	insertLeasedDeliveriesHead = `INSERT INTO hookrelay.deliveries (
 	event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at, lease_until, lease_token,
 	created_at, updated_at
 ) VALUES `
@@ -61,12 +61,12 @@ RETURNING id, event_id, destination`
 	// the key holds a live lease.
 	keyIsFree = `(c.ordering_key = '' OR (
 		NOT EXISTS (
-			SELECT 1 FROM deliveries h
+			SELECT 1 FROM hookrelay.deliveries h
 			WHERE h.destination = ?1 AND h.ordering_key = c.ordering_key
 				AND h.status IN ('pending', 'failed', 'processing') AND h.ordering_key <> ''
 				AND h.order_at <= c.order_at AND (h.order_at < c.order_at OR h.id < c.id)
 		) AND NOT EXISTS (
-			SELECT 1 FROM deliveries l
+			SELECT 1 FROM hookrelay.deliveries l
 			WHERE l.destination = ?1 AND l.status = 'processing' AND l.lease_until > ?2
 				AND l.ordering_key = c.ordering_key
 		)
@@ -79,8 +79,8 @@ RETURNING id, event_id, destination`
 	// ids, for markLost. Run on the writer, inside the claim's
 	// transaction: no holder is inside CompleteWithin meanwhile, since
 	// that holds the writer too.
-	insertLostAttempts = `INSERT INTO attempts (delivery_id, attempted_at, duration_ms, error, round)
-SELECT id, updated_at, (lease_until - updated_at) / 1000, ?4, replay_count FROM deliveries
+	insertLostAttempts = `INSERT INTO hookrelay.attempts (delivery_id, attempted_at, duration_ms, error, round)
+SELECT id, updated_at, (lease_until - updated_at) / 1000, ?4, replay_count FROM hookrelay.deliveries
 WHERE destination = ?1 AND status = 'processing' AND lease_until <= ?2
 ORDER BY lease_until, id
 LIMIT ?3
@@ -92,7 +92,7 @@ RETURNING delivery_id`
 	// otherwise, due as they were, so that the claim that follows takes
 	// them again at once, in their place in the queue. It returns the
 	// ids of the dead ones.
-	markLost = `UPDATE deliveries SET
+	markLost = `UPDATE hookrelay.deliveries SET
 	status = CASE WHEN attempts >= ?2 THEN 'dead' ELSE 'failed' END,
 	finished_at = CASE WHEN attempts >= ?2 THEN ?3 END,
 	last_error = ?4, last_status_code = 0, lease_until = NULL, lease_token = NULL, updated_at = ?3
@@ -111,7 +111,7 @@ RETURNING id, status = 'dead'`
 	// rows, which a busy worker does all the time.
 	selectClaimable = `SELECT id FROM (
 	SELECT * FROM (
-		SELECT c.id, c.next_attempt_at FROM deliveries c
+		SELECT c.id, c.next_attempt_at FROM hookrelay.deliveries c
 		WHERE c.destination = ?1 AND c.status IN ('pending', 'failed') AND c.next_attempt_at <= ?2
 			AND ` + keyIsFree + `
 		ORDER BY c.next_attempt_at, c.id
@@ -119,7 +119,7 @@ RETURNING id, status = 'dead'`
 	)
 	UNION ALL
 	SELECT * FROM (
-		SELECT c.id, c.next_attempt_at FROM deliveries c
+		SELECT c.id, c.next_attempt_at FROM hookrelay.deliveries c
 		WHERE c.destination = ?1 AND c.status = 'processing' AND c.lease_until <= ?2 AND ?4 + 0 = 1
 			AND ` + keyIsFree + `
 		ORDER BY c.next_attempt_at, c.id
@@ -136,13 +136,13 @@ LIMIT ?3 + 0`
 	// lease changed itself, which costs SQLite less than RETURNING, whose
 	// rows it gathers in a temporary table, and a second read of the
 	// events.
-	claimRowsHead = `UPDATE deliveries SET
+	claimRowsHead = `UPDATE hookrelay.deliveries SET
 	status = 'processing', lease_token = p.column2, lease_until = p.column3,
 	attempts = attempts + 1, updated_at = p.column4
 FROM (VALUES `
 	claimRowsRow  = `(?, ?, ?, ?)`
 	claimRowsTail = `) AS p
-WHERE deliveries.id = p.column1`
+WHERE hookrelay.deliveries.id = p.column1`
 
 	// selectClaimed* return the deliveries whose ids are listed, as they
 	// are before the claim leases them, with their events.
@@ -152,7 +152,7 @@ WHERE deliveries.id = p.column1`
 	d.created_at, d.updated_at, d.finished_at,
 	e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.body, e.content_type,
 	e.headers, e.signature_slot, e.occurred_at, e.received_at, e.key_id
-FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id IN (`
+FROM hookrelay.deliveries d JOIN hookrelay.events e ON e.id = d.event_id WHERE d.id IN (`
 	selectClaimedRow  = `?`
 	selectClaimedTail = `)`
 
@@ -162,42 +162,57 @@ FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id IN (`
 	// attempt start, attempt duration) applied to its delivery provided
 	// it is still processing under that lease token, and return the ids
 	// whose lease held.
-	completeDeliveriesHead = `UPDATE deliveries SET
-	status = v.column3, next_attempt_at = coalesce(v.column4, deliveries.next_attempt_at),
+	completeDeliveriesHead = `UPDATE hookrelay.deliveries SET
+	status = v.column3, next_attempt_at = coalesce(v.column4, hookrelay.deliveries.next_attempt_at),
 	last_error = v.column5, last_status_code = v.column6, finished_at = v.column7,
 	lease_until = NULL, lease_token = NULL, updated_at = v.column8, failure_kind = v.column9,
 	last_attempted_at = v.column10, last_duration_ms = v.column11
 FROM (VALUES `
 	completeDeliveriesRow  = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	completeDeliveriesTail = `) AS v
-WHERE deliveries.id = v.column1 AND deliveries.status = 'processing' AND deliveries.lease_token = v.column2
-RETURNING deliveries.id`
+WHERE hookrelay.deliveries.id = v.column1 AND hookrelay.deliveries.status = 'processing' AND hookrelay.deliveries.lease_token = v.column2
+RETURNING hookrelay.deliveries.id`
 
 	// insertAttempts* record many attempts in one statement, in the order
 	// of its rows, each in its delivery's current replay round: the
 	// delivery's id is bound twice.
-	insertAttemptsHead = `INSERT INTO attempts (
+	insertAttemptsHead = `INSERT INTO hookrelay.attempts (
 	delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, headers, round
 ) VALUES `
-	insertAttemptsRow  = `(?, ?, ?, ?, ?, ?, ?, ?, (SELECT replay_count FROM deliveries WHERE id = ?))`
+	insertAttemptsRow  = `(?, ?, ?, ?, ?, ?, ?, ?, (SELECT replay_count FROM hookrelay.deliveries WHERE id = ?))`
 	insertAttemptsTail = ``
 
 	// releaseDeliveries hands back the deliveries of the JSON array ?1 of
 	// [id, lease token] pairs still held under those tokens, due by ?2 at
 	// the latest, without the attempt their claim counted.
-	releaseDeliveries = `UPDATE deliveries SET
+	releaseDeliveries = `UPDATE hookrelay.deliveries SET
 	status = CASE WHEN attempts <= 1 THEN 'pending' ELSE 'failed' END,
 	attempts = max(attempts - 1, 0),
 	next_attempt_at = min(next_attempt_at, ?2),
 	lease_until = NULL, lease_token = NULL, updated_at = ?2
 FROM json_each(?1) AS r
-WHERE deliveries.id = r.value ->> 0 AND deliveries.status = 'processing' AND deliveries.lease_token = r.value ->> 1`
+WHERE hookrelay.deliveries.id = r.value ->> 0 AND hookrelay.deliveries.status = 'processing' AND hookrelay.deliveries.lease_token = r.value ->> 1`
 
 	// nextDue is the earliest due time or lease end of destination ?'s
 	// live deliveries, or NULL.
 	nextDue = `SELECT min(at) FROM (
-	SELECT min(next_attempt_at) AS at FROM deliveries WHERE destination = ?1 AND status IN ('pending', 'failed')
+	SELECT min(next_attempt_at) AS at FROM hookrelay.deliveries WHERE destination = ?1 AND status IN ('pending', 'failed')
 	UNION ALL
-	SELECT min(lease_until) FROM deliveries WHERE destination = ?1 AND status = 'processing'
+	SELECT min(lease_until) FROM hookrelay.deliveries WHERE destination = ?1 AND status = 'processing'
 )`
+)
+
+// The tables earlier versions created without the hookrelay_ prefix,
+// which Migrate renames (see renameLegacy).
+const (
+	// selectLegacy is true when the file holds hookrelay's unprefixed
+	// schema_migrations and deliveries, and no prefixed
+	// schema_migrations.
+	selectLegacy = `SELECT
+	EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations')
+	AND EXISTS (SELECT 1 FROM pragma_table_info('deliveries') WHERE name = 'lease_token')
+	AND NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hookrelay.schema_migrations')`
+
+	// tableExists is true when the table ? exists.
+	tableExists = `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?)`
 )

@@ -41,7 +41,7 @@ func (s *Store) prepared(ctx context.Context) (*writeStmts, error) {
 	}
 	st := &writeStmts{}
 	for _, p := range st.all() {
-		stmt, err := s.writer.PrepareContext(ctx, p.query)
+		stmt, err := s.writer.PrepareContext(ctx, s.rewriter.SQL(p.query))
 		if err != nil {
 			st.close()
 			return nil, fmt.Errorf("prepare statements: %w", mapErr(ctx, err))

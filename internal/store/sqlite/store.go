@@ -47,6 +47,7 @@ type Store struct {
 	wal          *walSyncer
 	paused       sqlstore.PausedCache // which destinations claims pass by
 	payloads     sqlstore.Payloads    // seals and opens bodies, headers, snippets
+	rewriter     *sqlstore.Rewriter   // hookrelay.events to hookrelay_events
 	logger       *slog.Logger
 
 	stopCheckpoints chan struct{}
@@ -130,6 +131,7 @@ func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logge
 		wal:              newWALSyncer(path),
 		logger:           logger.With(logComponent, "store.sqlite"),
 		payloads:         sqlstore.Payloads{Keys: opts.Keys},
+		rewriter:         &sqlstore.Rewriter{Tables: sqlstore.Prefixed()},
 		replayBatch:      replayBatch,
 		stopCheckpoints:  make(chan struct{}),
 		checkpointsDone:  make(chan struct{}),

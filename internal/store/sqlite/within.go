@@ -15,7 +15,7 @@ import (
 // ?2. Run inside the writer's transaction (BEGIN IMMEDIATE), which holds
 // the database's write lock, no claim can lease the row again before the
 // transaction ends.
-const leaseHeld = `SELECT 1 FROM deliveries WHERE id = ?1 AND status = 'processing' AND lease_token = ?2`
+const leaseHeld = `SELECT 1 FROM hookrelay.deliveries WHERE id = ?1 AND status = 'processing' AND lease_token = ?2`
 
 var _ store.TxCompleter = (*Store)(nil)
 
@@ -42,7 +42,7 @@ func (s *Store) CompleteWithin(ctx context.Context, c store.Completion, fn store
 	}
 	defer tx.Rollback()
 	var one int
-	switch err := tx.QueryRowContext(ctx, leaseHeld, c.DeliveryID, c.LeaseToken).Scan(&one); {
+	switch err := tx.QueryRowContext(ctx, s.rewriter.SQL(leaseHeld), c.DeliveryID, c.LeaseToken).Scan(&one); {
 	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("complete delivery %d within: %w", c.DeliveryID, store.ErrLeaseLost)
 	case err != nil:

@@ -38,7 +38,7 @@ func (o *Ops) Activity(ctx context.Context, since, until time.Time, step time.Du
 		return out, nil
 	}
 	d := o.b.Dialect
-	query := fmt.Sprintf(activityMinutes, "activity_minutes")
+	query := fmt.Sprintf(activityMinutes, "hookrelay.activity_minutes")
 	if d.ActivityDeltas != "" {
 		query += "\nUNION ALL\n" + fmt.Sprintf(activityMinutes, d.ActivityDeltas)
 	}

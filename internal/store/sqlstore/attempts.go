@@ -16,19 +16,19 @@ const (
 	// reads both, so that a replay that moves the second into the first
 	// meanwhile shows it once.
 	selectAttempts = `SELECT 0 AS kept, id, delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, round, headers
-FROM attempts WHERE delivery_id = ?1
+FROM hookrelay.attempts WHERE delivery_id = ?1
 UNION ALL
 SELECT 1, 0, id, last_attempted_at, last_duration_ms, last_status_code, '', NULL, NULL, replay_count, NULL
-FROM deliveries WHERE id = ?1 AND status = 'done' AND last_attempted_at IS NOT NULL
+FROM hookrelay.deliveries WHERE id = ?1 AND status = 'done' AND last_attempted_at IS NOT NULL
 ORDER BY kept, id`
 
 	// keepDoneAttempts writes into attempts the attempt that ended each
 	// delivery of a list (%[1]s) done, before a replay re-arms it and
 	// clears the row's copy, with a condition on the status the replay
 	// re-arms (%[2]s): the replay round of that attempt stays listed.
-	keepDoneAttempts = `INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, round)
+	keepDoneAttempts = `INSERT INTO hookrelay.attempts (delivery_id, attempted_at, duration_ms, status_code, round)
 SELECT d.id, d.last_attempted_at, d.last_duration_ms, d.last_status_code, d.replay_count
-FROM deliveries d
+FROM hookrelay.deliveries d
 WHERE %[1]s AND d.status = 'done' AND d.last_attempted_at IS NOT NULL %[2]s`
 )
 

@@ -15,8 +15,8 @@ const AuditKeyName = "audit"
 const (
 	// insertAuditKey makes the audit key (its name, its bytes, the time)
 	// unless it exists; selectAuditKey reads the one that stands.
-	insertAuditKey = `INSERT INTO instance_keys (name, key, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`
-	selectAuditKey = `SELECT key FROM instance_keys WHERE name = ?`
+	insertAuditKey = `INSERT INTO hookrelay.instance_keys (name, key, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`
+	selectAuditKey = `SELECT key FROM hookrelay.instance_keys WHERE name = ?`
 )
 
 // AuditKey returns the database's audit key, made by the first caller:

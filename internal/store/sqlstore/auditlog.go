@@ -10,11 +10,11 @@ import (
 
 const (
 	// insertAction writes the audit row of a pause, resume or skip.
-	insertAction = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
+	insertAction = `INSERT INTO hookrelay.replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
 VALUES (?, ?, ?, 0, 0, 0, false, ?)`
 
 	selectAudit = `SELECT id, at, actor, kind, filter, matched, rearmed, in_flight, created, purged, dry_run
-FROM replays WHERE at >= ? ORDER BY id DESC LIMIT ?`
+FROM hookrelay.replays WHERE at >= ? ORDER BY id DESC LIMIT ?`
 )
 
 // AuditLog returns at most limit audit rows from since on, newest first.

@@ -16,11 +16,11 @@ const (
 %s
 )
 SELECT ` + listColumns + `
-FROM c JOIN events e ON e.id = c.id
+FROM c JOIN hookrelay.events e ON e.id = c.id
 ORDER BY e.id`
 
 	// selectBodies returns the id and body of the events of a list (%s).
-	selectBodies = `SELECT id, body, key_id FROM events WHERE %s`
+	selectBodies = `SELECT id, body, key_id FROM hookrelay.events WHERE %s`
 
 	// createDeliveries inserts pending deliveries, due at ?2, for the
 	// JSON array ?1 of [event, destination, ordering key] triples (%[1]s
@@ -40,17 +40,17 @@ ORDER BY e.id`
 	// ends the deliveries it made. A prune that comes after skips the
 	// locked events. Elsewhere the single writer runs the statement
 	// alone.
-	createDeliveries = `INSERT INTO deliveries (
+	createDeliveries = `INSERT INTO hookrelay.deliveries (
 	event_id, destination, status, ordering_key, next_attempt_at, order_at, created_at, updated_at
 )
 SELECT e.id, x.value ->> 1, 'pending', x.value ->> 2, ?2, coalesce(e.occurred_at, e.received_at), ?2, ?2
-FROM %[1]s AS x JOIN events e ON e.id = x.value ->> 0
+FROM %[1]s AS x JOIN hookrelay.events e ON e.id = x.value ->> 0
 WHERE e.purged_at IS NULL
 ORDER BY x.value ->> 0, x.value ->> 1
 %[2]s
 ON CONFLICT (event_id, destination) DO NOTHING`
 
-	recordBackfill = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)
+	recordBackfill = `INSERT INTO hookrelay.replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, created)
 VALUES (?, ?, ?, 0, 0, 0, ?, 'backfill', ?)`
 )
 

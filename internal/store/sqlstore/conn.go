@@ -39,14 +39,16 @@ type SQLRunner interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// SQLConn is a Conn over database/sql, whose drivers take ? as they are.
+// SQLConn is a Conn over database/sql, whose drivers take ? as they are;
+// its statements' tables are rewritten by Rewriter.
 type SQLConn struct {
-	R SQLRunner
+	R        SQLRunner
+	Rewriter *Rewriter
 }
 
 // Exec implements Conn.
 func (c SQLConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := c.R.ExecContext(ctx, query, args...)
+	res, err := c.R.ExecContext(ctx, c.Rewriter.SQL(query), args...)
 	if err != nil {
 		return 0, err
 	}
@@ -55,7 +57,7 @@ func (c SQLConn) Exec(ctx context.Context, query string, args ...any) (int64, er
 
 // Query implements Conn.
 func (c SQLConn) Query(ctx context.Context, query string, args ...any) (Rows, error) {
-	rows, err := c.R.QueryContext(ctx, query, args...)
+	rows, err := c.R.QueryContext(ctx, c.Rewriter.SQL(query), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +66,7 @@ func (c SQLConn) Query(ctx context.Context, query string, args ...any) (Rows, er
 
 // QueryRow implements Conn.
 func (c SQLConn) QueryRow(ctx context.Context, query string, args ...any) Row {
-	return c.R.QueryRowContext(ctx, query, args...)
+	return c.R.QueryRowContext(ctx, c.Rewriter.SQL(query), args...)
 }
 
 // sqlRows drops the error of Close, which Err reports.

@@ -13,7 +13,7 @@ const (
 	// insertIngestCounts + VALUES + addIngestCounts adds counts to their
 	// sources' rows. The rows go in source order, so that concurrent
 	// flushes lock rows in one order.
-	insertIngestCounts = `INSERT INTO ingest_counts AS c (source, received, duplicates, rejected) VALUES `
+	insertIngestCounts = `INSERT INTO hookrelay.ingest_counts AS c (source, received, duplicates, rejected) VALUES `
 	addIngestCounts    = `
 ON CONFLICT (source) DO UPDATE SET
 	received = c.received + excluded.received,

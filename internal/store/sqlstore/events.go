@@ -9,20 +9,20 @@ import (
 
 const (
 	selectEvent = `SELECT ` + eventColumns + `
-FROM events WHERE id = ?`
+FROM hookrelay.events WHERE id = ?`
 
 	selectEventByProviderID = `SELECT ` + eventColumns + `
-FROM events WHERE source = ? AND provider_event_id = ?`
+FROM hookrelay.events WHERE source = ? AND provider_event_id = ?`
 
-	countEvents = `SELECT count(*) FROM events`
+	countEvents = `SELECT count(*) FROM hookrelay.events`
 
-	countSourceEvents = `SELECT count(*) FROM events WHERE source = ?`
+	countSourceEvents = `SELECT count(*) FROM hookrelay.events WHERE source = ?`
 
 	// selectEventDeliveries orders by destination bytewise: SQLite
 	// compares text with BINARY, and PostgreSQL's column has the "C"
 	// collation.
 	selectEventDeliveries = `SELECT ` + deliveryColumns + `
-FROM deliveries WHERE event_id = ? ORDER BY destination`
+FROM hookrelay.deliveries WHERE event_id = ? ORDER BY destination`
 )
 
 // GetEvent returns the event with the given id, or store.ErrNotFound.

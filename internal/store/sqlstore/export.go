@@ -126,7 +126,7 @@ func (o *Ops) TableCounts(ctx context.Context) (map[string]int64, error) {
 	counts := make(map[string]int64, len(TransferTables))
 	for _, t := range TransferTables {
 		var n int64
-		if err := o.b.Read.QueryRow(ctx, "SELECT count(*) FROM "+t.Name).Scan(&n); err != nil {
+		if err := o.b.Read.QueryRow(ctx, "SELECT count(*) FROM "+t.Qualified()).Scan(&n); err != nil {
 			return nil, o.fail(ctx, "count "+t.Name, err)
 		}
 		counts[t.Name] = n

@@ -42,14 +42,14 @@ FROM (
 		HAVING sum(n) <> 0
 	) AS c
 ) AS g
-LEFT JOIN deliveries x ON x.event_id = g.newest AND x.destination = g.destination
+LEFT JOIN hookrelay.deliveries x ON x.event_id = g.newest AND x.destination = g.destination
 	AND x.status = g.status AND x.failure_kind = g.kind`
 
 	// failureProbe and failureEventProbe read one column of a group c's
 	// deliveries d, in the order of an index that holds the group's
 	// deliveries together.
-	failureProbe      = `SELECT d.updated_at FROM deliveries d WHERE ` + failuresIndexed + groupOf
-	failureEventProbe = `SELECT d.event_id FROM deliveries d WHERE ` + failuresIndexed + groupOf
+	failureProbe      = `SELECT d.updated_at FROM hookrelay.deliveries d WHERE ` + failuresIndexed + groupOf
+	failureEventProbe = `SELECT d.event_id FROM hookrelay.deliveries d WHERE ` + failuresIndexed + groupOf
 	groupOf           = ` AND d.destination = c.destination AND d.status = c.status AND d.failure_kind = c.kind`
 
 	// failuresIndexed is the condition of the failure indexes, on d.

@@ -25,7 +25,7 @@ func (w *Where) FilterEvents(f store.EventFilter) error {
 		if f.Destination != "" {
 			cond += " AND d.destination = " + w.Arg(f.Destination)
 		}
-		w.Add("e.id IN (SELECT d.event_id FROM deliveries d WHERE " + cond + ")")
+		w.Add("e.id IN (SELECT d.event_id FROM hookrelay.deliveries d WHERE " + cond + ")")
 		return nil
 	}
 	if f.Destination != "" || f.Status != "" {
@@ -36,7 +36,7 @@ func (w *Where) FilterEvents(f store.EventFilter) error {
 		if f.Status != "" {
 			cond += " AND " + statusCondition(f.Status)
 		}
-		w.Add("EXISTS (SELECT 1 FROM deliveries d WHERE " + cond + ")")
+		w.Add("EXISTS (SELECT 1 FROM hookrelay.deliveries d WHERE " + cond + ")")
 	}
 	return nil
 }

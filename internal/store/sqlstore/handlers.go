@@ -14,18 +14,18 @@ const (
 	// at ?5: a new definition — or a changed one — registered at ?5, an
 	// unchanged one keeping when it was first registered. (The SET
 	// expressions read the row as it was before the update.)
-	registerHandler = `INSERT INTO handler_destinations (name, sources, types, ordering_key, registered_at, seen_at)
+	registerHandler = `INSERT INTO hookrelay.handler_destinations (name, sources, types, ordering_key, registered_at, seen_at)
 VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (name) DO UPDATE SET
 	registered_at = CASE
-		WHEN handler_destinations.sources = excluded.sources AND handler_destinations.types = excluded.types
-			AND handler_destinations.ordering_key = excluded.ordering_key
-		THEN handler_destinations.registered_at ELSE excluded.registered_at END,
+		WHEN hookrelay.handler_destinations.sources = excluded.sources AND hookrelay.handler_destinations.types = excluded.types
+			AND hookrelay.handler_destinations.ordering_key = excluded.ordering_key
+		THEN hookrelay.handler_destinations.registered_at ELSE excluded.registered_at END,
 	sources = excluded.sources, types = excluded.types, ordering_key = excluded.ordering_key,
 	seen_at = excluded.seen_at`
 
 	listHandlers = `SELECT name, sources, types, ordering_key, registered_at, seen_at
-FROM handler_destinations ORDER BY name`
+FROM hookrelay.handler_destinations ORDER BY name`
 )
 
 // RegisterHandlers records ds as registered at now and returns them as

@@ -43,7 +43,7 @@ func (o *Ops) ImportRows(ctx context.Context, rows store.TableRows) error {
 			args = append(args, o.bindValue(v))
 		}
 	}
-	prefix := fmt.Sprintf("INSERT INTO %s (%s) VALUES ", t.Name, strings.Join(t.ColumnNames(), ", "))
+	prefix := fmt.Sprintf("INSERT INTO %s (%s) VALUES ", t.Qualified(), strings.Join(t.ColumnNames(), ", "))
 	if err := o.b.InTx(ctx, func(tx Conn) error { return execRows(ctx, tx, prefix, len(t.Columns), args) }); err != nil {
 		return o.fail(ctx, what, err)
 	}
@@ -66,7 +66,7 @@ func (o *Ops) FinishImport(ctx context.Context) error {
 		if !t.Identity {
 			continue
 		}
-		if _, err := o.b.Write.Exec(ctx, fmt.Sprintf(o.b.Dialect.ResetIdentity, t.Name)); err != nil {
+		if _, err := o.b.Write.Exec(ctx, fmt.Sprintf(o.b.Dialect.ResetIdentity, t.Qualified())); err != nil {
 			return o.fail(ctx, "finish import of "+t.Name, err)
 		}
 	}

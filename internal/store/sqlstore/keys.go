@@ -8,8 +8,8 @@ import (
 )
 
 const (
-	countEventKeys   = `SELECT key_id, count(*) FROM events GROUP BY key_id`
-	countAttemptKeys = `SELECT key_id, count(*) FROM attempts GROUP BY key_id`
+	countEventKeys   = `SELECT key_id, count(*) FROM hookrelay.events GROUP BY key_id`
+	countAttemptKeys = `SELECT key_id, count(*) FROM hookrelay.attempts GROUP BY key_id`
 )
 
 // PayloadKeyCounts returns how many events and attempts are stored under

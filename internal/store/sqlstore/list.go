@@ -21,7 +21,7 @@ const (
 	// conditions of its filter and cursor (%[1]s) and the placeholder of
 	// its limit (%[2]s) are spliced in (see NewPage).
 	listEvents = `SELECT ` + listColumns + `
-FROM events e
+FROM hookrelay.events e
 WHERE %[1]s
 ORDER BY e.id DESC
 LIMIT %[2]s`
@@ -30,7 +30,7 @@ LIMIT %[2]s`
 	// condition on event_id (see Dialect.InIDs) is spliced in, by event
 	// and destination, from the (event_id, destination) index.
 	listDeliveries = `SELECT event_id, id, destination, status, attempts
-FROM deliveries WHERE %s
+FROM hookrelay.deliveries WHERE %s
 ORDER BY event_id, destination`
 )
 

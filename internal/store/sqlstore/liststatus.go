@@ -16,7 +16,7 @@ import (
 // first such delivery by destination (see firstInStatus); %[2]s is the
 // placeholder of the limit.
 const listByStatus = `SELECT ` + listColumns + `
-FROM deliveries d %[3]s
+FROM hookrelay.deliveries d %[3]s
 WHERE %[1]s
 ORDER BY d.event_id DESC
 LIMIT %[2]s`
@@ -25,7 +25,7 @@ LIMIT %[2]s`
 // event in the same status (%s, a literal) comes before it by
 // destination: one probe of the (event_id, destination) entries of the
 // event, so that an event with several such deliveries is listed once.
-const firstInStatus = `NOT EXISTS (SELECT 1 FROM deliveries o
+const firstInStatus = `NOT EXISTS (SELECT 1 FROM hookrelay.deliveries o
 	WHERE o.event_id = d.event_id AND %s AND o.destination < d.destination)`
 
 // fewInStatus are the statuses ListEvents finds from the deliveries in

@@ -11,7 +11,7 @@ import (
 
 func TestNewPage(t *testing.T) {
 	t.Parallel()
-	const listEvents = "SELECT x FROM events e WHERE %[1]s ORDER BY e.id DESC LIMIT %[2]s"
+	const listEvents = "SELECT x FROM hookrelay.events e WHERE %[1]s ORDER BY e.id DESC LIMIT %[2]s"
 	for _, tc := range []struct {
 		name    string
 		dialect Dialect
@@ -19,11 +19,11 @@ func TestNewPage(t *testing.T) {
 		want    Page
 	}{
 		{"default limit", dollarDialect, store.ListRequest{},
-			Page{DefaultListLimit, "SELECT x FROM events e WHERE true ORDER BY e.id DESC LIMIT $1", []any{DefaultListLimit + 1}}},
+			Page{DefaultListLimit, "SELECT x FROM hookrelay.events e WHERE true ORDER BY e.id DESC LIMIT $1", []any{DefaultListLimit + 1}}},
 		{"cursor after the filter", dollarDialect, store.ListRequest{Filter: store.EventFilter{Source: "stripe"}, Cursor: "c", Limit: 2},
-			Page{2, "SELECT x FROM events e WHERE e.source = $1\n\tAND e.id < $2 ORDER BY e.id DESC LIMIT $3", []any{"stripe", "c", 3}}},
+			Page{2, "SELECT x FROM hookrelay.events e WHERE e.source = $1\n\tAND e.id < $2 ORDER BY e.id DESC LIMIT $3", []any{"stripe", "c", 3}}},
 		{"? placeholders", questionDialect, store.ListRequest{Cursor: "c", Limit: 1},
-			Page{1, "SELECT x FROM events e WHERE e.id < ? ORDER BY e.id DESC LIMIT ?", []any{"c", 2}}},
+			Page{1, "SELECT x FROM hookrelay.events e WHERE e.id < ? ORDER BY e.id DESC LIMIT ?", []any{"c", 2}}},
 	} {
 		got, err := NewPage(tc.dialect, listEvents, tc.req)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {

@@ -9,12 +9,12 @@ import (
 )
 
 const (
-	listPaused = `SELECT destination, paused_at FROM paused_destinations`
+	listPaused = `SELECT destination, paused_at FROM hookrelay.paused_destinations`
 
-	insertPaused = `INSERT INTO paused_destinations (destination, paused_at, actor) VALUES (?, ?, ?)
+	insertPaused = `INSERT INTO hookrelay.paused_destinations (destination, paused_at, actor) VALUES (?, ?, ?)
 ON CONFLICT (destination) DO NOTHING`
 
-	deletePaused = `DELETE FROM paused_destinations WHERE destination = ?`
+	deletePaused = `DELETE FROM hookrelay.paused_destinations WHERE destination = ?`
 )
 
 // SetPaused pauses or resumes destination and writes the audit row, in one

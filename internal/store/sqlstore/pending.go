@@ -6,7 +6,7 @@ import (
 )
 
 // appliedMigrations lists the versions schema_migrations records.
-const appliedMigrations = `SELECT version FROM schema_migrations`
+const appliedMigrations = `SELECT version FROM hookrelay.schema_migrations`
 
 // PendingMigrations returns the names of the driver's migrations (see
 // Dialect.Migrations) that schema_migrations does not record, in order;
@@ -23,7 +23,7 @@ func (o *Ops) PendingMigrations(ctx context.Context) ([]string, error) {
 	}
 	done := map[int]bool{}
 	var exists bool
-	if err := o.b.Read.QueryRow(ctx, o.b.Dialect.HasTable, "schema_migrations").Scan(&exists); err != nil {
+	if err := o.b.Read.QueryRow(ctx, o.b.Dialect.HasMigrations).Scan(&exists); err != nil {
 		return nil, o.fail(ctx, "pending migrations", err)
 	}
 	if exists {

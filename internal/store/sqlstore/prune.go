@@ -19,13 +19,13 @@ const (
 	// Where rows are locked (%s), it locks the events it returns and
 	// skips those another transaction holds (a backfill adding
 	// deliveries holds one).
-	pruneCandidates = `SELECT e.id, e.received_at FROM events e
+	pruneCandidates = `SELECT e.id, e.received_at FROM hookrelay.events e
 WHERE e.id < ?1 AND e.received_at < ?2
 	AND (SELECT CASE
 		WHEN count(*) FILTER (WHERE d.status IN ('pending', 'processing', 'failed')) > 0 THEN false
 		WHEN count(*) FILTER (WHERE d.status = 'dead') > 0 THEN e.received_at < ?3
 		ELSE e.received_at < ?4 END
-	FROM deliveries d WHERE d.event_id = e.id)
+	FROM hookrelay.deliveries d WHERE d.event_id = e.id)
 ORDER BY e.id
 LIMIT ?5
 %s`
@@ -39,7 +39,7 @@ LIMIT ?5
 	// committed version, so a status changed since pruneCandidates's
 	// snapshot is seen.
 	pruneCheck = `WITH held AS MATERIALIZED (
-	SELECT d.event_id, d.status FROM deliveries d
+	SELECT d.event_id, d.status FROM hookrelay.deliveries d
 	WHERE %[1]s
 	%[2]s
 ), h AS (
@@ -48,7 +48,7 @@ LIMIT ?5
 		count(*) FILTER (WHERE status = 'dead') AS dead
 	FROM held GROUP BY event_id
 ), t AS (
-	SELECT d.event_id, count(*) AS n FROM deliveries d
+	SELECT d.event_id, count(*) AS n FROM hookrelay.deliveries d
 	WHERE %[1]s GROUP BY d.event_id
 )
 SELECT t.event_id, t.n, coalesce(h.n, 0), coalesce(h.live, 0), coalesce(h.dead, 0)
@@ -61,7 +61,7 @@ FROM t LEFT JOIN h ON h.event_id = t.event_id`
 	// pruneEvents deletes the events of a list (%s), and with them their
 	// deliveries and attempts (by cascade on SQLite, by triggers on
 	// PostgreSQL).
-	pruneEvents = `DELETE FROM events WHERE %s`
+	pruneEvents = `DELETE FROM hookrelay.events WHERE %s`
 )
 
 // PruneBound returns what bounds the events req may prune: bound, the
@@ -201,7 +201,7 @@ func ActivityBound(req store.PruneRequest) time.Time {
 func (o *Ops) pruneActivity(ctx context.Context, req store.PruneRequest) error {
 	d := o.b.Dialect
 	before := d.Time(ActivityBound(req))
-	for _, table := range []string{"activity_minutes", d.ActivityDeltas} {
+	for _, table := range []string{"hookrelay.activity_minutes", d.ActivityDeltas} {
 		if table == "" {
 			continue
 		}

@@ -20,7 +20,7 @@ const (
 	// second waits for the first's row lock, checks purged_at again on
 	// the row the first committed, and passes it by; in SQLite they do
 	// not overlap.
-	purgeEvents = `UPDATE events SET
+	purgeEvents = `UPDATE hookrelay.events SET
 	body = ?, headers = '{}', raw_query = '', key_id = NULL,
 	purged_at = ?, purged_by = ?, purge_reason = ?
 WHERE %s AND purged_at IS NULL
@@ -32,28 +32,28 @@ RETURNING id`
 	// claim holds locked is waited for and checked again (now
 	// processing, it is ended too); one this statement locked first, a
 	// claim's SKIP LOCKED passes by.
-	purgeDeliveries = `UPDATE deliveries SET
+	purgeDeliveries = `UPDATE hookrelay.deliveries SET
 	status = 'purged', lease_until = NULL, lease_token = NULL,
 	finished_at = ?, updated_at = ?, last_error = ?
 WHERE %s AND status IN ('pending', 'failed', 'processing')`
 
 	// purgeOrderingKeys clears the ordering keys of the events'
 	// deliveries, values read from the body; all are final now.
-	purgeOrderingKeys = `UPDATE deliveries SET ordering_key = ''
+	purgeOrderingKeys = `UPDATE hookrelay.deliveries SET ordering_key = ''
 WHERE %s AND ordering_key <> ''`
 
 	// purgeSnippets clears the response snippets and the headers of the
 	// attempts of the events' deliveries (to no bytes): a destination may
 	// echo what it was sent, and a request forwards the provider's
 	// headers.
-	purgeSnippets = `UPDATE attempts SET response_snippet = ?, headers = ?, key_id = NULL
-WHERE delivery_id IN (SELECT id FROM deliveries WHERE %s)
+	purgeSnippets = `UPDATE hookrelay.attempts SET response_snippet = ?, headers = ?, key_id = NULL
+WHERE delivery_id IN (SELECT id FROM hookrelay.deliveries WHERE %s)
 	AND (length(response_snippet) > 0 OR length(headers) > 0 OR key_id IS NOT NULL)`
 
-	selectTombstones = `SELECT id, purged_at, coalesce(purged_by, ''), coalesce(purge_reason, '') FROM events
+	selectTombstones = `SELECT id, purged_at, coalesce(purged_by, ''), coalesce(purge_reason, '') FROM hookrelay.events
 WHERE %s AND purged_at IS NOT NULL`
 
-	recordPurge = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, purged)
+	recordPurge = `INSERT INTO hookrelay.replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind, purged)
 VALUES (?, ?, ?, ?, 0, 0, ?, 'purge', ?)`
 )
 

@@ -25,13 +25,13 @@ const (
 
 	// rearmIDs re-arms at ?2 the deliveries of a list at ?1 (%[2]s) that
 	// may be re-armed (%[3]s); %[1]s is rearmSet.
-	rearmIDs = `UPDATE deliveries AS d SET %[1]s
+	rearmIDs = `UPDATE hookrelay.deliveries AS d SET %[1]s
 WHERE %[2]s AND %[3]s`
 
 	// countBusy counts the deliveries of a list (%[1]s) that are
 	// processing, with a condition on their status when the filter has
 	// one (%[2]s).
-	countBusy = `SELECT count(*) FROM deliveries d
+	countBusy = `SELECT count(*) FROM hookrelay.deliveries d
 WHERE %[1]s AND d.status = 'processing' %[2]s`
 )
 

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // Rebind rewrites the placeholders of a statement written for Conn into
@@ -46,20 +45,4 @@ func Rebind(query string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
-}
-
-// Rebinder is Rebind with a cache: the statements of Ops are few and
-// repeat, so each is rewritten once. Its zero value is ready to use.
-type Rebinder struct {
-	cache sync.Map // string → string
-}
-
-// Rebind returns Rebind(query), from the cache after the first time.
-func (r *Rebinder) Rebind(query string) string {
-	if q, ok := r.cache.Load(query); ok {
-		return q.(string)
-	}
-	q := Rebind(query)
-	r.cache.Store(query, q)
-	return q
 }

@@ -10,14 +10,14 @@ import (
 )
 
 const (
-	insertRejections = `INSERT INTO rejections (at, source, reason, remote_addr, body_size, skew_ms) VALUES `
+	insertRejections = `INSERT INTO hookrelay.rejections (at, source, reason, remote_addr, body_size, skew_ms) VALUES `
 
 	selectRejections = `SELECT id, at, source, reason, remote_addr, body_size, skew_ms
-FROM rejections ORDER BY id DESC LIMIT ?`
+FROM hookrelay.rejections ORDER BY id DESC LIMIT ?`
 
 	// trimRejections deletes every row older than the newest ? rows.
-	trimRejections = `DELETE FROM rejections WHERE id <= (
-	SELECT id FROM rejections ORDER BY id DESC LIMIT 1 OFFSET ?
+	trimRejections = `DELETE FROM hookrelay.rejections WHERE id <= (
+	SELECT id FROM hookrelay.rejections ORDER BY id DESC LIMIT 1 OFFSET ?
 )`
 )
 

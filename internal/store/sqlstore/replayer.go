@@ -22,7 +22,7 @@ const (
 	// over a million deliveries read some fifty million events between
 	// them).
 	replaySelection = `SELECT d.id, d.event_id, d.destination, d.status
-FROM deliveries d CROSS JOIN events e
+FROM hookrelay.deliveries d CROSS JOIN hookrelay.events e
 WHERE e.id = d.event_id AND (d.event_id, d.destination) > (?, ?) AND e.id >= ?1
 	AND d.status <> 'purged'
 	AND %[1]s
@@ -39,7 +39,7 @@ ORDER BY d.event_id, d.destination
 SELECT (SELECT count(*) FROM sel), (SELECT count(*) FROM sel WHERE status = 'processing'),
 	coalesce((SELECT event_id FROM last), ''), coalesce((SELECT destination FROM last), '')`
 
-	insertReplay = `INSERT INTO replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
+	insertReplay = `INSERT INTO hookrelay.replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
 VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
 )
 

@@ -15,24 +15,24 @@ import (
 const (
 	// selectEventsToReseal is a batch of events after ?1, plain or under
 	// a key other than ?2, in id order along the primary key.
-	selectEventsToReseal = `SELECT id, body, headers, raw_query, key_id FROM events
+	selectEventsToReseal = `SELECT id, body, headers, raw_query, key_id FROM hookrelay.events
 WHERE id > ?1 AND key_id IS DISTINCT FROM ?2 ORDER BY id LIMIT ?3
 `
 
 	// updateEventSeals sets the key id ? and, from each row of the list
 	// %s (id, body, headers, raw_query), an event's sealed columns.
-	updateEventSeals = `UPDATE events SET body = u.column2, headers = u.column3, raw_query = u.column4, key_id = ?
-FROM %s WHERE events.id = u.column1`
+	updateEventSeals = `UPDATE hookrelay.events SET body = u.column2, headers = u.column3, raw_query = u.column4, key_id = ?
+FROM %s WHERE hookrelay.events.id = u.column1`
 
-	selectAttemptsToReseal = `SELECT id, delivery_id, response_snippet, headers, key_id FROM attempts
+	selectAttemptsToReseal = `SELECT id, delivery_id, response_snippet, headers, key_id FROM hookrelay.attempts
 WHERE id > ?1 AND key_id IS DISTINCT FROM ?2 ORDER BY id LIMIT ?3
 `
 
 	// updateAttemptSeals sets the key id ? and, from each row of the list
 	// %s (id, response_snippet, headers), an attempt's sealed snippet and
 	// headers.
-	updateAttemptSeals = `UPDATE attempts SET response_snippet = u.column2, headers = u.column3, key_id = ?
-FROM %s WHERE attempts.id = u.column1`
+	updateAttemptSeals = `UPDATE hookrelay.attempts SET response_snippet = u.column2, headers = u.column3, key_id = ?
+FROM %s WHERE hookrelay.attempts.id = u.column1`
 )
 
 // The types of the columns of the lists of updateEventSeals and

@@ -18,16 +18,16 @@ const (
 	// (the least source above the last one found) rather than by reading
 	// every event's.
 	providerPrefixIDs = `WITH RECURSIVE s(source) AS (
-	SELECT min(source) FROM events
+	SELECT min(source) FROM hookrelay.events
 	UNION ALL
-	SELECT (SELECT min(e.source) FROM events e WHERE e.source > s.source) FROM s WHERE s.source IS NOT NULL
+	SELECT (SELECT min(e.source) FROM hookrelay.events e WHERE e.source > s.source) FROM s WHERE s.source IS NOT NULL
 )
-SELECT e.id FROM s JOIN events e ON e.source = s.source
+SELECT e.id FROM s JOIN hookrelay.events e ON e.source = s.source
 WHERE e.provider_event_id >= ? AND e.provider_event_id < ?
 LIMIT ?`
 
 	// sourcePrefixIDs is providerPrefixIDs for one source, ?1.
-	sourcePrefixIDs = `SELECT id FROM events
+	sourcePrefixIDs = `SELECT id FROM hookrelay.events
 WHERE source = ? AND provider_event_id >= ? AND provider_event_id < ?
 LIMIT ?`
 
@@ -42,7 +42,7 @@ LIMIT ?`
 	searchText = `SELECT ` + listColumns + `
 FROM (SELECT e.id, e.source, e.provider_event_id, e.id_origin, e.type, e.content_type,
 		e.signature_slot, e.occurred_at, e.received_at, e.body, e.key_id
-	FROM events e
+	FROM hookrelay.events e
 	WHERE %[1]s
 	ORDER BY e.id DESC
 	LIMIT %[2]s) e
@@ -56,7 +56,7 @@ LIMIT %[4]s`
 	// when the page is full.
 	scannedText = `SELECT count(*), coalesce(min(e.id), ''),
 	coalesce(sum(CASE WHEN e.key_id IS NULL THEN 0 ELSE 1 END), 0), min(e.received_at)
-FROM (SELECT e.id, e.key_id, e.received_at FROM events e
+FROM (SELECT e.id, e.key_id, e.received_at FROM hookrelay.events e
 	WHERE %[1]s
 	ORDER BY e.id DESC
 	LIMIT %[2]s) e`

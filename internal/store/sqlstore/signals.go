@@ -15,7 +15,7 @@ const (
 	// keeping the latest time. Callers send one count per source and
 	// slot, so no two rows of one statement update the same hour (which
 	// PostgreSQL refuses).
-	insertSlotHours = `INSERT INTO secret_slot_hours AS h (source, slot, hour, verified, last_at) VALUES `
+	insertSlotHours = `INSERT INTO hookrelay.secret_slot_hours AS h (source, slot, hour, verified, last_at) VALUES `
 	addSlotHours    = `
 ON CONFLICT (source, slot, hour) DO UPDATE SET
 	verified = h.verified + excluded.verified,
@@ -23,18 +23,18 @@ ON CONFLICT (source, slot, hour) DO UPDATE SET
 
 	// pruneSlotHours deletes hours past their keep; the table holds a row
 	// per source, slot and hour, so the scan is small.
-	pruneSlotHours = `DELETE FROM secret_slot_hours WHERE hour < ?`
+	pruneSlotHours = `DELETE FROM hookrelay.secret_slot_hours WHERE hour < ?`
 
 	// selectSlotUsage sums the hours from a given one and finds the
 	// latest use.
 	selectSlotUsage = `SELECT source, slot, max(last_at), coalesce(sum(verified) FILTER (WHERE hour >= ?), 0)
-FROM secret_slot_hours GROUP BY source, slot ORDER BY source, slot`
+FROM hookrelay.secret_slot_hours GROUP BY source, slot ORDER BY source, slot`
 
 	// selectRecentEventTimes reads the newest events of a source by its
 	// (source, id) index, then drops those without a provider time, so a
 	// scheme that never gives one costs limit rows, not the whole source.
 	selectRecentEventTimes = `SELECT occurred_at, received_at FROM (
-	SELECT occurred_at, received_at, id FROM events
+	SELECT occurred_at, received_at, id FROM hookrelay.events
 	WHERE source = ? ORDER BY id DESC LIMIT ?
 ) AS newest
 WHERE occurred_at IS NOT NULL ORDER BY id DESC`

@@ -10,7 +10,7 @@ import (
 // signatureReused looks up events_signature_digest: one index range of the
 // source's events with this digest.
 const signatureReused = `SELECT EXISTS (
-	SELECT 1 FROM events
+	SELECT 1 FROM hookrelay.events
 	WHERE source = ? AND signature_digest = ? AND received_at >= ? AND provider_event_id <> ?
 )`
 

@@ -11,13 +11,13 @@ import (
 const (
 	// skipDelivery makes a live delivery skipped and final, its lease
 	// cleared so that a late holder's outcome is refused.
-	skipDelivery = `UPDATE deliveries SET
+	skipDelivery = `UPDATE hookrelay.deliveries SET
 	status = 'skipped', lease_until = NULL, lease_token = NULL,
 	finished_at = ?1, updated_at = ?1, last_error = ?2
 WHERE id = ?3 AND status IN ('pending', 'failed', 'processing')
 RETURNING ` + deliveryColumns
 
-	deliveryExists = `SELECT EXISTS (SELECT 1 FROM deliveries WHERE id = ?)`
+	deliveryExists = `SELECT EXISTS (SELECT 1 FROM hookrelay.deliveries WHERE id = ?)`
 )
 
 // SkipDelivery makes a live delivery skipped and writes the audit row, in

@@ -11,7 +11,7 @@ import (
 // snoozeDelivery hands delivery ?1, held under lease token ?2, back due
 // at ?3, at ?4, without the attempt its claim counted: pending when that
 // leaves none, else failed, as it was before the claim.
-const snoozeDelivery = `UPDATE deliveries SET
+const snoozeDelivery = `UPDATE hookrelay.deliveries SET
 	status = CASE WHEN attempts <= 1 THEN 'pending' ELSE 'failed' END,
 	attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
 	next_attempt_at = ?3, lease_until = NULL, lease_token = NULL, updated_at = ?4

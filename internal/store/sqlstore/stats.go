@@ -25,7 +25,7 @@ GROUP BY destination, status HAVING sum(n) <> 0`
 	// NULL: the first entry of its part of the due index, whatever its
 	// backlog.
 	selectOldestDueHead = `SELECT x.column1, (
-	SELECT d.next_attempt_at FROM deliveries d
+	SELECT d.next_attempt_at FROM hookrelay.deliveries d
 	WHERE d.destination = x.column1 AND d.status IN ('pending', 'failed') AND d.next_attempt_at <= ?
 	ORDER BY d.next_attempt_at
 	LIMIT 1
@@ -33,7 +33,7 @@ GROUP BY destination, status HAVING sum(n) <> 0`
 FROM (VALUES `
 	selectOldestDueTail = `) AS x`
 
-	selectSourceStats = `SELECT source, received, duplicates, rejected FROM ingest_counts`
+	selectSourceStats = `SELECT source, received, duplicates, rejected FROM hookrelay.ingest_counts`
 )
 
 // Stats counts the deliveries of every destination that has any, by

@@ -122,6 +122,10 @@ func TransferTable(name string) (Table, error) {
 	return Table{}, fmt.Errorf("%w %q", store.ErrUnknownTable, name)
 }
 
+// Qualified returns the table's name as statements write it: hookrelay.NAME
+// (see Tables).
+func (t Table) Qualified() string { return tableMarker + t.Name }
+
 // ColumnNames returns the names of t's columns, in order.
 func (t Table) ColumnNames() []string {
 	names := make([]string, len(t.Columns))
@@ -137,7 +141,7 @@ func (t Table) ColumnNames() []string {
 func (t Table) SelectAfter(ph func(int) string, after bool) string {
 	keys := t.ColumnNames()[:t.Key]
 	var b strings.Builder
-	fmt.Fprintf(&b, "SELECT %s FROM %s", strings.Join(t.ColumnNames(), ", "), t.Name)
+	fmt.Fprintf(&b, "SELECT %s FROM %s", strings.Join(t.ColumnNames(), ", "), t.Qualified())
 	n := 0
 	if after {
 		args := make([]string, t.Key)
@@ -158,7 +162,7 @@ func (t Table) InsertOne(ph func(int) string) string {
 	for i := range args {
 		args[i] = ph(i + 1)
 	}
-	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", t.Name, strings.Join(t.ColumnNames(), ", "), strings.Join(args, ", "))
+	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", t.Qualified(), strings.Join(t.ColumnNames(), ", "), strings.Join(args, ", "))
 }
 
 // CheckImport checks that rows are rows of t, column for column, with

@@ -51,10 +51,10 @@ type Dialect struct {
 	// yet folded, read with the folded minutes (see Activity); empty when
 	// the triggers count into the minutes' rows themselves (SQLite).
 	ActivityDeltas string
-	// HasTable is a statement whose one row is true when the table its
-	// one argument names exists where the store keeps its tables. It is
-	// written with ?, as the statements of Ops are, whatever Placeholder.
-	HasTable string
+	// HasMigrations is a statement whose one row is true when the table
+	// of applied migrations, hookrelay.schema_migrations, exists where the
+	// store keeps its tables.
+	HasMigrations string
 	// Migrations holds the driver's numbered migrations, in its
 	// directory migrations (see ReadMigrations).
 	Migrations fs.FS

@@ -55,13 +55,13 @@ func TestWhere(t *testing.T) {
 			store.EventFilter{IDs: ids, Source: "stripe", Type: "invoice.*", Destination: "billing", Status: store.StatusDead, Since: since, Until: until},
 			"e.id IN (SELECT value FROM json_each(?))\n\tAND e.source = ?\n\tAND e.type GLOB ?" +
 				"\n\tAND e.received_at >= ?\n\tAND e.id >= ?\n\tAND e.received_at < ?\n\tAND e.id < ?" +
-				"\n\tAND e.id IN (SELECT d.event_id FROM deliveries d WHERE d.status = 'dead' AND d.destination = ?)",
+				"\n\tAND e.id IN (SELECT d.event_id FROM hookrelay.deliveries d WHERE d.status = 'dead' AND d.destination = ?)",
 			[]any{ids, "stripe", "invoice.*", since.UnixMicro(), fromID, until.UnixMicro(), beforeID, "billing"},
 		},
 		{
 			"events, $n, exact type, status only", dollarDialect, nil, false,
 			store.EventFilter{Type: "invoice.paid", Status: store.StatusPending},
-			"e.type = $1\n\tAND EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.status = 'pending')",
+			"e.type = $1\n\tAND EXISTS (SELECT 1 FROM hookrelay.deliveries d WHERE d.event_id = e.id AND d.status = 'pending')",
 			[]any{"invoice.paid"},
 		},
 		{

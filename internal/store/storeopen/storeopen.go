@@ -14,6 +14,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/postgres"
 	"github.com/hookrelay/hookrelay/internal/store/sqlite"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // Options are what a store is opened with beyond its URL.
@@ -53,4 +54,14 @@ func OpenWith(ctx context.Context, url string, opts Options, logger *slog.Logger
 	default:
 		return nil, fmt.Errorf("open store: unsupported database URL (want sqlite:PATH or postgres://…)")
 	}
+}
+
+// Tables returns where the store at url (a config's database URL) keeps
+// hookrelay's tables, for statements written with hookrelay.NAME outside
+// the store: a seed, a test's check.
+func Tables(url string) (sqlstore.Tables, error) {
+	if strings.HasPrefix(url, "sqlite:") {
+		return sqlstore.Prefixed(), nil
+	}
+	return postgres.TablesOf(url, "")
 }

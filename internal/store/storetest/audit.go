@@ -17,7 +17,7 @@ type AuditRow struct {
 
 // AuditRowsQuery reads the replays table in order, in AuditRow's fields'
 // order.
-const AuditRowsQuery = `SELECT kind, actor, filter, matched, rearmed, in_flight, created, dry_run FROM replays ORDER BY id`
+const AuditRowsQuery = `SELECT kind, actor, filter, matched, rearmed, in_flight, created, dry_run FROM hookrelay.replays ORDER BY id`
 
 // Rows is what both drivers' query results have: *sql.Rows and pgx.Rows.
 type Rows interface {

@@ -57,26 +57,26 @@ func CheckCountersBackfilled(t *testing.T, l Legacy) {
 	}
 	for i, r := range rows {
 		id := idAt(r.received)
-		exec(`INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type, headers,
+		exec(`INSERT INTO hookrelay.events (id, source, provider_event_id, id_origin, type, body, content_type, headers,
 	signature_slot, occurred_at, received_at) VALUES (?, 'stripe', ?, 'header', 'invoice.paid', ?, 'application/json', '{}', 0, ?, ?)`,
 			id, fmt.Sprintf("evt_legacy_%d", i), []byte(`{}`), l.Time(r.received), l.Time(r.received))
-		exec(`INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
+		exec(`INSERT INTO hookrelay.deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
 	last_status_code, last_error, created_at, updated_at) VALUES (?, 'billing', ?, 1, ?, ?, ?, 'timeout after 10s', ?, ?)`,
 			id, r.status, l.Time(r.received), l.Time(r.received), r.code, l.Time(r.received), l.Time(r.received))
 		if !r.attempted.IsZero() {
-			exec(`INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error)
-	SELECT id, ?, 5, ?, '' FROM deliveries WHERE event_id = ?`, l.Time(r.attempted), r.code, id)
+			exec(`INSERT INTO hookrelay.attempts (delivery_id, attempted_at, duration_ms, status_code, error)
+	SELECT id, ?, 5, ?, '' FROM hookrelay.deliveries WHERE event_id = ?`, l.Time(r.attempted), r.code, id)
 		}
 	}
 	// A dead delivery of one more event to a destination of its own for
 	// each sample of a last status code and error.
 	samples := failureSamples()
 	kindsID := idAt(at(5, 0))
-	exec(`INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type, headers,
+	exec(`INSERT INTO hookrelay.events (id, source, provider_event_id, id_origin, type, body, content_type, headers,
 	signature_slot, occurred_at, received_at) VALUES (?, 'stripe', 'evt_legacy_kinds', 'header', 'invoice.paid', ?, 'application/json', '{}', 0, ?, ?)`,
 		kindsID, []byte(`{}`), l.Time(at(5, 0)), l.Time(at(5, 0)))
 	for i, a := range samples {
-		exec(`INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
+		exec(`INSERT INTO hookrelay.deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
 	last_status_code, last_error, created_at, updated_at) VALUES (?, ?, 'dead', 1, ?, ?, ?, ?, ?, ?)`,
 			kindsID, fmt.Sprintf("k%03d", i), l.Time(at(5, 0)), l.Time(at(5, 0)), a.StatusCode, a.Error, l.Time(at(6, 0)), l.Time(at(6, 0)))
 	}

@@ -19,6 +19,8 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver for database/sql
 
 	"github.com/hookrelay/hookrelay/internal/failure"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
 // Route is what one kind of seeded event is: its source and type, and the
@@ -94,12 +96,15 @@ func Seed(ctx context.Context, database string, s Spec) (Seeded, error) {
 	if s.N < 1 || len(s.Routes) == 0 || s.Step < time.Microsecond {
 		return Seeded{}, errors.New("seed: a spec needs events, routes and a step of at least 1µs")
 	}
-	var err error
+	tables, err := storeopen.Tables(database)
+	if err != nil {
+		return Seeded{}, fmt.Errorf("seed: %w", err)
+	}
 	var out Seeded
 	if path, ok := strings.CutPrefix(database, "sqlite:"); ok {
-		out.MidID, err = seedSQLite(ctx, path, s)
+		out.MidID, err = seedSQLite(ctx, path, tables, s)
 	} else {
-		out.MidID, err = seedPostgres(ctx, database, s)
+		out.MidID, err = seedPostgres(ctx, database, tables, s)
 	}
 	if err != nil {
 		return Seeded{}, fmt.Errorf("seed: %w", err)
@@ -167,7 +172,7 @@ func statements(s Spec, d dialect) []string {
 	if s.BodyBytes > 0 {
 		body = d.pad(body, s.BodyBytes)
 	}
-	events := `INSERT INTO events (id, source, provider_event_id, id_origin, type, body, content_type,
+	events := `INSERT INTO hookrelay.events (id, source, provider_event_id, id_origin, type, body, content_type,
 	headers, signature_slot, occurred_at, received_at)
 SELECT ` + id + `, ` + source + `, ` + pid + `, 'body', ` + typ + `, ` + d.bytes(body) + `,
 	'application/json', '{"Content-Type":["application/json"]}', 0, ` + d.time(at+" - 1000000") + `, ` + d.time(at) + `
@@ -184,10 +189,10 @@ FROM ` + d.series(s.N)
 		}
 	}
 	dest.WriteString(" END")
-	deliveries := `INSERT INTO deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
+	deliveries := `INSERT INTO hookrelay.deliveries (event_id, destination, status, attempts, next_attempt_at, order_at,
 	last_status_code, created_at, updated_at, finished_at)
 SELECT id, ` + dest.String() + `, 'pending', 0, received_at, occurred_at, 0, received_at, received_at, NULL
-FROM events WHERE ` + dest.String() + ` IS NOT NULL`
+FROM hookrelay.events WHERE ` + dest.String() + ` IS NOT NULL`
 	// With Attempts, done deliveries keep their attempt on their own row,
 	// as an outcome writes it: they are inserted pending and made done
 	// last, once the failed, dead and backlog rows are set, so that the
@@ -197,8 +202,8 @@ FROM events WHERE ` + dest.String() + ` IS NOT NULL`
 		deliveries = strings.Replace(deliveries, "'pending', 0, received_at, occurred_at, 0, received_at, received_at, NULL",
 			"'done', 1, received_at, occurred_at, 200, received_at, received_at, received_at", 1)
 	}
-	counts := `INSERT INTO ingest_counts (source, received, duplicates, rejected)
-SELECT source, count(*), 0, 0 FROM events GROUP BY source`
+	counts := `INSERT INTO hookrelay.ingest_counts (source, received, duplicates, rejected)
+SELECT source, count(*), 0, 0 FROM hookrelay.events GROUP BY source`
 	if !routed {
 		return []string{events, counts}
 	}
@@ -208,42 +213,42 @@ SELECT source, count(*), 0, 0 FROM events GROUP BY source`
 		if f.Status != "failed" {
 			finished = "created_at"
 		}
-		out = append(out, fmt.Sprintf(`UPDATE deliveries SET status = %s, attempts = 1, last_status_code = %d,
+		out = append(out, fmt.Sprintf(`UPDATE hookrelay.deliveries SET status = %s, attempts = 1, last_status_code = %d,
 	last_error = %s, failure_kind = %s, updated_at = created_at, finished_at = %s
-WHERE event_id IN (SELECT id FROM events WHERE source = %s AND type = %s)`,
+WHERE event_id IN (SELECT id FROM hookrelay.events WHERE source = %s AND type = %s)`,
 			quote(f.Status), f.StatusCode, quote(f.Error), quote(string(failure.Classify(f.StatusCode, f.Error))), finished,
 			quote(f.Source), quote(f.Type)))
 	}
 	if s.Pending > 0 && (s.Done || len(s.Failed) > 0) {
-		out = append(out, fmt.Sprintf(`UPDATE deliveries SET status = 'pending', attempts = 0, last_status_code = 0,
+		out = append(out, fmt.Sprintf(`UPDATE hookrelay.deliveries SET status = 'pending', attempts = 0, last_status_code = 0,
 	last_error = '', failure_kind = 'other', updated_at = created_at, finished_at = NULL
-WHERE event_id >= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET %d)`, s.Pending-1))
+WHERE event_id >= (SELECT id FROM hookrelay.events ORDER BY id DESC LIMIT 1 OFFSET %d)`, s.Pending-1))
 	}
 	if s.Pending > 0 && s.Processing > 0 {
-		out = append(out, fmt.Sprintf(`UPDATE deliveries SET status = 'processing', attempts = 1,
+		out = append(out, fmt.Sprintf(`UPDATE hookrelay.deliveries SET status = 'processing', attempts = 1,
 	lease_until = %s, lease_token = 'seeded'
-WHERE event_id IN (SELECT id FROM events WHERE id >= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET %d)
+WHERE event_id IN (SELECT id FROM hookrelay.events WHERE id >= (SELECT id FROM hookrelay.events ORDER BY id DESC LIMIT 1 OFFSET %d)
 	ORDER BY id LIMIT %d)`, d.time(fmt.Sprint(time.Now().Add(time.Hour).UnixMicro())), s.Pending-1, s.Processing))
 	}
 	if doneLast {
 		backlog := ""
 		if s.Pending > 0 {
-			backlog = fmt.Sprintf(` AND event_id < (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET %d)`, s.Pending-1)
+			backlog = fmt.Sprintf(` AND event_id < (SELECT id FROM hookrelay.events ORDER BY id DESC LIMIT 1 OFFSET %d)`, s.Pending-1)
 		}
-		out = append(out, `UPDATE deliveries SET status = 'done', attempts = 1, last_status_code = 200,
+		out = append(out, `UPDATE hookrelay.deliveries SET status = 'done', attempts = 1, last_status_code = 200,
 	updated_at = created_at, finished_at = created_at, last_attempted_at = created_at, last_duration_ms = 25
 WHERE status = 'pending'`+backlog)
 	}
 	if s.Attempts {
-		out = append(out, `INSERT INTO attempts (delivery_id, attempted_at, duration_ms, status_code, error)
-SELECT id, updated_at, 25, last_status_code, last_error FROM deliveries
+		out = append(out, `INSERT INTO hookrelay.attempts (delivery_id, attempted_at, duration_ms, status_code, error)
+SELECT id, updated_at, 25, last_status_code, last_error FROM hookrelay.deliveries
 WHERE status IN ('failed', 'dead')`)
 	}
 	return append(out, counts)
 }
 
 // seedSQLite runs the seed in one transaction on the SQLite file at path.
-func seedSQLite(ctx context.Context, path string, s Spec) (string, error) {
+func seedSQLite(ctx context.Context, path string, tables sqlstore.Tables, s Spec) (string, error) {
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(30000)")
 	if err != nil {
 		return "", err
@@ -255,7 +260,7 @@ func seedSQLite(ctx context.Context, path string, s Spec) (string, error) {
 	}
 	defer tx.Rollback()
 	for _, st := range statements(s, sqliteDialect) {
-		if _, err := tx.ExecContext(ctx, st); err != nil {
+		if _, err := tx.ExecContext(ctx, tables.Rewrite(st)); err != nil {
 			return "", err
 		}
 	}
@@ -263,28 +268,28 @@ func seedSQLite(ctx context.Context, path string, s Spec) (string, error) {
 		return "", err
 	}
 	var mid string
-	if err := tx.QueryRowContext(ctx, `SELECT id FROM events ORDER BY id LIMIT 1 OFFSET ?`, s.N/2).Scan(&mid); err != nil {
+	if err := tx.QueryRowContext(ctx, tables.Rewrite(`SELECT id FROM hookrelay.events ORDER BY id LIMIT 1 OFFSET ?`), s.N/2).Scan(&mid); err != nil {
 		return "", err
 	}
 	return mid, tx.Commit()
 }
 
 // seedPostgres runs the seed on a connection to url, then analyzes.
-func seedPostgres(ctx context.Context, url string, s Spec) (string, error) {
+func seedPostgres(ctx context.Context, url string, tables sqlstore.Tables, s Spec) (string, error) {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return "", err
 	}
 	defer conn.Close(ctx)
 	sts := statements(s, postgresDialect)
-	sts = append(sts, `VACUUM ANALYZE events`, `VACUUM ANALYZE deliveries`, `VACUUM ANALYZE attempts`)
+	sts = append(sts, `VACUUM ANALYZE hookrelay.events`, `VACUUM ANALYZE hookrelay.deliveries`, `VACUUM ANALYZE hookrelay.attempts`)
 	for _, st := range sts {
-		if _, err := conn.Exec(ctx, st); err != nil {
+		if _, err := conn.Exec(ctx, tables.Rewrite(st)); err != nil {
 			return "", err
 		}
 	}
 	var mid string
-	if err := conn.QueryRow(ctx, `SELECT id FROM events ORDER BY id OFFSET $1 LIMIT 1`, s.N/2).Scan(&mid); err != nil {
+	if err := conn.QueryRow(ctx, tables.Rewrite(`SELECT id FROM hookrelay.events ORDER BY id OFFSET $1 LIMIT 1`), s.N/2).Scan(&mid); err != nil {
 		return "", err
 	}
 	return mid, nil

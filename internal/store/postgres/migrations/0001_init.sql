@@ -2,7 +2,7 @@
 -- ordering and uniqueness are bytewise, as in SQLite, whatever the
 -- database's default collation.
 
-CREATE TABLE events (
+CREATE TABLE hookrelay.events (
 	id                text COLLATE "C" NOT NULL PRIMARY KEY, -- hookrelay's sortable id
 	source            text COLLATE "C" NOT NULL,
 	provider_event_id text COLLATE "C" NOT NULL,
@@ -17,13 +17,13 @@ CREATE TABLE events (
 	UNIQUE (source, provider_event_id)               -- the dedupe
 );
 
-CREATE INDEX events_source_type_received_at ON events (source, type, received_at);
-CREATE INDEX events_received_at ON events (received_at);
-CREATE INDEX events_source_id ON events (source, id);
+CREATE INDEX events_source_type_received_at ON hookrelay.events (source, type, received_at);
+CREATE INDEX events_received_at ON hookrelay.events (received_at);
+CREATE INDEX events_source_id ON hookrelay.events (source, id);
 
-CREATE TABLE deliveries (
+CREATE TABLE hookrelay.deliveries (
 	id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	event_id         text COLLATE "C" NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+	event_id         text COLLATE "C" NOT NULL REFERENCES hookrelay.events (id) ON DELETE CASCADE,
 	destination      text COLLATE "C" NOT NULL,
 	status           text NOT NULL,
 	attempts         integer NOT NULL DEFAULT 0,
@@ -42,18 +42,18 @@ CREATE TABLE deliveries (
 );
 
 -- For the claim: due live deliveries of one destination.
-CREATE INDEX deliveries_due ON deliveries (destination, next_attempt_at)
+CREATE INDEX deliveries_due ON hookrelay.deliveries (destination, next_attempt_at)
 	WHERE status IN ('pending', 'failed');
 -- For reclaiming expired leases.
-CREATE INDEX deliveries_lease ON deliveries (lease_until)
+CREATE INDEX deliveries_lease ON hookrelay.deliveries (lease_until)
 	WHERE status = 'processing';
 -- For per-key ordering: the oldest live delivery of a key, by event arrival.
-CREATE INDEX deliveries_ordering ON deliveries (destination, ordering_key, event_id)
+CREATE INDEX deliveries_ordering ON hookrelay.deliveries (destination, ordering_key, event_id)
 	WHERE status IN ('pending', 'failed', 'processing') AND ordering_key <> '';
 
-CREATE TABLE attempts (
+CREATE TABLE hookrelay.attempts (
 	id               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	delivery_id      bigint NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+	delivery_id      bigint NOT NULL REFERENCES hookrelay.deliveries (id) ON DELETE CASCADE,
 	attempted_at     timestamptz NOT NULL,
 	duration_ms      bigint NOT NULL,
 	status_code      integer NOT NULL DEFAULT 0, -- 0 when no HTTP response was received
@@ -61,9 +61,9 @@ CREATE TABLE attempts (
 	response_snippet bytea NOT NULL DEFAULT ''::bytea -- at most 1 KiB of the response body, as received
 );
 
-CREATE INDEX attempts_delivery_id ON attempts (delivery_id);
+CREATE INDEX attempts_delivery_id ON hookrelay.attempts (delivery_id);
 
-CREATE TABLE replays (
+CREATE TABLE hookrelay.replays (
 	id        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
 	at        timestamptz NOT NULL,
 	actor     text NOT NULL,
@@ -75,7 +75,7 @@ CREATE TABLE replays (
 );
 
 -- Rejections are listed and trimmed in id order, newest last; no other index.
-CREATE TABLE rejections (
+CREATE TABLE hookrelay.rejections (
 	id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
 	at          timestamptz NOT NULL,
 	source      text NOT NULL,

@@ -6,28 +6,28 @@
 -- indexes, which also serve newest-first listing and oldest-first pruning.
 -- Queries on a window compare received_at (exactly) and the id range (for
 -- the index).
-DROP INDEX events_received_at;
-DROP INDEX events_source_type_received_at;
-CREATE INDEX events_source_type_id ON events (source, type, id);
+DROP INDEX hookrelay.events_received_at;
+DROP INDEX hookrelay.events_source_type_received_at;
+CREATE INDEX events_source_type_id ON hookrelay.events (source, type, id);
 -- events_source_id (source, id) and the primary key (id) stay.
 
 -- Dead deliveries are few: listing dead letters and pruning dead events
 -- find them here rather than in the whole history.
-CREATE INDEX deliveries_dead ON deliveries (event_id) WHERE status = 'dead';
+CREATE INDEX deliveries_dead ON hookrelay.deliveries (event_id) WHERE status = 'dead';
 
 -- Bodies of a few KiB are stored inline and uncompressed: a tuple is only
 -- compressed or moved out of line past 8160 bytes (the most a page holds),
 -- instead of past the default ~2 KiB, which sent a 2 KiB body through pglz
 -- on every ingest. Larger bodies use lz4 where the server was built with
 -- it (PostgreSQL 14 and later; the default stays pglz otherwise).
-ALTER TABLE events SET (toast_tuple_target = 8160);
+ALTER TABLE hookrelay.events SET (toast_tuple_target = 8160);
 DO $$
 BEGIN
 	IF EXISTS (
 		SELECT 1 FROM pg_settings
 		WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)
 	) THEN
-		EXECUTE 'ALTER TABLE events ALTER COLUMN body SET COMPRESSION lz4';
+		EXECUTE 'ALTER TABLE hookrelay.events ALTER COLUMN body SET COMPRESSION lz4';
 	END IF;
 END
 $$;
@@ -36,13 +36,13 @@ $$;
 -- backfill row has kind 'backfill', its destination and window in filter,
 -- and the delivery rows it created in created; its matched, rearmed and
 -- in_flight are 0.
-ALTER TABLE replays ADD COLUMN kind text NOT NULL DEFAULT 'replay';
-ALTER TABLE replays ADD COLUMN created bigint NOT NULL DEFAULT 0;
+ALTER TABLE hookrelay.replays ADD COLUMN kind text NOT NULL DEFAULT 'replay';
+ALTER TABLE hookrelay.replays ADD COLUMN created bigint NOT NULL DEFAULT 0;
 
 -- Ingest outcomes by source, added to by receivers that count in memory
 -- and flush now and then (a counter updated inside every ingest would
 -- serialise concurrent commits on its row).
-CREATE TABLE ingest_counts (
+CREATE TABLE hookrelay.ingest_counts (
 	source     text COLLATE "C" NOT NULL PRIMARY KEY,
 	received   bigint NOT NULL DEFAULT 0,
 	duplicates bigint NOT NULL DEFAULT 0,

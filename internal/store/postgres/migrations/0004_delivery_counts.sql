@@ -15,7 +15,7 @@
 -- the rows of each pair into one now and then (DELETE ... RETURNING and
 -- one INSERT of the sums in one transaction, so a reader sees the rows
 -- before or after, never both), which keeps the sum cheap to read.
-CREATE TABLE delivery_count_deltas (
+CREATE TABLE hookrelay.delivery_count_deltas (
 	destination text COLLATE "C" NOT NULL,
 	status      text NOT NULL,
 	n           bigint NOT NULL
@@ -23,20 +23,20 @@ CREATE TABLE delivery_count_deltas (
 -- No index: the table is read whole, and an index would only slow the
 -- appends.
 
-INSERT INTO delivery_count_deltas (destination, status, n)
-SELECT destination, status, count(*) FROM deliveries GROUP BY destination, status;
+INSERT INTO hookrelay.delivery_count_deltas (destination, status, n)
+SELECT destination, status, count(*) FROM hookrelay.deliveries GROUP BY destination, status;
 
-CREATE FUNCTION delivery_counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION hookrelay.delivery_counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO delivery_count_deltas (destination, status, n)
+	INSERT INTO hookrelay.delivery_count_deltas (destination, status, n)
 	SELECT destination, status, count(*) FROM new_rows GROUP BY destination, status;
 	RETURN NULL;
 END
 $$;
 
-CREATE FUNCTION delivery_counts_update() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION hookrelay.delivery_counts_update() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO delivery_count_deltas (destination, status, n)
+	INSERT INTO hookrelay.delivery_count_deltas (destination, status, n)
 	SELECT destination, status, sum(n) FROM (
 		SELECT destination, status, -1 AS n FROM old_rows
 		UNION ALL
@@ -48,20 +48,20 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION delivery_counts_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION hookrelay.delivery_counts_delete() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO delivery_count_deltas (destination, status, n)
+	INSERT INTO hookrelay.delivery_count_deltas (destination, status, n)
 	SELECT destination, status, -count(*) FROM old_rows GROUP BY destination, status;
 	RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER delivery_counts_insert AFTER INSERT ON deliveries
+CREATE TRIGGER delivery_counts_insert AFTER INSERT ON hookrelay.deliveries
 	REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION delivery_counts_insert();
-CREATE TRIGGER delivery_counts_update AFTER UPDATE ON deliveries
+	FOR EACH STATEMENT EXECUTE FUNCTION hookrelay.delivery_counts_insert();
+CREATE TRIGGER delivery_counts_update AFTER UPDATE ON hookrelay.deliveries
 	REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION delivery_counts_update();
-CREATE TRIGGER delivery_counts_delete AFTER DELETE ON deliveries
+	FOR EACH STATEMENT EXECUTE FUNCTION hookrelay.delivery_counts_update();
+CREATE TRIGGER delivery_counts_delete AFTER DELETE ON hookrelay.deliveries
 	REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION delivery_counts_delete();
+	FOR EACH STATEMENT EXECUTE FUNCTION hookrelay.delivery_counts_delete();

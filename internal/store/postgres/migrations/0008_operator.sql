@@ -3,7 +3,7 @@
 
 -- A destination listed here is paused: claims pass it by, its deliveries
 -- wait. Pauses and resumes are also written to the audit log (replays).
-CREATE TABLE paused_destinations (
+CREATE TABLE hookrelay.paused_destinations (
 	destination text        NOT NULL PRIMARY KEY,
 	paused_at   timestamptz NOT NULL,
 	actor       text        NOT NULL
@@ -14,14 +14,14 @@ CREATE TABLE paused_destinations (
 -- right without knowing of it; a replay never re-arms a delivery that is
 -- processing, so the count cannot change between the claim and the
 -- attempt's row.
-ALTER TABLE attempts ADD COLUMN round integer NOT NULL DEFAULT 0;
+ALTER TABLE hookrelay.attempts ADD COLUMN round integer NOT NULL DEFAULT 0;
 
-CREATE FUNCTION attempts_round() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION hookrelay.attempts_round() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	NEW.round := coalesce((SELECT replay_count FROM deliveries WHERE id = NEW.delivery_id), 0);
+	NEW.round := coalesce((SELECT replay_count FROM hookrelay.deliveries WHERE id = NEW.delivery_id), 0);
 	RETURN NEW;
 END;
 $$;
 
-CREATE TRIGGER attempts_round BEFORE INSERT ON attempts
-FOR EACH ROW EXECUTE FUNCTION attempts_round();
+CREATE TRIGGER attempts_round BEFORE INSERT ON hookrelay.attempts
+FOR EACH ROW EXECUTE FUNCTION hookrelay.attempts_round();

@@ -1,7 +1,7 @@
 -- 0009: hourly counts of the events each secret slot verified, added to by
 -- receivers that count in memory and flush now and then. Hours older than
 -- store.SlotUsageKeep are deleted by the flush itself.
-CREATE TABLE secret_slot_hours (
+CREATE TABLE hookrelay.secret_slot_hours (
 	source   text COLLATE "C" NOT NULL,
 	slot     integer     NOT NULL,
 	hour     timestamptz NOT NULL,

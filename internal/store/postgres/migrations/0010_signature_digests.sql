@@ -3,6 +3,6 @@
 -- under a new delivery id is found with one index lookup. NULL for every
 -- other event, which the partial index leaves out. Adding a nullable column
 -- rewrites nothing; building the index reads the events table once.
-ALTER TABLE events ADD COLUMN signature_digest bytea;
-CREATE INDEX events_signature_digest ON events (source, signature_digest, received_at)
+ALTER TABLE hookrelay.events ADD COLUMN signature_digest bytea;
+CREATE INDEX events_signature_digest ON hookrelay.events (source, signature_digest, received_at)
 	WHERE signature_digest IS NOT NULL;

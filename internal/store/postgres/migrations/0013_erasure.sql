@@ -4,10 +4,10 @@
 -- is an event that was not purged. Its deliveries that were live end with
 -- status 'purged' (counted by the triggers of 0004 like any status).
 -- Nullable columns without a default are added without rewriting the table.
-ALTER TABLE events ADD COLUMN purged_at timestamptz;
-ALTER TABLE events ADD COLUMN purged_by text;
-ALTER TABLE events ADD COLUMN purge_reason text;
+ALTER TABLE hookrelay.events ADD COLUMN purged_at timestamptz;
+ALTER TABLE hookrelay.events ADD COLUMN purged_by text;
+ALTER TABLE hookrelay.events ADD COLUMN purge_reason text;
 
 -- A purge's audit row counts the events it purged here, the events it
 -- selected in matched.
-ALTER TABLE replays ADD COLUMN purged bigint NOT NULL DEFAULT 0;
+ALTER TABLE hookrelay.replays ADD COLUMN purged bigint NOT NULL DEFAULT 0;

@@ -3,5 +3,5 @@
 -- trigger of 0008 looked the delivery up again for every attempt, the
 -- largest share of an outcome's cost; that statement is the only writer of
 -- attempts.
-DROP TRIGGER attempts_round ON attempts;
-DROP FUNCTION attempts_round();
+DROP TRIGGER attempts_round ON hookrelay.attempts;
+DROP FUNCTION hookrelay.attempts_round();

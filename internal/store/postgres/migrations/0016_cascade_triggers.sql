@@ -24,21 +24,21 @@
 -- deletes their attempts (and, by 0004, their counts). Each trigger's
 -- DELETE takes its own snapshot, after the deleting statement has waited
 -- for any writer holding those rows, so it sees what that writer added.
-ALTER TABLE attempts DROP CONSTRAINT attempts_delivery_id_fkey;
-ALTER TABLE deliveries DROP CONSTRAINT deliveries_event_id_fkey;
+ALTER TABLE hookrelay.attempts DROP CONSTRAINT attempts_delivery_id_fkey;
+ALTER TABLE hookrelay.deliveries DROP CONSTRAINT deliveries_event_id_fkey;
 
--- delete_referencing deletes the rows of table TG_ARGV[0] whose column
--- TG_ARGV[1] holds the id of a row the statement deleted.
-CREATE FUNCTION delete_referencing() RETURNS trigger LANGUAGE plpgsql AS $$
+-- delete_referencing deletes the rows of table TG_ARGV[0], beside the
+-- table it fires on, whose column TG_ARGV[1] holds the id of a row the statement deleted.
+CREATE FUNCTION hookrelay.delete_referencing() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	EXECUTE format('DELETE FROM %I WHERE %I IN (SELECT id FROM old_rows)', TG_ARGV[0], TG_ARGV[1]);
+	EXECUTE format('DELETE FROM %I.%I WHERE %I IN (SELECT id FROM old_rows)', TG_TABLE_SCHEMA, TG_ARGV[0], TG_ARGV[1]);
 	RETURN NULL;
 END
 $$;
 
-CREATE TRIGGER events_delete_deliveries AFTER DELETE ON events
+CREATE TRIGGER events_delete_deliveries AFTER DELETE ON hookrelay.events
 	REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION delete_referencing('deliveries', 'event_id');
-CREATE TRIGGER deliveries_delete_attempts AFTER DELETE ON deliveries
+	FOR EACH STATEMENT EXECUTE FUNCTION hookrelay.delete_referencing('deliveries', 'event_id');
+CREATE TRIGGER deliveries_delete_attempts AFTER DELETE ON hookrelay.deliveries
 	REFERENCING OLD TABLE AS old_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION delete_referencing('attempts', 'delivery_id');
+	FOR EACH STATEMENT EXECUTE FUNCTION hookrelay.delete_referencing('attempts', 'delivery_id');

@@ -3,4 +3,4 @@
 -- again. Empty for every other event; sealed like the body when payload
 -- keys are configured, and emptied by a purge. A constant default rewrites
 -- nothing.
-ALTER TABLE events ADD COLUMN raw_query text NOT NULL DEFAULT '';
+ALTER TABLE hookrelay.events ADD COLUMN raw_query text NOT NULL DEFAULT '';

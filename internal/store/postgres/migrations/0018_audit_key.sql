@@ -4,7 +4,7 @@
 -- little entropy for a plain hash to hide it from whoever reads the audit
 -- log. The key is made the first time it is asked for (a random 32 bytes),
 -- one per database, so that every node of a fleet hashes alike.
-CREATE TABLE instance_keys (
+CREATE TABLE hookrelay.instance_keys (
 	name       text PRIMARY KEY,
 	key        bytea NOT NULL,
 	created_at timestamptz NOT NULL DEFAULT now()
@@ -12,5 +12,5 @@ CREATE TABLE instance_keys (
 
 -- The plain hashes recorded before go: they cannot be made keyed without
 -- the value, and they are what could be guessed.
-UPDATE replays SET filter = (filter::jsonb - 'value_sha256')::text
+UPDATE hookrelay.replays SET filter = (filter::jsonb - 'value_sha256')::text
 WHERE kind = 'purge' AND filter LIKE '%"value_sha256"%';

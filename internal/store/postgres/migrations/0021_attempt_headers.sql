@@ -3,4 +3,4 @@
 -- bytes when none were kept. Sealed like the response snippet, under the
 -- row's key_id, when payload keys are configured, and emptied by a purge.
 -- A constant default rewrites nothing.
-ALTER TABLE attempts ADD COLUMN headers bytea NOT NULL DEFAULT ''::bytea;
+ALTER TABLE hookrelay.attempts ADD COLUMN headers bytea NOT NULL DEFAULT ''::bytea;

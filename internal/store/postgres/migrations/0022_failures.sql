@@ -6,5 +6,5 @@
 -- Unlike SQLite's it does not hold the error: an index entry is limited
 -- to about 2.7 kB, which the store does not bound an error to, and a write
 -- that passed it would fail.
-CREATE INDEX deliveries_failures ON deliveries (status, destination)
+CREATE INDEX deliveries_failures ON hookrelay.deliveries (status, destination)
 	WHERE status IN ('failed', 'dead');

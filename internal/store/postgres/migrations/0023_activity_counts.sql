@@ -19,7 +19,7 @@
 -- code, a timeout, a connection error). Nothing is counted down: pruning
 -- deletes events and attempts but not their minutes, which retention
 -- deletes by their own time (Prune).
-CREATE TABLE activity_minutes (
+CREATE TABLE hookrelay.activity_minutes (
 	minute    timestamptz NOT NULL PRIMARY KEY,
 	received  bigint      NOT NULL DEFAULT 0,
 	delivered bigint      NOT NULL DEFAULT 0,
@@ -28,7 +28,7 @@ CREATE TABLE activity_minutes (
 
 -- No index: the fold reads it whole every second, so it holds a second's
 -- statements at most; an index would only slow the appends.
-CREATE TABLE activity_deltas (
+CREATE TABLE hookrelay.activity_deltas (
 	minute    timestamptz NOT NULL,
 	received  bigint      NOT NULL DEFAULT 0,
 	delivered bigint      NOT NULL DEFAULT 0,
@@ -36,20 +36,20 @@ CREATE TABLE activity_deltas (
 );
 
 -- The counts of the rows already stored.
-INSERT INTO activity_minutes (minute, received)
+INSERT INTO hookrelay.activity_minutes (minute, received)
 SELECT date_trunc('minute', received_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*)
-FROM events GROUP BY 1;
+FROM hookrelay.events GROUP BY 1;
 
-INSERT INTO activity_minutes AS a (minute, delivered, failed)
+INSERT INTO hookrelay.activity_minutes AS a (minute, delivered, failed)
 SELECT date_trunc('minute', attempted_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
 	count(*) FILTER (WHERE status_code BETWEEN 200 AND 299),
 	count(*) FILTER (WHERE status_code NOT BETWEEN 200 AND 299)
-FROM attempts GROUP BY 1
+FROM hookrelay.attempts GROUP BY 1
 ON CONFLICT (minute) DO UPDATE SET delivered = excluded.delivered, failed = excluded.failed;
 
-CREATE FUNCTION activity_received() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION hookrelay.activity_received() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO activity_deltas (minute, received)
+	INSERT INTO hookrelay.activity_deltas (minute, received)
 	SELECT date_trunc('minute', received_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*)
 	FROM new_rows GROUP BY 1;
 	RETURN NULL;
@@ -64,9 +64,9 @@ $$;
 -- deliveries appending to activity_deltas the outcomes of a statement by
 -- minute — and the reader, which reads only these two tables, would not
 -- change.
-CREATE FUNCTION activity_attempted() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION hookrelay.activity_attempted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO activity_deltas (minute, delivered, failed)
+	INSERT INTO hookrelay.activity_deltas (minute, delivered, failed)
 	SELECT date_trunc('minute', attempted_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
 		count(*) FILTER (WHERE status_code BETWEEN 200 AND 299),
 		count(*) FILTER (WHERE status_code NOT BETWEEN 200 AND 299)
@@ -75,13 +75,13 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER activity_received AFTER INSERT ON events
+CREATE TRIGGER activity_received AFTER INSERT ON hookrelay.events
 	REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION activity_received();
-CREATE TRIGGER activity_attempted AFTER INSERT ON attempts
+	FOR EACH STATEMENT EXECUTE FUNCTION hookrelay.activity_received();
+CREATE TRIGGER activity_attempted AFTER INSERT ON hookrelay.attempts
 	REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION activity_attempted();
+	FOR EACH STATEMENT EXECUTE FUNCTION hookrelay.activity_attempted();
 
 -- The charts no longer count attempts by their time: every outcome paid
 -- for this index's entry.
-DROP INDEX attempts_attempted_at;
+DROP INDEX hookrelay.attempts_attempted_at;

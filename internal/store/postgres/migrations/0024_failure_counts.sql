@@ -8,7 +8,7 @@
 -- (and set back to 'other', Classify of no code and no error, by a
 -- replay, which clears them). A delivery not yet completed has that too.
 -- A constant default rewrites nothing.
-ALTER TABLE deliveries ADD COLUMN failure_kind text NOT NULL DEFAULT 'other';
+ALTER TABLE hookrelay.deliveries ADD COLUMN failure_kind text NOT NULL DEFAULT 'other';
 
 -- The kinds of the failed and dead deliveries already stored, by
 -- failure.Classify's rules as written when this migration was: a CASE
@@ -17,7 +17,7 @@ ALTER TABLE deliveries ADD COLUMN failure_kind text NOT NULL DEFAULT 'other';
 -- would classify the stored ones again.) Other deliveries are never read
 -- for their kind. No index holds failure_kind yet, so the rows are
 -- updated in place.
-UPDATE deliveries SET failure_kind = CASE
+UPDATE hookrelay.deliveries SET failure_kind = CASE
 	WHEN last_status_code BETWEEN 500 AND 599 THEN '5xx'
 	WHEN last_status_code BETWEEN 400 AND 499 THEN '4xx'
 	WHEN last_status_code BETWEEN 300 AND 399 THEN '3xx'
@@ -38,25 +38,25 @@ WHERE status IN ('failed', 'dead');
 -- table of its own, not a column of delivery_count_deltas, so that a
 -- process of an earlier version, which folds those by (destination,
 -- status), never merges two kinds.
-CREATE TABLE failure_count_deltas (
+CREATE TABLE hookrelay.failure_count_deltas (
 	destination text COLLATE "C" NOT NULL,
 	status      text NOT NULL,
 	kind        text NOT NULL,
 	n           bigint NOT NULL
 );
 
-INSERT INTO failure_count_deltas (destination, status, kind, n)
-SELECT destination, status, failure_kind, count(*) FROM deliveries
+INSERT INTO hookrelay.failure_count_deltas (destination, status, kind, n)
+SELECT destination, status, failure_kind, count(*) FROM hookrelay.deliveries
 WHERE status IN ('failed', 'dead')
 GROUP BY destination, status, failure_kind;
 
 -- The same statement-level triggers of 0004 append both: one trigger a
 -- statement still, which reads its transition tables once.
-CREATE OR REPLACE FUNCTION delivery_counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION hookrelay.delivery_counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO delivery_count_deltas (destination, status, n)
+	INSERT INTO hookrelay.delivery_count_deltas (destination, status, n)
 	SELECT destination, status, count(*) FROM new_rows GROUP BY destination, status;
-	INSERT INTO failure_count_deltas (destination, status, kind, n)
+	INSERT INTO hookrelay.failure_count_deltas (destination, status, kind, n)
 	SELECT destination, status, failure_kind, count(*) FROM new_rows
 	WHERE status IN ('failed', 'dead')
 	GROUP BY destination, status, failure_kind;
@@ -64,19 +64,19 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION delivery_counts_update() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION hookrelay.delivery_counts_update() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
 	WITH x AS (
 		SELECT destination, status, failure_kind, -1 AS n FROM old_rows
 		UNION ALL
 		SELECT destination, status, failure_kind, 1 FROM new_rows
 	), counts AS (
-		INSERT INTO delivery_count_deltas (destination, status, n)
+		INSERT INTO hookrelay.delivery_count_deltas (destination, status, n)
 		SELECT destination, status, sum(n) FROM x
 		GROUP BY destination, status
 		HAVING sum(n) <> 0
 	)
-	INSERT INTO failure_count_deltas (destination, status, kind, n)
+	INSERT INTO hookrelay.failure_count_deltas (destination, status, kind, n)
 	SELECT destination, status, failure_kind, sum(n) FROM x
 	WHERE status IN ('failed', 'dead')
 	GROUP BY destination, status, failure_kind
@@ -85,11 +85,11 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION delivery_counts_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION hookrelay.delivery_counts_delete() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO delivery_count_deltas (destination, status, n)
+	INSERT INTO hookrelay.delivery_count_deltas (destination, status, n)
 	SELECT destination, status, -count(*) FROM old_rows GROUP BY destination, status;
-	INSERT INTO failure_count_deltas (destination, status, kind, n)
+	INSERT INTO hookrelay.failure_count_deltas (destination, status, kind, n)
 	SELECT destination, status, failure_kind, -count(*) FROM old_rows
 	WHERE status IN ('failed', 'dead')
 	GROUP BY destination, status, failure_kind;
@@ -103,8 +103,8 @@ $$;
 -- failed and dead deliveries alone, so a done or pending one never pays
 -- for their entries, and replace the index of 0022, which served the
 -- grouping of every failure.
-DROP INDEX deliveries_failures;
-CREATE INDEX deliveries_failures_seen ON deliveries (destination, status, failure_kind, updated_at)
+DROP INDEX hookrelay.deliveries_failures;
+CREATE INDEX deliveries_failures_seen ON hookrelay.deliveries (destination, status, failure_kind, updated_at)
 	WHERE status IN ('failed', 'dead');
-CREATE INDEX deliveries_failures_events ON deliveries (destination, status, failure_kind, event_id)
+CREATE INDEX deliveries_failures_events ON hookrelay.deliveries (destination, status, failure_kind, event_id)
 	WHERE status IN ('failed', 'dead');

@@ -11,7 +11,7 @@
 -- writes that attempt into attempts, so that no round's success is lost.
 -- Rows completed before this migration keep their attempt rows and leave
 -- last_attempted_at NULL.
-ALTER TABLE deliveries
+ALTER TABLE hookrelay.deliveries
 	ADD COLUMN last_attempted_at timestamptz,
 	ADD COLUMN last_duration_ms  bigint NOT NULL DEFAULT 0;
 
@@ -21,18 +21,18 @@ ALTER TABLE deliveries
 -- done, and rows of attempts count only the attempts that did not
 -- succeed — a 2xx row is a replay's copy of an attempt that was counted
 -- when it ended its delivery.
-CREATE OR REPLACE FUNCTION activity_attempted() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION hookrelay.activity_attempted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO activity_deltas (minute, failed)
+	INSERT INTO hookrelay.activity_deltas (minute, failed)
 	SELECT date_trunc('minute', attempted_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*)
 	FROM new_rows WHERE status_code NOT BETWEEN 200 AND 299 GROUP BY 1;
 	RETURN NULL;
 END
 $$;
 
-CREATE FUNCTION activity_delivered() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION hookrelay.activity_delivered() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO activity_deltas (minute, delivered)
+	INSERT INTO hookrelay.activity_deltas (minute, delivered)
 	SELECT date_trunc('minute', n.last_attempted_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*)
 	FROM new_rows n JOIN old_rows o ON o.id = n.id
 	WHERE n.status = 'done' AND o.status <> 'done' AND n.last_attempted_at IS NOT NULL
@@ -41,15 +41,15 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER activity_delivered AFTER UPDATE ON deliveries
+CREATE TRIGGER activity_delivered AFTER UPDATE ON hookrelay.deliveries
 	REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION activity_delivered();
+	FOR EACH STATEMENT EXECUTE FUNCTION hookrelay.activity_delivered();
 
 -- A delivery inserted done with its attempt (a copy between stores) is
 -- counted as it arrives.
-CREATE FUNCTION activity_delivered_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION hookrelay.activity_delivered_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO activity_deltas (minute, delivered)
+	INSERT INTO hookrelay.activity_deltas (minute, delivered)
 	SELECT date_trunc('minute', last_attempted_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', count(*)
 	FROM new_rows WHERE status = 'done' AND last_attempted_at IS NOT NULL
 	GROUP BY 1;
@@ -57,6 +57,6 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER activity_delivered_inserted AFTER INSERT ON deliveries
+CREATE TRIGGER activity_delivered_inserted AFTER INSERT ON hookrelay.deliveries
 	REFERENCING NEW TABLE AS new_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION activity_delivered_inserted();
+	FOR EACH STATEMENT EXECUTE FUNCTION hookrelay.activity_delivered_inserted();

@@ -1,7 +1,7 @@
 -- 0001: the initial schema. Times are INTEGER unix microseconds, UTC.
 -- AUTOINCREMENT keeps ids from being reused after deletes, as in PostgreSQL.
 
-CREATE TABLE events (
+CREATE TABLE hookrelay.events (
 	id                TEXT    NOT NULL PRIMARY KEY, -- hookrelay's sortable id
 	source            TEXT    NOT NULL,
 	provider_event_id TEXT    NOT NULL,
@@ -16,13 +16,13 @@ CREATE TABLE events (
 	UNIQUE (source, provider_event_id)               -- the dedupe
 );
 
-CREATE INDEX events_source_type_received_at ON events (source, type, received_at);
-CREATE INDEX events_received_at ON events (received_at);
-CREATE INDEX events_source_id ON events (source, id);
+CREATE INDEX events_source_type_received_at ON hookrelay.events (source, type, received_at);
+CREATE INDEX events_received_at ON hookrelay.events (received_at);
+CREATE INDEX events_source_id ON hookrelay.events (source, id);
 
-CREATE TABLE deliveries (
+CREATE TABLE hookrelay.deliveries (
 	id               INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
-	event_id         TEXT    NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+	event_id         TEXT    NOT NULL REFERENCES hookrelay.events (id) ON DELETE CASCADE,
 	destination      TEXT    NOT NULL,
 	status           TEXT    NOT NULL,
 	attempts         INTEGER NOT NULL DEFAULT 0,
@@ -41,18 +41,18 @@ CREATE TABLE deliveries (
 );
 
 -- For the claim: due live deliveries of one destination.
-CREATE INDEX deliveries_due ON deliveries (destination, next_attempt_at)
+CREATE INDEX deliveries_due ON hookrelay.deliveries (destination, next_attempt_at)
 	WHERE status IN ('pending', 'failed');
 -- For reclaiming expired leases.
-CREATE INDEX deliveries_lease ON deliveries (lease_until)
+CREATE INDEX deliveries_lease ON hookrelay.deliveries (lease_until)
 	WHERE status = 'processing';
 -- For per-key ordering: the oldest live delivery of a key, by event arrival.
-CREATE INDEX deliveries_ordering ON deliveries (destination, ordering_key, event_id)
+CREATE INDEX deliveries_ordering ON hookrelay.deliveries (destination, ordering_key, event_id)
 	WHERE status IN ('pending', 'failed', 'processing') AND ordering_key <> '';
 
-CREATE TABLE attempts (
+CREATE TABLE hookrelay.attempts (
 	id               INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
-	delivery_id      INTEGER NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
+	delivery_id      INTEGER NOT NULL REFERENCES hookrelay.deliveries (id) ON DELETE CASCADE,
 	attempted_at     INTEGER NOT NULL,
 	duration_ms      INTEGER NOT NULL,
 	status_code      INTEGER NOT NULL DEFAULT 0, -- 0 when no HTTP response was received
@@ -60,9 +60,9 @@ CREATE TABLE attempts (
 	response_snippet BLOB    NOT NULL DEFAULT x'' -- at most 1 KiB of the response body, as received
 );
 
-CREATE INDEX attempts_delivery_id ON attempts (delivery_id);
+CREATE INDEX attempts_delivery_id ON hookrelay.attempts (delivery_id);
 
-CREATE TABLE replays (
+CREATE TABLE hookrelay.replays (
 	id        INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
 	at        INTEGER NOT NULL,
 	actor     TEXT    NOT NULL,
@@ -74,7 +74,7 @@ CREATE TABLE replays (
 );
 
 -- Rejections are listed and trimmed in id order, newest last; no other index.
-CREATE TABLE rejections (
+CREATE TABLE hookrelay.rejections (
 	id          INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
 	at          INTEGER NOT NULL,
 	source      TEXT    NOT NULL,

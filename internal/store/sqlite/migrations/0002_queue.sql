@@ -5,15 +5,15 @@
 -- ordering needs no join. The claim reads only partial indexes over live
 -- rows, so its cost does not grow with the history of finished ones.
 
-ALTER TABLE deliveries ADD COLUMN order_at INTEGER NOT NULL DEFAULT 0;
-UPDATE deliveries SET order_at = (
-	SELECT coalesce(e.occurred_at, e.received_at) FROM events e WHERE e.id = deliveries.event_id
+ALTER TABLE hookrelay.deliveries ADD COLUMN order_at INTEGER NOT NULL DEFAULT 0;
+UPDATE hookrelay.deliveries SET order_at = (
+	SELECT coalesce(e.occurred_at, e.received_at) FROM hookrelay.events e WHERE e.id = hookrelay.deliveries.event_id
 );
 
 -- The DEFAULT only lets the column be added: a delivery written without
 -- its order_at would silently become the head of its key. Refuse it, as
 -- PostgreSQL's NOT NULL without a default does.
-CREATE TRIGGER deliveries_order_at_required BEFORE INSERT ON deliveries
+CREATE TRIGGER deliveries_order_at_required BEFORE INSERT ON hookrelay.deliveries
 WHEN NEW.order_at = 0
 BEGIN
 	SELECT RAISE(ABORT, 'deliveries.order_at is required');
@@ -21,17 +21,17 @@ END;
 
 -- Due deliveries of one destination, oldest due first.
 DROP INDEX deliveries_due;
-CREATE INDEX deliveries_due ON deliveries (destination, next_attempt_at, id)
+CREATE INDEX deliveries_due ON hookrelay.deliveries (destination, next_attempt_at, id)
 	WHERE status IN ('pending', 'failed');
 
 -- Leases of one destination: expired ones to reclaim, live ones that hold
 -- their ordering key, and the next to run out.
 DROP INDEX deliveries_lease;
-CREATE INDEX deliveries_processing ON deliveries (destination, lease_until)
+CREATE INDEX deliveries_processing ON hookrelay.deliveries (destination, lease_until)
 	WHERE status = 'processing';
 
 -- Per-key ordering: the head of a key is its live delivery with the
 -- smallest (order_at, id).
 DROP INDEX deliveries_ordering;
-CREATE INDEX deliveries_key_head ON deliveries (destination, ordering_key, order_at, id)
+CREATE INDEX deliveries_key_head ON hookrelay.deliveries (destination, ordering_key, order_at, id)
 	WHERE status IN ('pending', 'failed', 'processing') AND ordering_key <> '';

@@ -8,23 +8,23 @@
 -- the index).
 DROP INDEX events_received_at;
 DROP INDEX events_source_type_received_at;
-CREATE INDEX events_source_type_id ON events (source, type, id);
+CREATE INDEX events_source_type_id ON hookrelay.events (source, type, id);
 -- events_source_id (source, id) and the primary key (id) stay.
 
 -- Dead deliveries are few: listing dead letters and pruning dead events
 -- find them here rather than in the whole history.
-CREATE INDEX deliveries_dead ON deliveries (event_id) WHERE status = 'dead';
+CREATE INDEX deliveries_dead ON hookrelay.deliveries (event_id) WHERE status = 'dead';
 
 -- The replays table is the audit log of replays and backfills alike. A
 -- backfill row has kind 'backfill', its destination and window in filter,
 -- and the delivery rows it created in created; its matched, rearmed and
 -- in_flight are 0.
-ALTER TABLE replays ADD COLUMN kind TEXT NOT NULL DEFAULT 'replay';
-ALTER TABLE replays ADD COLUMN created INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hookrelay.replays ADD COLUMN kind TEXT NOT NULL DEFAULT 'replay';
+ALTER TABLE hookrelay.replays ADD COLUMN created INTEGER NOT NULL DEFAULT 0;
 
 -- Ingest outcomes by source, added to by receivers that count in memory
 -- and flush now and then.
-CREATE TABLE ingest_counts (
+CREATE TABLE hookrelay.ingest_counts (
 	source     TEXT    NOT NULL PRIMARY KEY,
 	received   INTEGER NOT NULL DEFAULT 0,
 	duplicates INTEGER NOT NULL DEFAULT 0,

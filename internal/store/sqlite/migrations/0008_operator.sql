@@ -3,7 +3,7 @@
 
 -- A destination listed here is paused: claims pass it by, its deliveries
 -- wait. Pauses and resumes are also written to the audit log (replays).
-CREATE TABLE paused_destinations (
+CREATE TABLE hookrelay.paused_destinations (
 	destination TEXT    NOT NULL PRIMARY KEY,
 	paused_at   INTEGER NOT NULL,
 	actor       TEXT    NOT NULL
@@ -14,10 +14,10 @@ CREATE TABLE paused_destinations (
 -- right without knowing of it; a replay never re-arms a delivery that is
 -- processing, so the count cannot change between the claim and the
 -- attempt's row.
-ALTER TABLE attempts ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hookrelay.attempts ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
 
-CREATE TRIGGER attempts_round AFTER INSERT ON attempts
+CREATE TRIGGER attempts_round AFTER INSERT ON hookrelay.attempts
 BEGIN
-	UPDATE attempts SET round = (SELECT replay_count FROM deliveries WHERE id = NEW.delivery_id)
+	UPDATE hookrelay.attempts SET round = (SELECT replay_count FROM hookrelay.deliveries WHERE id = NEW.delivery_id)
 	WHERE id = NEW.id;
 END;

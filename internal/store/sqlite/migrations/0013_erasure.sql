@@ -3,10 +3,10 @@
 -- are its tombstone: when, by whom (a token's name) and why. NULL purged_at
 -- is an event that was not purged. Its deliveries that were live end with
 -- status 'purged' (counted by the triggers of 0004 like any status).
-ALTER TABLE events ADD COLUMN purged_at INTEGER;
-ALTER TABLE events ADD COLUMN purged_by TEXT;
-ALTER TABLE events ADD COLUMN purge_reason TEXT;
+ALTER TABLE hookrelay.events ADD COLUMN purged_at INTEGER;
+ALTER TABLE hookrelay.events ADD COLUMN purged_by TEXT;
+ALTER TABLE hookrelay.events ADD COLUMN purge_reason TEXT;
 
 -- A purge's audit row counts the events it purged here, the events it
 -- selected in matched.
-ALTER TABLE replays ADD COLUMN purged INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hookrelay.replays ADD COLUMN purged INTEGER NOT NULL DEFAULT 0;

@@ -2,4 +2,4 @@
 -- it (Twilio signs its full URL), so that a stored event can be verified
 -- again. Empty for every other event; sealed like the body when payload
 -- keys are configured, and emptied by a purge.
-ALTER TABLE events ADD COLUMN raw_query TEXT NOT NULL DEFAULT '';
+ALTER TABLE hookrelay.events ADD COLUMN raw_query TEXT NOT NULL DEFAULT '';

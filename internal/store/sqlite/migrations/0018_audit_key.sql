@@ -3,7 +3,7 @@
 -- in place of its SHA-256: an e-mail address or a customer id has too
 -- little entropy for a plain hash to hide it from whoever reads the audit
 -- log. The key is made the first time it is asked for (a random 32 bytes).
-CREATE TABLE instance_keys (
+CREATE TABLE hookrelay.instance_keys (
 	name       TEXT PRIMARY KEY,
 	key        BLOB NOT NULL,
 	created_at INTEGER NOT NULL -- unix microseconds
@@ -11,5 +11,5 @@ CREATE TABLE instance_keys (
 
 -- The plain hashes recorded before go: they cannot be made keyed without
 -- the value, and they are what could be guessed.
-UPDATE replays SET filter = json_remove(filter, '$.value_sha256')
+UPDATE hookrelay.replays SET filter = json_remove(filter, '$.value_sha256')
 WHERE kind = 'purge' AND filter LIKE '%"value_sha256"%';

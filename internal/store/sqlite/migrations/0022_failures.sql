@@ -5,5 +5,5 @@
 -- that the grouping walks the index in its order and never the table: its
 -- cost follows the number of failures, not the history of done ones. A
 -- query uses it by naming its condition as it is written here.
-CREATE INDEX deliveries_failures ON deliveries (status, destination, last_status_code, last_error, updated_at, event_id)
+CREATE INDEX deliveries_failures ON hookrelay.deliveries (status, destination, last_status_code, last_error, updated_at, event_id)
 	WHERE status IN ('failed', 'dead');

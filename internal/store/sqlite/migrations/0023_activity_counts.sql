@@ -14,7 +14,7 @@
 -- trigger costs one small write that never waits on another, as the
 -- delivery counts of 0004 do: an upsert of the minute's row, which the
 -- inserts of one batch find in the same page.
-CREATE TABLE activity_minutes (
+CREATE TABLE hookrelay.activity_minutes (
 	minute    INTEGER NOT NULL PRIMARY KEY,
 	received  INTEGER NOT NULL DEFAULT 0,
 	delivered INTEGER NOT NULL DEFAULT 0,
@@ -22,18 +22,18 @@ CREATE TABLE activity_minutes (
 );
 
 -- The counts of the rows already stored.
-INSERT INTO activity_minutes (minute, received)
-SELECT received_at - received_at % 60000000, count(*) FROM events GROUP BY 1;
+INSERT INTO hookrelay.activity_minutes (minute, received)
+SELECT received_at - received_at % 60000000, count(*) FROM hookrelay.events GROUP BY 1;
 
-INSERT INTO activity_minutes (minute, delivered, failed)
+INSERT INTO hookrelay.activity_minutes (minute, delivered, failed)
 SELECT attempted_at - attempted_at % 60000000,
 	sum(status_code BETWEEN 200 AND 299), sum(status_code NOT BETWEEN 200 AND 299)
-FROM attempts WHERE true GROUP BY 1
+FROM hookrelay.attempts WHERE true GROUP BY 1
 ON CONFLICT (minute) DO UPDATE SET delivered = excluded.delivered, failed = excluded.failed;
 
-CREATE TRIGGER activity_received AFTER INSERT ON events
+CREATE TRIGGER activity_received AFTER INSERT ON hookrelay.events
 BEGIN
-	INSERT INTO activity_minutes (minute, received) VALUES (NEW.received_at - NEW.received_at % 60000000, 1)
+	INSERT INTO hookrelay.activity_minutes (minute, received) VALUES (NEW.received_at - NEW.received_at % 60000000, 1)
 	ON CONFLICT (minute) DO UPDATE SET received = received + 1;
 END;
 
@@ -44,9 +44,9 @@ END;
 -- would come from the deliveries' status changes instead — a trigger on
 -- deliveries adding its outcome to its minute — and the reader, which
 -- reads only activity_minutes, would not change.
-CREATE TRIGGER activity_attempted AFTER INSERT ON attempts
+CREATE TRIGGER activity_attempted AFTER INSERT ON hookrelay.attempts
 BEGIN
-	INSERT INTO activity_minutes (minute, delivered, failed)
+	INSERT INTO hookrelay.activity_minutes (minute, delivered, failed)
 	VALUES (NEW.attempted_at - NEW.attempted_at % 60000000,
 		NEW.status_code BETWEEN 200 AND 299, NEW.status_code NOT BETWEEN 200 AND 299)
 	ON CONFLICT (minute) DO UPDATE SET

@@ -7,7 +7,7 @@
 -- last error, written with them by the statement that records an outcome
 -- (and set back to 'other', Classify of no code and no error, by a
 -- replay, which clears them). A delivery not yet completed has that too.
-ALTER TABLE deliveries ADD COLUMN failure_kind TEXT NOT NULL DEFAULT 'other';
+ALTER TABLE hookrelay.deliveries ADD COLUMN failure_kind TEXT NOT NULL DEFAULT 'other';
 
 -- The kinds of the failed and dead deliveries already stored, by
 -- failure.Classify's rules as written when this migration was: a CASE
@@ -15,7 +15,7 @@ ALTER TABLE deliveries ADD COLUMN failure_kind TEXT NOT NULL DEFAULT 'other';
 -- rules classifies the outcomes recorded after it; a migration of its own
 -- would classify the stored ones again.) Other deliveries are never read
 -- for their kind.
-UPDATE deliveries SET failure_kind = CASE
+UPDATE hookrelay.deliveries SET failure_kind = CASE
 	WHEN last_status_code BETWEEN 500 AND 599 THEN '5xx'
 	WHEN last_status_code BETWEEN 400 AND 499 THEN '4xx'
 	WHEN last_status_code BETWEEN 300 AND 399 THEN '3xx'
@@ -34,7 +34,7 @@ WHERE status IN ('failed', 'dead');
 -- dead deliveries, kept by row triggers as delivery_counts is (0004):
 -- SQLite's one writer makes each a small write that never waits. A row
 -- whose count falls to 0 stays, and is not read.
-CREATE TABLE failure_counts (
+CREATE TABLE hookrelay.failure_counts (
 	destination TEXT    NOT NULL,
 	status      TEXT    NOT NULL,
 	kind        TEXT    NOT NULL,
@@ -42,38 +42,38 @@ CREATE TABLE failure_counts (
 	PRIMARY KEY (destination, status, kind)
 ) WITHOUT ROWID;
 
-INSERT INTO failure_counts (destination, status, kind, n)
-SELECT destination, status, failure_kind, count(*) FROM deliveries
+INSERT INTO hookrelay.failure_counts (destination, status, kind, n)
+SELECT destination, status, failure_kind, count(*) FROM hookrelay.deliveries
 WHERE status IN ('failed', 'dead')
 GROUP BY destination, status, failure_kind;
 
-CREATE TRIGGER failure_counts_insert AFTER INSERT ON deliveries
+CREATE TRIGGER failure_counts_insert AFTER INSERT ON hookrelay.deliveries
 WHEN NEW.status IN ('failed', 'dead')
 BEGIN
-	INSERT INTO failure_counts (destination, status, kind, n) VALUES (NEW.destination, NEW.status, NEW.failure_kind, 1)
+	INSERT INTO hookrelay.failure_counts (destination, status, kind, n) VALUES (NEW.destination, NEW.status, NEW.failure_kind, 1)
 	ON CONFLICT (destination, status, kind) DO UPDATE SET n = n + 1;
 END;
 
-CREATE TRIGGER failure_counts_leave AFTER UPDATE OF status, destination, failure_kind ON deliveries
+CREATE TRIGGER failure_counts_leave AFTER UPDATE OF status, destination, failure_kind ON hookrelay.deliveries
 WHEN OLD.status IN ('failed', 'dead')
 	AND (NEW.status <> OLD.status OR NEW.destination <> OLD.destination OR NEW.failure_kind <> OLD.failure_kind)
 BEGIN
-	UPDATE failure_counts SET n = n - 1
+	UPDATE hookrelay.failure_counts SET n = n - 1
 	WHERE destination = OLD.destination AND status = OLD.status AND kind = OLD.failure_kind;
 END;
 
-CREATE TRIGGER failure_counts_enter AFTER UPDATE OF status, destination, failure_kind ON deliveries
+CREATE TRIGGER failure_counts_enter AFTER UPDATE OF status, destination, failure_kind ON hookrelay.deliveries
 WHEN NEW.status IN ('failed', 'dead')
 	AND (NEW.status <> OLD.status OR NEW.destination <> OLD.destination OR NEW.failure_kind <> OLD.failure_kind)
 BEGIN
-	INSERT INTO failure_counts (destination, status, kind, n) VALUES (NEW.destination, NEW.status, NEW.failure_kind, 1)
+	INSERT INTO hookrelay.failure_counts (destination, status, kind, n) VALUES (NEW.destination, NEW.status, NEW.failure_kind, 1)
 	ON CONFLICT (destination, status, kind) DO UPDATE SET n = n + 1;
 END;
 
-CREATE TRIGGER failure_counts_delete AFTER DELETE ON deliveries
+CREATE TRIGGER failure_counts_delete AFTER DELETE ON hookrelay.deliveries
 WHEN OLD.status IN ('failed', 'dead')
 BEGIN
-	UPDATE failure_counts SET n = n - 1
+	UPDATE hookrelay.failure_counts SET n = n - 1
 	WHERE destination = OLD.destination AND status = OLD.status AND kind = OLD.failure_kind;
 END;
 
@@ -84,7 +84,7 @@ END;
 -- 0022, which served the grouping of every failure. A query uses them by
 -- naming their condition as it is written here.
 DROP INDEX deliveries_failures;
-CREATE INDEX deliveries_failures_seen ON deliveries (destination, status, failure_kind, updated_at)
+CREATE INDEX deliveries_failures_seen ON hookrelay.deliveries (destination, status, failure_kind, updated_at)
 	WHERE status IN ('failed', 'dead');
-CREATE INDEX deliveries_failures_events ON deliveries (destination, status, failure_kind, event_id)
+CREATE INDEX deliveries_failures_events ON hookrelay.deliveries (destination, status, failure_kind, event_id)
 	WHERE status IN ('failed', 'dead');

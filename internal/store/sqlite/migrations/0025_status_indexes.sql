@@ -12,7 +12,7 @@
 -- destination) index of every delivery to find the few processing, in
 -- the order of the page, rather than read the claim's index of them
 -- (deliveries_processing, by destination) and sort.
-CREATE INDEX deliveries_failed ON deliveries (event_id, destination) WHERE status = 'failed';
-CREATE INDEX deliveries_processing_events ON deliveries (event_id, destination) WHERE status = 'processing';
-CREATE INDEX deliveries_skipped ON deliveries (event_id, destination) WHERE status = 'skipped';
-CREATE INDEX deliveries_purged ON deliveries (event_id, destination) WHERE status = 'purged';
+CREATE INDEX deliveries_failed ON hookrelay.deliveries (event_id, destination) WHERE status = 'failed';
+CREATE INDEX deliveries_processing_events ON hookrelay.deliveries (event_id, destination) WHERE status = 'processing';
+CREATE INDEX deliveries_skipped ON hookrelay.deliveries (event_id, destination) WHERE status = 'skipped';
+CREATE INDEX deliveries_purged ON hookrelay.deliveries (event_id, destination) WHERE status = 'purged';

@@ -5,7 +5,7 @@
 -- JSON arrays of strings. registered_at is when the current definition
 -- (sources, types, ordering key) was first registered; seen_at when a
 -- replica last registered it.
-CREATE TABLE handler_destinations (
+CREATE TABLE hookrelay.handler_destinations (
 	name          TEXT    NOT NULL PRIMARY KEY,
 	sources       TEXT    NOT NULL,
 	types         TEXT    NOT NULL,

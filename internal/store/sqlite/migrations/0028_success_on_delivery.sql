@@ -10,8 +10,8 @@
 -- round on the same row, first writes that attempt into attempts, so that
 -- no round's success is lost. Rows completed before this migration keep
 -- their attempt rows and leave last_attempted_at NULL.
-ALTER TABLE deliveries ADD COLUMN last_attempted_at INTEGER;
-ALTER TABLE deliveries ADD COLUMN last_duration_ms INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE hookrelay.deliveries ADD COLUMN last_attempted_at INTEGER;
+ALTER TABLE hookrelay.deliveries ADD COLUMN last_duration_ms INTEGER NOT NULL DEFAULT 0;
 
 -- The activity counters (0023) counted each attempt as its row was
 -- inserted. The attempt that ends a delivery done has no row now: it is
@@ -21,27 +21,27 @@ ALTER TABLE deliveries ADD COLUMN last_duration_ms INTEGER NOT NULL DEFAULT 0;
 -- when it ended its delivery.
 DROP TRIGGER activity_attempted;
 
-CREATE TRIGGER activity_attempted AFTER INSERT ON attempts
+CREATE TRIGGER activity_attempted AFTER INSERT ON hookrelay.attempts
 WHEN NEW.status_code NOT BETWEEN 200 AND 299
 BEGIN
-	INSERT INTO activity_minutes (minute, failed) VALUES (NEW.attempted_at - NEW.attempted_at % 60000000, 1)
+	INSERT INTO hookrelay.activity_minutes (minute, failed) VALUES (NEW.attempted_at - NEW.attempted_at % 60000000, 1)
 	ON CONFLICT (minute) DO UPDATE SET failed = failed + 1;
 END;
 
-CREATE TRIGGER activity_delivered AFTER UPDATE OF status ON deliveries
+CREATE TRIGGER activity_delivered AFTER UPDATE OF status ON hookrelay.deliveries
 WHEN NEW.status = 'done' AND OLD.status <> 'done' AND NEW.last_attempted_at IS NOT NULL
 BEGIN
-	INSERT INTO activity_minutes (minute, delivered)
+	INSERT INTO hookrelay.activity_minutes (minute, delivered)
 	VALUES (NEW.last_attempted_at - NEW.last_attempted_at % 60000000, 1)
 	ON CONFLICT (minute) DO UPDATE SET delivered = delivered + 1;
 END;
 
 -- A delivery inserted done with its attempt (a copy between stores) is
 -- counted as it arrives.
-CREATE TRIGGER activity_delivered_inserted AFTER INSERT ON deliveries
+CREATE TRIGGER activity_delivered_inserted AFTER INSERT ON hookrelay.deliveries
 WHEN NEW.status = 'done' AND NEW.last_attempted_at IS NOT NULL
 BEGIN
-	INSERT INTO activity_minutes (minute, delivered)
+	INSERT INTO hookrelay.activity_minutes (minute, delivered)
 	VALUES (NEW.last_attempted_at - NEW.last_attempted_at % 60000000, 1)
 	ON CONFLICT (minute) DO UPDATE SET delivered = delivered + 1;
 END;
