@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay"
-	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -43,24 +41,24 @@ func TestReplayWarnsOfHandlerDeliveries(t *testing.T) {
 			app.waitHandled(t, map[string]int{"evt_paid_1": 1, "evt_paid_2": 1})
 
 			const warning = "2 of the 5 deliveries to re-arm are handler deliveries (orders): their handlers run again and their effects apply again."
-			out, _ := app.cli(t, ExitOK, "replay", "--source", "stripe", "--dry-run")
+			out, _ := app.replay(t, ExitOK, "--source", "stripe", "--dry-run")
 			for _, want := range []string{"5 deliveries match: 5 would be re-armed, 0 in flight left alone\n", warning + "\n"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("replay --dry-run printed %q, want %q", out, want)
 				}
 			}
-			out, _ = app.cli(t, ExitOK, "replay", "--source", "stripe", "--dry-run", "--json")
+			out, _ = app.replay(t, ExitOK, "--source", "stripe", "--dry-run", "--json")
 			if !strings.Contains(out, `"handler_deliveries": 2`) || !strings.Contains(out, `"warning": "`+warning+`"`) {
 				t.Errorf("replay --dry-run --json printed %s, want the handler deliveries and the warning", out)
 			}
-			out, _ = app.cli(t, ExitOK, "replay", "--destination", "inbox", "--dry-run")
+			out, _ = app.replay(t, ExitOK, "--destination", "inbox", "--dry-run")
 			if !strings.Contains(out, "3 deliveries match") || strings.Contains(out, "handler") {
 				t.Errorf("replay of the pull destination alone printed %q, want its count and no warning", out)
 			}
 
 			// Asked on a terminal, "no" changes nothing.
 			terminal = func() (io.Reader, bool) { return strings.NewReader("n\n"), true }
-			out, errOut := app.cli(t, ExitFailure, "replay", "--source", "stripe", "--type", "invoice.*", "--destination", "orders")
+			out, errOut := app.replay(t, ExitFailure, "--source", "stripe", "--type", "invoice.*", "--destination", "orders")
 			if want := "All 2 deliveries to re-arm are handler deliveries (orders): their handlers run again and their effects apply again.\n"; !strings.Contains(out, want) ||
 				!strings.Contains(errOut, "Re-arm 2 deliveries? [y/N]") {
 				t.Errorf("replay asked:\n%s%s\nwant the warning %q before the question", out, errOut, want)
@@ -68,7 +66,7 @@ func TestReplayWarnsOfHandlerDeliveries(t *testing.T) {
 
 			// "yes" re-arms them, and the handler runs again on each.
 			terminal = func() (io.Reader, bool) { return strings.NewReader("y\n"), true }
-			out, _ = app.cli(t, ExitOK, "replay", "--source", "stripe")
+			out, _ = app.replay(t, ExitOK, "--source", "stripe")
 			if !strings.Contains(out, warning) || !strings.Contains(out, "re-armed 5 deliveries") {
 				t.Errorf("replay printed %q, want the warning and 5 re-armed", out)
 			}
@@ -83,6 +81,7 @@ func TestReplayWarnsOfHandlerDeliveries(t *testing.T) {
 // nothing claims.
 type handlerApp struct {
 	ingest, admin string
+	config        string // the hookrelay YAML file
 	mu            sync.Mutex
 	calls         map[string]int // guarded by mu; by provider event id
 }
@@ -104,7 +103,7 @@ destinations:
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := &handlerApp{calls: map[string]int{}}
+	app := &handlerApp{config: file, calls: map[string]int{}}
 	r.Handle(hookrelay.Destination{Name: "orders", Sources: []string{"stripe"}, Types: []string{"invoice.paid"}},
 		func(_ context.Context, _ hookrelay.Tx, ev hookrelay.Event) error {
 			app.mu.Lock()
@@ -125,29 +124,15 @@ destinations:
 	return app
 }
 
-// send posts a Stripe event of type typ, signed as Stripe signs it.
+// send posts a Stripe event of type typ with `hookrelay send`, which
+// signs it as Stripe does with the source's secret from the config.
 func (a *handlerApp) send(t *testing.T, id, typ string) {
 	t.Helper()
-	body := fmt.Appendf(nil, `{"id":%q,"object":"event","type":%q,"data":{"object":{"id":"in_%s"}}}`, id, typ, id)
-	h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: []string{replayStripeSecret}}, 0, signature.Message{Body: body})
-	if err != nil {
+	body := filepath.Join(t.TempDir(), id+".json")
+	if err := os.WriteFile(body, fmt.Appendf(nil, `{"id":%q,"object":"event","type":%q,"data":{"object":{"id":"in_%s"}}}`, id, typ, id), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodPost, a.ingest+"/webhooks/stripe", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header = h
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("send %s: %d %s", id, resp.StatusCode, answer)
-	}
+	a.cli(t, ExitOK, "send", "--config", a.config, "--url", a.ingest, "--source", "stripe", "--file", body)
 }
 
 // waitHandled waits until the handler has been called want times for
@@ -166,14 +151,19 @@ func (a *handlerApp) waitHandled(t *testing.T, want map[string]int) {
 	})
 }
 
-// cli runs the command line against the application's admin API and
-// returns what it printed on stdout and stderr; its exit code must be
-// want.
+// replay runs `hookrelay replay` with args against the application's
+// admin API, as cli does.
+func (a *handlerApp) replay(t *testing.T, want int, args ...string) (stdout, stderr string) {
+	t.Helper()
+	return a.cli(t, want, append([]string{"replay", "--server", a.admin, "--token", replayAdminToken}, args...)...)
+}
+
+// cli runs the command line and returns what it printed on stdout and
+// stderr; its exit code must be want.
 func (a *handlerApp) cli(t *testing.T, want int, args ...string) (stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	env := Env{Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }}
-	args = append(args, "--server", a.admin, "--token", replayAdminToken)
 	if code := Main(context.Background(), env, args); code != want {
 		t.Fatalf("hookrelay %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, want, out.String(), errOut.String())
 	}
