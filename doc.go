@@ -1,6 +1,7 @@
 // Package hookrelay embeds the hookrelay webhook relay in a Go application,
 // on the application's own database, with handlers whose effects are
-// applied exactly once.
+// applied exactly once per delivery; a replay is a deliberate new
+// delivery.
 //
 // A webhook is received by the application's own HTTP server, verified
 // over the exact bytes that arrived, and stored in the application's
@@ -101,7 +102,11 @@
 // Every outcome is recorded like a push's: listed by `hookrelay events`,
 // counted by stats and metrics, shown in the console, dead letters
 // alerted. Replay and backfill re-arm handler deliveries as any other: the
-// handler runs again, with Event.ReplayCount counting the replays.
+// handler runs again, with Event.ReplayCount counting the replays, and its
+// effects apply again — exactly once holds per delivery, and a replay is a
+// deliberate new delivery. A replay's dry run and its confirmations, in the
+// API, the CLI and the console, say how many handler deliveries it would
+// re-arm.
 // Ordering keys hold one key's deliveries to one at a time, in the order
 // the events occurred; a snoozed or failed delivery keeps holding its key.
 //

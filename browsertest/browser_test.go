@@ -16,14 +16,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/signature"
+	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
@@ -121,12 +124,15 @@ const (
 const browserSecret = "whsec_YnJvd3Nlci10ZXN0LXNlY3JldC1zdHJpcGU="
 
 // browserRelay is a whole relay in-process, with a sink as its billing
-// destination.
+// destination, and a handler destination, fulfilment, of checkout events
+// as an application that embeds hookrelay declares one.
 type browserRelay struct {
 	relay *relay.Relay
 	sink  *sink
 	admin string // base URL of the admin listener
 	logs  *relayproc.Buffer
+	// fulfilled counts the calls of fulfilment's handler.
+	fulfilled atomic.Int64
 }
 
 func startBrowserRelay(t *testing.T, driver testdb.Driver) *browserRelay {
@@ -164,11 +170,21 @@ destinations:
 	if err != nil {
 		t.Fatal(err)
 	}
+	fulfilment := config.DefaultDestination()
+	fulfilment.Name, fulfilment.Handler, fulfilment.Sources, fulfilment.Types = "fulfilment", true, []string{"stripe"}, []string{"checkout.*"}
+	cfg.Destinations = append(cfg.Destinations, fulfilment)
 	logs := &relayproc.Buffer{}
 	r, err := relay.New(context.Background(), cfg, relay.RoleAll, slog.New(slog.NewJSONHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	br := &browserRelay{relay: r, sink: sk, logs: logs}
+	r.SetHandlers(relay.Handlers{Funcs: map[string]delivery.Handler{
+		"fulfilment": func(context.Context, any, store.Claim) error {
+			br.fulfilled.Add(1)
+			return nil
+		},
+	}})
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +196,8 @@ destinations:
 			t.Logf("relay logs:\n%s", logs.String())
 		}
 	})
-	return &browserRelay{relay: r, sink: sk, admin: "http://" + r.AdminAddr(), logs: logs}
+	br.admin = "http://" + r.AdminAddr()
+	return br
 }
 
 // send posts a Stripe event to the public listener, signed with secret,
@@ -504,6 +521,9 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 	if got := b.text("#dry-run"); !strings.Contains(got, "1 delivery match: 1 would be re-armed") {
 		t.Fatalf("the event's dry run says %q", got)
 	}
+	if got := b.liveText("#handler-warning"); got != "" {
+		t.Errorf("the replay of a push delivery warns %q", got)
+	}
 	b.run("confirm", chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS(".flash")))
 	if got := b.text(".flash"); !strings.Contains(got, "1 delivery re-armed") {
 		t.Fatalf("the replay says %q", got)
@@ -587,6 +607,25 @@ func runBrowser(t *testing.T, exe string, driver testdb.Driver) {
 	if got := b.text(".flash"); !strings.Contains(got, "2 re-armed") {
 		t.Fatalf("the group's replay says %q", got)
 	}
+
+	// The replay of a handler delivery says its effects apply again.
+	if status := br.send(t, "evt_checkout", "checkout.session.completed", browserSecret); status != http.StatusOK {
+		t.Fatalf("ingest: %d", status)
+	}
+	testkit.Eventually(t, 20*time.Second, "fulfilment's handler to run", func() error {
+		return testkit.Check(br.fulfilled.Load() == 1, "it ran %d times", br.fulfilled.Load())
+	})
+	b.open("/events?q=evt_checkout", `#events tbody td.clip a`)
+	b.run("open the checkout event", chromedp.Click(chromedp.CSS(`#events tbody td.clip a`)), chromedp.WaitVisible(chromedp.CSS("#provider-id")))
+	b.run("press replay", chromedp.Click(chromedp.CSS("#replay-all")), chromedp.WaitVisible(chromedp.CSS("#handler-warning")))
+	if got, want := b.text("#handler-warning"), "The delivery to re-arm is a handler delivery (fulfilment): its handler runs again and its effects apply again."; got != want {
+		t.Fatalf("the handler delivery's dry run warns %q, want %q", got, want)
+	}
+	b.shoot("replay-handler-confirm")
+	b.run("confirm", chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS(".flash")))
+	testkit.Eventually(t, 20*time.Second, "fulfilment's handler to run again", func() error {
+		return testkit.Check(br.fulfilled.Load() == 2, "it ran %d times", br.fulfilled.Load())
+	})
 
 	// A read session sees no mutating button.
 	b.open("/logout", `input[name="token"]`)

@@ -24,6 +24,10 @@ if [ -z "${HOOKRELAY_TEST_POSTGRES_URL:-}" ]; then
     trap 'psql -q -h "$pg_host" -p "$pg_port" -U "$pg_user" -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true' EXIT
     export HOOKRELAY_TEST_POSTGRES_URL="postgres://$pg_user@$pg_host:$pg_port/$db?sslmode=disable"
     echo "PostgreSQL suite: database $db"
+  elif [ "${HOOKRELAY_REQUIRE_POSTGRES:-}" = 1 ]; then
+    # CI: the PostgreSQL suite (the exactly-once proof among it) must run.
+    echo "PostgreSQL is not reachable at $pg_host:$pg_port and HOOKRELAY_REQUIRE_POSTGRES=1: its suite cannot run" >&2
+    exit 1
   else
     echo "PostgreSQL is not reachable at $pg_host:$pg_port: its suite will be skipped" >&2
   fi

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
@@ -43,6 +44,12 @@ func buildOrders(t *testing.T) string {
 	return ordersBinary
 }
 
+// handlerDelay is how long the example's handler holds each call inside
+// its transaction (-handler-delay): long enough that a kill finds one
+// open, short enough that on SQLite, where handlers run one at a time, the
+// backlog the load leaves drains in seconds.
+const handlerDelay = 20 * time.Millisecond
+
 // ordersProcess is one run of the example application: hookrelay
 // embedded, with its handler destination "orders" and the config's push
 // destination "sink".
@@ -50,6 +57,9 @@ type ordersProcess struct {
 	*relayproc.Proc
 	binary, database, configPath, public, admin string
 	logs                                        *relayproc.Buffer
+	// killed holds the output of every run killed so far, oldest first;
+	// the restarts of a process share it.
+	killed *[]string
 }
 
 // startOrders writes the config of the stripe source and the sink push
@@ -59,7 +69,7 @@ type ordersProcess struct {
 func startOrders(t *testing.T, database, sinkURL, backoff string) *ordersProcess {
 	t.Helper()
 	addrs := freeAddrs(t, 2)
-	p := &ordersProcess{binary: buildOrders(t), database: database, public: addrs[0], admin: addrs[1]}
+	p := &ordersProcess{binary: buildOrders(t), database: database, public: addrs[0], admin: addrs[1], killed: new([]string)}
 	p.configPath = filepath.Join(t.TempDir(), "hookrelay.yaml")
 	cfg := relayproc.ConfigYAML(database, p.public, p.admin,
 		relayproc.SinkConfig{URL: sinkURL, Backoff: backoff, SecretPrefix: "REL"}.YAML())
@@ -83,8 +93,9 @@ func (p *ordersProcess) launch(t *testing.T) {
 	p.logs = &relayproc.Buffer{}
 	proc, err := relayproc.Start(relayproc.Options{
 		Binary: p.binary,
-		Args:   []string{"-config", p.configPath, "-database", p.database, "-listen", p.public, "-admin-listen", p.admin},
-		Env:    relayEnv, Output: p.logs, Admin: p.admin,
+		Args: []string{"-config", p.configPath, "-database", p.database, "-listen", p.public, "-admin-listen", p.admin,
+			"-handler-delay", handlerDelay.String()},
+		Env: relayEnv, Output: p.logs, Admin: p.admin,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -103,12 +114,22 @@ func (p *ordersProcess) launch(t *testing.T) {
 	}
 }
 
-// kill sends SIGKILL and waits until the process is gone.
+// kill sends SIGKILL, waits until the process is gone, and keeps what it
+// wrote. Every second kill first waits until a handler is running, its
+// transaction open, so that kills land there, where exactly once is at
+// stake, and not only at the random moments of the others, which may
+// find none running.
 func (p *ordersProcess) kill(t *testing.T) {
 	t.Helper()
+	if len(*p.killed)%2 == 1 {
+		testkit.Eventually(t, 10*time.Second, "a handler to be running", func() error {
+			return testkit.Check(len(readHandlerRun(p.logs.String()).cutShort()) > 0, "none is")
+		})
+	}
 	if err := p.Signal(syscall.SIGKILL, 40*time.Second); err != nil {
 		t.Fatal(err)
 	}
+	*p.killed = append(*p.killed, p.logs.String()) // all of it: the process is gone
 }
 
 func (p *ordersProcess) ingestURL() string { return "http://" + p.public + "/webhooks/stripe" }

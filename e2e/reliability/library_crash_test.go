@@ -16,8 +16,11 @@ import (
 // TestLibraryCrash runs the example application, examples/orders — hookrelay
 // embedded, marking orders paid from invoice.paid events inside the
 // transaction that marks each event handled — under the provider
-// simulator's load, SIGKILLs it several times and restarts it. Every
-// acknowledged event's effect must then be applied exactly once: one
+// simulator's load, its handler held 20 ms inside each transaction,
+// SIGKILLs it several times and restarts it. At least one kill must have
+// landed while a handler's transaction was open, as the application's
+// log shows it (a handler started and did not return before the kill).
+// Every acknowledged event's effect must then be applied exactly once: one
 // payment row per event, none missing, none twice, and each order's paid
 // amount its event's amount (a sum: a second application would double
 // it). The same relay also pushes every event to an HTTP destination,
@@ -57,7 +60,14 @@ func TestLibraryCrash(t *testing.T) {
 			}
 			f := checkEffects(t, db, rep)
 			retried := retriedDeliveries(t, st, l.StoredIDs(), "orders")
+			// The kills must have hit where exactly once is at stake: while
+			// a handler's transaction was open.
+			midHandler, cut := killsMidHandler(t, *p.killed, p.logs.String())
+			if midHandler == 0 {
+				t.Errorf("none of the %d kills landed while a handler's transaction was open", kills)
+			}
 			logFigures(t, "library-crash", l.Figures, fmt.Sprintf("kills=%d", kills),
+				fmt.Sprintf("kills_mid_handler=%d", midHandler), fmt.Sprintf("handlers_cut_short=%d", cut),
 				fmt.Sprintf("effects=%d", f.rows), fmt.Sprintf("effect_duplicates=%d", f.duplicates),
 				fmt.Sprintf("effect_missing=%d", f.missing), fmt.Sprintf("wrong_amounts=%d", f.wrongAmounts),
 				fmt.Sprintf("handled_again=%d", retried),

@@ -34,6 +34,7 @@ func run() error {
 	listen := flag.String("listen", "127.0.0.1:8080", "public address: POST /webhooks/stripe, GET /orders")
 	adminListen := flag.String("admin-listen", "127.0.0.1:8081", "operators' address: hookrelay's admin API, console, /readyz")
 	configFile := flag.String("config", "", "optional hookrelay YAML config: its sources replace the built-in stripe source, and its push and pull destinations, tokens and alerts are used")
+	handlerDelay := flag.Duration("handler-delay", 0, "hold each handler call this long inside its transaction, as a slow handler would")
 	flag.Parse()
 
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
@@ -63,7 +64,7 @@ func run() error {
 		Sources: []string{"stripe"},
 		Types:   []string{"invoice.paid"},
 		Timeout: 2 * time.Second,
-	}, markPaid)
+	}, logged(logger, slowed(*handlerDelay, markPaid)))
 	if err := relay.Start(ctx); err != nil {
 		return err
 	}

@@ -26,8 +26,9 @@ func (h *handler) replay(w http.ResponseWriter, r *http.Request) {
 }
 
 // Replay re-arms the deliveries of the events that req's ids or filter
-// select, or on a dry run only counts them; actor names who asked, for the
-// audit row. An empty filter is refused: replaying everything must be
+// select, or on a dry run only counts them, and counts apart those of
+// handler destinations, whose effects a replay applies again; actor names
+// who asked, for the audit row. An empty filter is refused: replaying everything must be
 // asked for with a window.
 func (s *Service) Replay(ctx context.Context, actor string, req adminwire.ReplayRequest) (adminwire.ReplayResult, error) {
 	filter, err := s.replayFilter(ctx, req)
@@ -39,7 +40,14 @@ func (s *Service) Replay(ctx context.Context, actor string, req adminwire.Replay
 	if err != nil {
 		return adminwire.ReplayResult{}, err
 	}
-	audit(ctx, "matched", res.Matched, "rearmed", res.Rearmed, "in_flight", res.InFlight)
+	if req.DryRun {
+		byDest, err := s.handlerReplays(ctx, filter, s.now())
+		if err != nil {
+			return adminwire.ReplayResult{}, fmt.Errorf("replay: %w", err)
+		}
+		res.HandlerDeliveries, res.Warning = handlerWarning(byDest, res.Matched-res.InFlight)
+	}
+	audit(ctx, "matched", res.Matched, "rearmed", res.Rearmed, "in_flight", res.InFlight, "handler_deliveries", res.HandlerDeliveries)
 	return res, nil
 }
 

@@ -43,6 +43,14 @@ type ReplayResult struct {
 	Rearmed  int64 `json:"rearmed"`
 	InFlight int64 `json:"in_flight"`
 	DryRun   bool  `json:"dry_run"`
+	// HandlerDeliveries counts, on a dry run, the deliveries it would
+	// re-arm whose destination is a handler destination (a Go function
+	// of an application that embeds hookrelay): their handlers run
+	// again, and their effects apply again. Absent when none is.
+	HandlerDeliveries int64 `json:"handler_deliveries,omitempty"`
+	// Warning says that in words, naming the handler destinations, when
+	// HandlerDeliveries is not 0.
+	Warning string `json:"warning,omitempty"`
 }
 
 // BackfillRequest is the body of POST /api/v1/backfill.

@@ -32,7 +32,9 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		fmt.Fprint(fs.Output(), "Usage: hookrelay replay [--id ID]... [filters] [--dry-run] [--yes]\n\n"+
 			"Re-arms the deliveries of the events chosen by id or filter: they are delivered again, due now,\n"+
 			"with their attempts reset. Deliveries in flight right now are left alone. It first prints how\n"+
-			"many deliveries match and, on a terminal, asks before acting; without a terminal it needs --yes.\n"+
+			"many deliveries match, and how many of them are to handler destinations, whose handlers run\n"+
+			"again and whose effects apply again. On a terminal it then asks before acting; without one it\n"+
+			"needs --yes.\n"+
 			"It then runs as a job on the relay, with its progress on stderr (a bar on a terminal: count,\n"+
 			"rate, time left). Ctrl-C stops it between two batches and says exactly what was re-armed: the\n"+
 			"deliveries of the selected events up to the one it names, none after.\n"+
@@ -71,6 +73,9 @@ func runReplay(ctx context.Context, env Env, args []string) error {
 		preview: func(w io.Writer, dry adminwire.ReplayResult) (int64, string) {
 			would := dry.Matched - dry.InFlight
 			fmt.Fprintf(w, "%s %s: %d would be re-armed, %d in flight left alone\n", counted(dry.Matched, deliveryNoun, deliveriesNoun), verbAgreeing(dry.Matched, "matches", "match"), would, dry.InFlight)
+			if dry.Warning != "" {
+				fmt.Fprintln(w, dry.Warning) // handler deliveries: their effects apply again
+			}
 			return would, fmt.Sprintf("Re-arm %s?", counted(would, deliveryNoun, deliveriesNoun))
 		},
 		start: func(ctx context.Context, c *adminclient.Client) (adminwire.Job, error) {

@@ -11,6 +11,9 @@ type confirmView struct {
 	Heading string
 	// Lines say what the dry run counted.
 	Lines []string
+	// Warning, when set, says what the action does that cannot be taken
+	// back: a replay's handler deliveries apply their effects again.
+	Warning string
 	// Action is where the confirmation is posted, with Fields.
 	Action string
 	Fields []field

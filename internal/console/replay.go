@@ -38,6 +38,7 @@ func (c *Console) replayEvent(w http.ResponseWriter, r *http.Request, s *session
 		c.render(w, r, s, "confirm", "Replay event", "events", confirmView{
 			Heading:   "Replay this event to " + target + "?",
 			Lines:     replayLines(res),
+			Warning:   res.Warning,
 			Action:    eventURL + "/replay",
 			Fields:    confirmFields(form),
 			Button:    "Replay to " + target,
@@ -121,6 +122,7 @@ func (c *Console) replaySet(w http.ResponseWriter, r *http.Request, s *session) 
 		c.render(w, r, s, "confirm", "Replay a set", "replay", confirmView{
 			Heading:   "Replay " + describeFilter(f) + "?",
 			Lines:     replayLines(res),
+			Warning:   res.Warning,
 			Action:    "/replay",
 			Fields:    confirmFields(f.values()),
 			Button:    "Replay " + plural(res.Matched-res.InFlight, "delivery", "deliveries"),

@@ -313,6 +313,36 @@ var suite = []struct {
 			t.Errorf("%d audit lines of the confirmed replays with the token's name, want 2", n)
 		}
 	}},
+	{"a replay's confirmation warns that handlers run again", func(t *testing.T, b *bundle) {
+		// orders is a handler destination an application registered:
+		// replaying its deliveries applies their effects again.
+		ctx := context.Background()
+		if _, err := b.store.RegisterHandlers(ctx, []store.HandlerDestination{{Name: "orders", Sources: []string{"stripe"}}}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		id := b.ingest(t, seed{source: "stripe", id: "evt_handled", typ: "invoice.paid", destinations: []string{"billing", "orders"}})
+		b.ingest(t, seed{source: "stripe", id: "evt_pushed", typ: "invoice.paid", destinations: []string{"billing"}})
+		c := b.login(t, adminToken)
+		const warning = `<p class="warning" id="handler-warning">`
+		status, page := c.post("/events/"+id+"/replay", nil)
+		wantPage(t, "the event's dry run", status, page, http.StatusOK, "2 deliveries match", warning+
+			"1 of the 2 deliveries to re-arm is a handler delivery (orders): its handler runs again and its effects apply again.</p>")
+		status, page = c.post("/replay", url.Values{"source": {"stripe"}})
+		wantPage(t, "the set's dry run", status, page, http.StatusOK, "3 deliveries match", warning+
+			"1 of the 3 deliveries to re-arm is a handler delivery (orders): its handler runs again and its effects apply again.</p>")
+		for _, form := range []url.Values{{"destination": {"billing"}}, {"destination": {"billing"}, "source": {"stripe"}}} {
+			path := "/events/" + id + "/replay"
+			if form.Has("source") {
+				path = "/replay"
+			}
+			status, page = c.post(path, form)
+			wantPage(t, path+" to billing", status, page, http.StatusOK, "would be re-armed")
+			if strings.Contains(page, "handler-warning") || strings.Contains(page, "handler delivery") {
+				t.Errorf("%s %v: a replay of push deliveries alone warns of handlers:\n%s", path, form, page)
+			}
+		}
+		b.wantReplayCounts(t, id, 0)
+	}},
 	{"an attempt timeline keeps replay rounds apart", func(t *testing.T, b *bundle) {
 		id := b.ingest(t, seed{source: "stripe", id: "evt_rounds", typ: "invoice.paid"})
 		attempt := func(code int) {
