@@ -2,7 +2,6 @@ package hookrelay_test
 
 import (
 	"context"
-	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/hookrelay/hookrelay"
 	"github.com/hookrelay/hookrelay/hookrelaytest"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -43,13 +43,7 @@ func TestReceiverForMountsAnywhere(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			text, _ := io.ReadAll(resp.Body)
-			return resp.StatusCode, string(text)
+			return testkit.Send(t, req)
 		}
 
 		for path, id := range map[string]string{"/hooks/stripe": "evt_path", "/stripe": "evt_fixed"} {

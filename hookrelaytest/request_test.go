@@ -78,7 +78,7 @@ func TestSignedRequestIsVerifiedAndHandled(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", p.source.Name, err)
 			}
-			if code, text := do(t, req); code != http.StatusOK {
+			if code, text := testkit.Send(t, req); code != http.StatusOK {
 				t.Errorf("%s: %d %s, want 200", p.source.Name, code, text)
 			}
 			want = append(want, fmt.Sprintf("%s %s %s from-%s", ev.ProviderEventID, p.source.Name, p.typ, p.source.Name))
@@ -90,7 +90,7 @@ func TestSignedRequestIsVerifiedAndHandled(t *testing.T) {
 			body, _ := io.ReadAll(forged.Body)
 			body = append(body, ' ') // the same JSON, other bytes
 			forged.Body, forged.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-			if code, text := do(t, forged); code == http.StatusOK {
+			if code, text := testkit.Send(t, forged); code == http.StatusOK {
 				t.Errorf("%s: a body changed after signing was answered %d %s", p.source.Name, code, text)
 			}
 		}
@@ -111,16 +111,4 @@ func TestSignedRequestUnknownSource(t *testing.T) {
 	if _, err := hookrelaytest.SignedRequest(r, "http://127.0.0.1/webhooks/nope", hookrelaytest.NewEvent("nope", "x", "{}")); err == nil {
 		t.Error("SignedRequest signed for a source the relay does not have")
 	}
-}
-
-// do sends req and returns the answer's status and body.
-func do(t *testing.T, req *http.Request) (int, string) {
-	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	text, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(text)
 }

@@ -131,7 +131,7 @@ func TestRunInsideTheTestsTransaction(t *testing.T) {
 	t.Parallel()
 	a := openApp(t, testdb.PostgresURL(t))
 	ctx := context.Background()
-	outer, err := a.pg.Begin(ctx)
+	outer, err := a.Pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
