@@ -23,8 +23,8 @@ import (
 // with it written in.
 //
 // It returns an error when r has no source named ev.Source, or for a
-// scheme that signs with the provider's private key (discord, sendgrid,
-// standard with public keys), which a test does not have.
+// scheme that signs with the provider's private key alone (discord,
+// sendgrid), which a test does not have.
 func SignedRequest(r *hookrelay.Relay, target string, ev hookrelay.Event) (*http.Request, error) {
 	cfg, err := bridge.Config(r)
 	if err != nil {
@@ -38,7 +38,7 @@ func SignedRequest(r *hookrelay.Relay, target string, ev hookrelay.Event) (*http
 		ID: ev.ProviderEventID, Type: ev.Type, Body: ev.Body, Now: ev.ReceivedAt,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("hookrelaytest: sign for source %s: %w", ev.Source, err)
+		return nil, fmt.Errorf("hookrelaytest: source %s: %w", ev.Source, err)
 	}
 	u, err := url.Parse(target)
 	if err != nil {

@@ -7,7 +7,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,13 +105,23 @@ func TestSignedRequestIsVerifiedAndHandled(t *testing.T) {
 	})
 }
 
-func TestSignedRequestUnknownSource(t *testing.T) {
+// TestSignedRequestRefuses checks that SignedRequest makes no request
+// for a source the relay does not have, nor for one whose provider signs
+// with a private key a test does not have.
+func TestSignedRequestRefuses(t *testing.T) {
 	t.Parallel()
-	r, err := hookrelay.New(hookrelay.Config{Sources: []hookrelay.Source{providers[0].source}})
+	file := filepath.Join(t.TempDir(), "hookrelay.yaml")
+	yaml := "sources:\n  - {name: bot, verify: discord, public_keys: [" + strings.Repeat("ab", 32) + "]}\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := hookrelay.New(hookrelay.Config{File: file, Sources: []hookrelay.Source{providers[0].source}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hookrelaytest.SignedRequest(r, "http://127.0.0.1/webhooks/nope", hookrelaytest.NewEvent("nope", "x", "{}")); err == nil {
-		t.Error("SignedRequest signed for a source the relay does not have")
+	for _, source := range []string{"nope", "bot"} {
+		if _, err := hookrelaytest.SignedRequest(r, "http://127.0.0.1/webhooks/"+source, hookrelaytest.NewEvent(source, "x", "{}")); err == nil {
+			t.Errorf("SignedRequest signed for source %s", source)
+		}
 	}
 }

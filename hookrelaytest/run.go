@@ -18,18 +18,18 @@ type Outcome string
 // The outcomes, by what the handler returned (see hookrelay.HandlerFunc).
 const (
 	// Done: it returned nil; its writes are committed.
-	Done = Outcome(store.StatusDone)
+	Done Outcome = "done"
 	// Skipped: it returned an error wrapping hookrelay.Skip; its writes
 	// are committed.
-	Skipped = Outcome(store.StatusSkipped)
+	Skipped Outcome = "skipped"
 	// Failed: it returned another error, or panicked, or ended its
 	// transaction; its writes are rolled back, and the event is handled
 	// again after the destination's backoff.
-	Failed = Outcome(store.StatusFailed)
+	Failed Outcome = "failed"
 	// Dead: it returned hookrelay.Permanent, or failed on the
 	// destination's last attempt; its writes are rolled back, and the
 	// delivery is a dead letter.
-	Dead = Outcome(store.StatusDead)
+	Dead Outcome = "dead"
 	// Snoozed: it returned hookrelay.Snooze; its writes are rolled back,
 	// and the event is handled again after the snooze, not counted as an
 	// attempt.
