@@ -19,7 +19,7 @@ func TestHandleTimeoutFailsTheAttempt(t *testing.T) {
 	eachDriver(t, func(t *testing.T, drv testdb.Driver) {
 		b := setup(t, drv, func(r *hookrelay.Relay) {
 			d := orders(1)
-			d.Timeout = 100 * time.Millisecond
+			d.Timeout = 500 * time.Millisecond
 			r.Handle(d, func(ctx context.Context, tx hookrelay.Tx, ev hookrelay.Event) error {
 				if err := insertEffect(ctx, tx, ev, "written"); err != nil {
 					return err

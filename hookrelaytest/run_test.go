@@ -50,7 +50,7 @@ func TestRunOutcomes(t *testing.T) {
 			want: hookrelaytest.Failed, err: func(err error) bool { return err != nil && err.Error() == "handler panicked: oops" }},
 		{name: "ending the transaction fails the attempt", then: endTx,
 			want: hookrelaytest.Failed, err: is(hookrelay.ErrManagedTx)},
-		{name: "the context ends at the timeout", timeout: 50 * time.Millisecond, then: func(ctx context.Context, _ hookrelay.Tx) error { <-ctx.Done(); return ctx.Err() },
+		{name: "the context ends at the timeout", timeout: 500 * time.Millisecond, then: func(ctx context.Context, _ hookrelay.Tx) error { <-ctx.Done(); return ctx.Err() },
 			want: hookrelaytest.Failed, err: is(context.DeadlineExceeded)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
