@@ -165,6 +165,16 @@
 // the others read its registration. docs/library.md in the repository
 // gives the upgrade rule, removing a handler destination included.
 //
+// # Mounting and testing
+//
+// ReceiverFor mounts the receiver at any path of the application's mux,
+// the source of each request from a path value (SourceFromPath) or fixed
+// (FixedSource). Package hookrelaytest tests an application's use of the
+// relay without a server, with the relay's own code: it runs a handler on
+// a synthetic event inside a transaction of the application's database
+// and says what the relay would record, signs requests as a source's
+// provider does, and says which destinations an event fans out to.
+//
 // # Beside hookrelay serve
 //
 // The relay embedded here is the one `hookrelay serve` runs: the same

@@ -44,7 +44,17 @@ func guard(ctx context.Context, tx any, fn func(Tx) error) error {
 			return fmt.Errorf("open the handler's savepoint: %w", err)
 		}
 		err := fn(Tx{sq: sqliteTx{tx}})
-		if _, rerr := tx.ExecContext(context.WithoutCancel(ctx), "RELEASE "+guardSavepoint); rerr != nil {
+		_, rerr := tx.ExecContext(context.WithoutCancel(ctx), "RELEASE "+guardSavepoint)
+		switch {
+		case errors.Is(rerr, sql.ErrTxDone) && ctx.Err() != nil:
+			// database/sql rolled the transaction back as ctx ended (the
+			// handler cannot reach its Rollback): the handler ran out of
+			// time; it did not end the transaction.
+			if err == nil {
+				err = ctx.Err()
+			}
+			return err
+		case rerr != nil:
 			return fmt.Errorf("handler ended the transaction (%w): %w", rerr, ErrManagedTx)
 		}
 		return err

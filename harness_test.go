@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -17,11 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/hookrelay/hookrelay"
 	"github.com/hookrelay/hookrelay/internal/testkit"
+	"github.com/hookrelay/hookrelay/internal/testkit/appdb"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -281,98 +278,25 @@ func (b *bundle) waitStatus(t *testing.T, providerID, destination, want string) 
 
 // appDB is the application's own connection to the database, outside
 // hookrelay.
-type appDB struct {
-	sq *sql.DB
-	pg *pgxpool.Pool
-}
+type appDB struct{ appdb.DB }
 
-func openApp(t *testing.T, database string) appDB {
-	t.Helper()
-	if path, ok := strings.CutPrefix(database, "sqlite:"); ok {
-		db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return appDB{sq: db}
-	}
-	pool, err := pgxpool.New(context.Background(), database)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return appDB{pg: pool}
-}
+func openApp(t *testing.T, database string) appDB { return appDB{appdb.Open(t, database)} }
 
 func (a appDB) exec(t *testing.T, query string, args ...any) {
 	t.Helper()
-	var err error
-	if a.pg != nil {
-		_, err = a.pg.Exec(context.Background(), query, args...)
-	} else {
-		_, err = a.sq.Exec(query, args...)
-	}
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
+	a.Exec(t, query, args...)
 }
 
 // strings returns the one text column query selects, row by row.
 func (a appDB) strings(t *testing.T, query string, args ...any) []string {
 	t.Helper()
-	var (
-		r   rows
-		err error
-	)
-	if a.pg != nil {
-		var pr pgx.Rows
-		pr, err = a.pg.Query(context.Background(), query, args...)
-		if err == nil {
-			defer pr.Close()
-			r = pr
-		}
-	} else {
-		var sr *sql.Rows
-		sr, err = a.sq.Query(query, args...)
-		if err == nil {
-			defer sr.Close()
-			r = sr
-		}
-	}
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	var out []string
-	for r.Next() {
-		var s string
-		if err := r.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := r.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// rows is what pgx.Rows and *sql.Rows share.
-type rows interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
+	return a.Strings(t, query, args...)
 }
 
 // insertEffect records ev in the application's table, inside tx, with
 // note.
 func insertEffect(ctx context.Context, tx hookrelay.Tx, ev hookrelay.Event, note string) error {
-	const q = `INSERT INTO effects (event_id, note) VALUES ($1, $2)`
-	if pg := tx.Postgres(); pg != nil {
-		_, err := pg.Exec(ctx, q, ev.ProviderEventID, note)
-		return err
-	}
-	_, err := tx.SQLite().ExecContext(ctx, q, ev.ProviderEventID, note)
-	return err
+	return appdb.ExecTx(ctx, tx, `INSERT INTO effects (event_id, note) VALUES ($1, $2)`, ev.ProviderEventID, note)
 }
 
 // httptestRecorder serves one request with an empty body to h.

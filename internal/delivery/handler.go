@@ -146,10 +146,14 @@ func (h *handlerWorker) deliver(stop context.Context, c store.Claim) {
 		err := h.call(ctx, tx, c)
 		comp.Now = h.engine.now()
 		comp.Attempt.Duration = comp.Now.Sub(start)
-		if v, _ := verdictOf(err); v == verdictSkip {
-			status, comp.Attempt.Error, err = store.StatusSkipped, ShortError(err.Error()), nil
+		v, _ := HandlerVerdictOf(err)
+		if v == HandlerSkip {
+			status, comp.Attempt.Error = store.StatusSkipped, ShortError(err.Error())
 		}
 		comp.Status = status
+		if v.Commits() {
+			return nil
+		}
 		return err
 	})
 	took := h.engine.now().Sub(start)
@@ -157,7 +161,7 @@ func (h *handlerWorker) deliver(stop context.Context, c store.Claim) {
 		h.handBack(c, errors.Is(err, errStopping))
 		return
 	}
-	if v, after := verdictOf(err); v == verdictSnooze {
+	if v, after := HandlerVerdictOf(err); v == HandlerSnooze {
 		h.snoozed(c, after)
 		return
 	}
@@ -188,15 +192,26 @@ func (h *handlerWorker) handBack(c store.Claim, unstarted bool) {
 	}
 }
 
-// call runs the handler, turning a panic into an error that carries the
-// panic's value; the stack goes to the log.
-func (h *handlerWorker) call(ctx context.Context, tx any, c store.Claim) (err error) {
+// call runs the handler, turning a panic into an error as CallHandler
+// does; the stack goes to the log.
+func (h *handlerWorker) call(ctx context.Context, tx any, c store.Claim) error {
+	return CallHandler(func() error { return h.handle(ctx, tx, c) }, func(p any, stack []byte) {
+		h.engine.logger.Error("handler panicked", keyDestination, h.name, keyDeliveryID, c.Delivery.ID,
+			keyEventID, c.Delivery.EventID, "panic", fmt.Sprint(p), "stack", string(stack))
+	})
+}
+
+// CallHandler calls fn and returns its error; when fn panics, it returns
+// an error that carries the panic's value instead — the failure a relay
+// records — after giving panicked, when not nil, the value and the stack.
+func CallHandler(fn func() error, panicked func(value any, stack []byte)) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			h.engine.logger.Error("handler panicked", keyDestination, h.name, keyDeliveryID, c.Delivery.ID,
-				keyEventID, c.Delivery.EventID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if panicked != nil {
+				panicked(p, debug.Stack())
+			}
 			err = fmt.Errorf("handler panicked: %v", p)
 		}
 	}()
-	return h.handle(ctx, tx, c)
+	return fn()
 }

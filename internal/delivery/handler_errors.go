@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // A handler's error decides its delivery's outcome beyond done: ErrSkip
@@ -43,31 +45,50 @@ func Snooze(after time.Duration) error { return &SnoozeError{After: max(0, after
 // Error says for how long.
 func (e *SnoozeError) Error() string { return fmt.Sprintf("hookrelay: snooze for %s", e.After) }
 
-// verdict is what a handler's error asks for.
-type verdict int
+// HandlerVerdict is what a handler's result asks for its delivery.
+type HandlerVerdict int
 
+// The verdicts, by what the handler returned.
 const (
-	verdictFail      verdict = iota // any other error: a failed attempt, retried on the backoff
-	verdictSkip                     // ErrSkip: commit, skipped
-	verdictPermanent                // a PermanentError: roll back, dead now
-	verdictSnooze                   // a SnoozeError: roll back, due later, uncounted
+	HandlerDone      HandlerVerdict = iota // nil: commit, done
+	HandlerFail                            // any other error: roll back, a failed attempt, retried on the backoff or dead
+	HandlerSkip                            // ErrSkip: commit, skipped
+	HandlerPermanent                       // a PermanentError: roll back, dead now
+	HandlerSnooze                          // a SnoozeError: roll back, due later, uncounted
 )
 
-// verdictOf returns what err asks for, and the snooze's length when it
-// asks for one. When its chain holds several, the first of skip, snooze
-// and permanent, in that order, wins.
-func verdictOf(err error) (verdict, time.Duration) {
+// HandlerVerdictOf returns what a handler's result err asks for, and the
+// snooze's length when it asks for one. When its chain holds several, the
+// first of skip, snooze and permanent, in that order, wins.
+func HandlerVerdictOf(err error) (HandlerVerdict, time.Duration) {
 	var (
 		sn *SnoozeError
 		pe *PermanentError
 	)
 	switch {
+	case err == nil:
+		return HandlerDone, 0
 	case errors.Is(err, ErrSkip):
-		return verdictSkip, 0
+		return HandlerSkip, 0
 	case errors.As(err, &sn):
-		return verdictSnooze, sn.After
+		return HandlerSnooze, sn.After
 	case errors.As(err, &pe):
-		return verdictPermanent, 0
+		return HandlerPermanent, 0
 	}
-	return verdictFail, 0
+	return HandlerFail, 0
+}
+
+// Commits reports whether the handler's writes commit with its delivery's
+// outcome: they do when it is done or skipped, and roll back otherwise.
+func (v HandlerVerdict) Commits() bool { return v == HandlerDone || v == HandlerSkip }
+
+// DecideHandler returns the status and next due time of a handler's
+// delivery whose attempt number attempts (the first is 1) failed at now
+// with cause, neither a skip nor a snooze: dead at once when cause is a
+// PermanentError, otherwise as Decide says.
+func (p Policy) DecideHandler(cause error, attempts int, now time.Time) (store.DeliveryStatus, time.Time) {
+	if v, _ := HandlerVerdictOf(cause); v == HandlerPermanent {
+		return store.StatusDead, time.Time{}
+	}
+	return p.Decide(attempts, 0, now)
 }

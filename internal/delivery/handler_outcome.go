@@ -20,11 +20,7 @@ func (h *handlerWorker) failed(c store.Claim, cause error, start time.Time, took
 		DeliveryID: d.ID, LeaseToken: c.LeaseToken, Now: now,
 		Attempt: store.Attempt{AttemptedAt: start, Duration: took, Error: ShortError(cause.Error())},
 	}
-	if v, _ := verdictOf(cause); v == verdictPermanent {
-		comp.Status = store.StatusDead
-	} else {
-		comp.Status, comp.NextAttemptAt = h.policy.Decide(d.Attempts, 0, now)
-	}
+	comp.Status, comp.NextAttemptAt = h.policy.DecideHandler(cause, d.Attempts, now)
 	ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
 	defer cancel()
 	err := h.queue.CompleteDelivery(ctx, comp)

@@ -88,7 +88,8 @@ type Options struct {
 }
 
 // Receiver is the ingest http.Handler. Mount it on a pattern that binds
-// {source}, e.g. "POST /webhooks/{source}".
+// {source}, e.g. "POST /webhooks/{source}", or name the source of each
+// request with WithSource.
 type Receiver struct {
 	sources    map[string]*Source
 	router     Router
@@ -179,7 +180,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.metrics.inflight.Inc()
 	defer rc.metrics.inflight.Dec()
 
-	src, ok := rc.sources[r.PathValue("source")]
+	src, ok := rc.sources[sourceOf(r)]
 	if !allowsMethod(r, src) {
 		refuseMethod(w, src)
 		return

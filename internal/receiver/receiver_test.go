@@ -31,6 +31,7 @@ const (
 
 type testBundle struct {
 	url       string
+	receiver  *receiver.Receiver
 	store     store.DB
 	registry  *prometheus.Registry
 	committer *groupcommit.Committer
@@ -99,7 +100,7 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 	mux.Handle("POST /webhooks/{source}", rc)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	b.url = srv.URL
+	b.url, b.receiver = srv.URL, rc
 	return b
 }
 

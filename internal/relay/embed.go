@@ -91,6 +91,17 @@ func (r *Relay) IngestHandler() http.Handler {
 	return r.public.Handler
 }
 
+// Receiver is IngestHandler without its ServeMux: the receiver itself, for
+// an application that mounts it at a path of its own and names each
+// request's source with receiver.WithSource; nil when this role does not
+// receive. Reloads swap the receiver behind it as behind IngestHandler.
+func (r *Relay) Receiver() http.Handler {
+	if r.public == nil {
+		return nil
+	}
+	return &r.reload.ingest
+}
+
 // AdminHandler is what the admin listener serves: /healthz, /readyz,
 // /metrics, the admin API under /api/ and the console at /.
 func (r *Relay) AdminHandler() http.Handler { return r.admin.Handler }

@@ -60,6 +60,13 @@ func routeDestinations(cfg *config.Config) []route.Destination {
 	return dests
 }
 
+// Router returns the routing of cfg's destinations alone, as a receiver
+// routes when no other replica registered a handler destination: it
+// returns an error naming a destination whose type glob is malformed.
+func Router(cfg *config.Config) (*route.Router, error) {
+	return route.New(routeDestinations(cfg))
+}
+
 // newRoutes builds the routing table of cfg's destinations and reads the
 // registered handler destinations into it.
 func (r *Relay) newRoutes(ctx context.Context, cfg *config.Config) error {

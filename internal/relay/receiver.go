@@ -7,7 +7,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/receiver"
-	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/signature"
 )
 
@@ -65,7 +64,7 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 	// The routing table is shared by the receivers of every reload: cfg's
 	// destinations are checked here, and set once cfg is the running
 	// config (see Reload).
-	if _, err := route.New(routeDestinations(cfg)); err != nil {
+	if _, err := Router(cfg); err != nil {
 		return nil, nil, fmt.Errorf("build router: %w", err)
 	}
 
