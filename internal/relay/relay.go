@@ -102,20 +102,41 @@ type Relay struct {
 	stopFill   func()
 }
 
+// Options say how New reaches the database beyond the config's URL.
+type Options struct {
+	// Store is what the store is opened with besides the URL and the
+	// config's keys, which New sets: an application's pool, a schema.
+	Store storeopen.Options
+	// ManualMigrations has New apply no migration, and refuse a database
+	// that lacks one (see CheckMigrated).
+	ManualMigrations bool
+}
+
 // New opens and migrates the store and builds the listeners' handlers. It
 // binds nothing yet; call Start.
 func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger) (*Relay, error) {
+	return NewWith(ctx, cfg, role, Options{}, logger)
+}
+
+// NewWith is New with options.
+func NewWith(ctx context.Context, cfg *config.Config, role Role, opts Options, logger *slog.Logger) (*Relay, error) {
 	keys, err := cfg.KeyRing()
 	if err != nil {
 		return nil, err
 	}
-	st, err := storeopen.OpenWith(ctx, cfg.Database, storeopen.Options{Keys: keys}, logger)
+	opts.Store.Keys = keys
+	st, err := storeopen.OpenWith(ctx, cfg.Database, opts.Store, logger)
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Migrate(ctx); err != nil {
+	if opts.ManualMigrations {
+		err = CheckMigrated(ctx, st)
+	} else if err = st.Migrate(ctx); err != nil {
+		err = fmt.Errorf("migrate: %w", err)
+	}
+	if err != nil {
 		_ = st.Close()
-		return nil, fmt.Errorf("migrate: %w", err)
+		return nil, err
 	}
 	r := &Relay{
 		cfg:       cfg,

@@ -125,3 +125,19 @@ func (s *Store) moveLegacy(ctx context.Context, tx pgx.Tx) error {
 		"functions", len(funcs))
 	return nil
 }
+
+// Migrations returns the migrations for an application's migration tool,
+// with hookrelay's tables in schema ("" means sqlstore.DefaultSchema; a
+// search_path does not apply here): see sqlstore.ExportMigrations. They
+// do not move the tables of an earlier version (see moveLegacy): a
+// database that has them migrates once with Migrate.
+func Migrations(schema string) ([]sqlstore.Migration, error) {
+	tables, err := sqlstore.InSchema(schema)
+	if err != nil {
+		return nil, err
+	}
+	return sqlstore.ExportMigrations(migrationFiles, tables, sqlstore.MigrationScript{
+		Head:   "CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{tables.Schema()}.Sanitize() + ";\n" + createSchemaMigrations,
+		Record: "INSERT INTO hookrelay.schema_migrations (version) VALUES (%d) ON CONFLICT (version) DO NOTHING",
+	})
+}

@@ -96,3 +96,30 @@ func TestSchemaOption(t *testing.T) {
 		t.Error("Open in schema pg_catalog succeeded")
 	}
 }
+
+// TestExportedMigrations applies the exported migrations, for a schema of
+// the application's choosing, as a migration tool would: one file at a
+// time on a connection whose search_path is not that schema.
+func TestExportedMigrations(t *testing.T) {
+	t.Parallel()
+	url := testdb.PostgresDatabaseURL(t)
+	ms, err := Migrations("relay_tables")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	s, err := Open(ctx, url, Options{Schema: "relay_tables", IngestConns: 2, OtherConns: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.CheckExportedMigrations(t, ms, func(sql string) error {
+		_, err := conn.Exec(ctx, sql)
+		return err
+	}, s)
+}

@@ -58,3 +58,23 @@ func TestLegacyTablesRenamed(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestExportedMigrations applies the exported migrations as a migration
+// tool would, one file at a time on a connection of its own.
+func TestExportedMigrations(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "app.db")
+	ms, err := Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.CheckExportedMigrations(t, ms, func(sql string) error {
+		_, err := s.writer.ExecContext(context.Background(), sql)
+		return err
+	}, s)
+}

@@ -109,3 +109,15 @@ func (s *Store) renameLegacy(ctx context.Context) error {
 	s.logger.Warn("tables renamed with their prefix", "prefix", sqlstore.SQLitePrefix, "tables", renamed)
 	return nil
 }
+
+// Migrations returns the migrations for an application's migration tool:
+// see sqlstore.ExportMigrations. They do not rename the tables of an
+// earlier version (see renameLegacy): a database that has them migrates
+// once with Migrate.
+func Migrations() ([]sqlstore.Migration, error) {
+	return sqlstore.ExportMigrations(migrationFiles, sqlstore.Prefixed(), sqlstore.MigrationScript{
+		Head: createSchemaMigrations,
+		Record: "INSERT OR IGNORE INTO hookrelay.schema_migrations (version, applied_at) " +
+			"VALUES (%d, CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER))",
+	})
+}

@@ -6,9 +6,13 @@ package storeopen
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/hookrelay/hookrelay/internal/payloadcrypt"
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -22,6 +26,13 @@ type Options struct {
 	// Keys seal the payloads the store writes and open those it reads;
 	// nil stores payloads plain.
 	Keys *payloadcrypt.Ring
+	// Schema is the PostgreSQL schema of hookrelay's tables (see
+	// postgres.Options.Schema).
+	Schema string
+	// Pool, when set, is an application's PostgreSQL pool, which the
+	// store runs on in place of pools of its own (see postgres.OpenPool);
+	// the URL then only names the driver.
+	Pool *pgxpool.Pool
 }
 
 // Open opens the database named by a config's database URL: "sqlite:PATH"
@@ -45,8 +56,14 @@ func OpenWith(ctx context.Context, url string, opts Options, logger *slog.Logger
 			return nil, fmt.Errorf("database sqlite:%s: %w", path, err)
 		}
 		return s, nil
+	case opts.Pool != nil:
+		s, err := postgres.OpenPool(ctx, opts.Pool, postgres.Options{Keys: opts.Keys, Schema: opts.Schema}, logger)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		return s, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		s, err := postgres.Open(ctx, url, postgres.Options{Keys: opts.Keys}, logger)
+		s, err := postgres.Open(ctx, url, postgres.Options{Keys: opts.Keys, Schema: opts.Schema}, logger)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
@@ -64,4 +81,34 @@ func Tables(url string) (sqlstore.Tables, error) {
 		return sqlstore.Prefixed(), nil
 	}
 	return postgres.TablesOf(url, "")
+}
+
+// SQLitePath returns the file of the main database an application's
+// database/sql handle on SQLite (modernc.org/sqlite) has open, as
+// "sqlite:PATH" takes it; an in-memory database has none.
+func SQLitePath(ctx context.Context, db *sql.DB) (string, error) {
+	rows, err := db.QueryContext(ctx, "PRAGMA database_list")
+	if err != nil {
+		return "", fmt.Errorf("find the SQLite file: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			seq        int
+			name, file string
+		)
+		if err := rows.Scan(&seq, &name, &file); err != nil {
+			return "", fmt.Errorf("find the SQLite file: %w", err)
+		}
+		if name == "main" {
+			if file == "" {
+				return "", errors.New("find the SQLite file: the database is in memory: hookrelay needs a file")
+			}
+			return file, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("find the SQLite file: %w", err)
+	}
+	return "", errors.New("find the SQLite file: the handle has no main database")
 }

@@ -1,0 +1,29 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
+// ErrNotMigrated is what CheckMigrated's error wraps.
+var ErrNotMigrated = errors.New("hookrelay's migrations are not all applied")
+
+// CheckMigrated returns an error wrapping ErrNotMigrated, which names the
+// migrations missing and the ways to apply them, when st's database lacks
+// any of hookrelay's migrations.
+func CheckMigrated(ctx context.Context, st store.DB) error {
+	pending, err := st.PendingMigrations(ctx)
+	if err != nil {
+		return fmt.Errorf("check migrations: %w", err)
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d missing (%s): apply them with the application's migration tool "+
+		"(the SQL of `hookrelay migrations export`, or hookrelay.Migrations), Relay.Migrate, or `hookrelay migrate`",
+		ErrNotMigrated, len(pending), strings.Join(pending, ", "))
+}
