@@ -1,11 +1,21 @@
 package hookrelay
 
 import (
+	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/relay"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
 // Config says where hookrelay keeps its tables and which webhooks it takes.
@@ -17,6 +27,31 @@ type Config struct {
 	// so what they write commits with hookrelay's record of the delivery.
 	// When File is set too, Database overrides the file's database.
 	Database string
+
+	// Postgres, in place of Database, is the application's own pgx pool:
+	// hookrelay runs on it as it is — it changes none of its settings and
+	// Shutdown leaves it open — and handlers' transactions come from it.
+	Postgres *pgxpool.Pool
+
+	// SQLite, in place of Database, is the application's database/sql
+	// handle on a SQLite file (modernc.org/sqlite). hookrelay leaves the
+	// handle as it is and opens connections of its own to the file — one
+	// writer, in WAL mode, on which handlers' transactions run — so the
+	// application's own writes take turns with them (see the library
+	// guide).
+	SQLite *sql.DB
+
+	// Schema is the PostgreSQL schema hookrelay keeps its tables in,
+	// apart from the application's; its migrations create it. Empty means
+	// "hookrelay", or the first schema of a search_path the Database URL
+	// sets. On SQLite the tables are named hookrelay_*.
+	Schema string
+
+	// ManualMigrations has Start apply no migration and refuse, naming
+	// the fix, a database that lacks one: the application applies them,
+	// with Migrate or with its own migration tool from the SQL Migrations
+	// returns.
+	ManualMigrations bool
 
 	// File, when set, is a hookrelay YAML configuration, as `hookrelay
 	// serve` reads it: its sources, push and pull destinations, tokens
@@ -95,8 +130,8 @@ func internalConfig(c Config, handlers []Destination) (*config.Config, error) {
 			return nil, fmt.Errorf("hookrelay: config %s: %w", c.File, err)
 		}
 	}
-	if c.Database != "" {
-		cfg.Database = c.Database
+	if db := c.databaseURL(); db != "" {
+		cfg.Database = db
 	}
 	for _, s := range c.Sources {
 		src := config.DefaultSource(s.Verify)
@@ -138,4 +173,57 @@ func (d Destination) internal() config.Destination {
 		out.Concurrency = d.Concurrency
 	}
 	return out
+}
+
+// sqliteHandle stands for the file of Config.SQLite until Start reads its
+// name (New does not touch the database).
+const sqliteHandle = "sqlite:(the application's handle)"
+
+// databaseURL returns the database c names: Database, or a URL that
+// stands for the application's pool or handle (without a password).
+func (c Config) databaseURL() string {
+	switch {
+	case c.Postgres != nil:
+		cc := c.Postgres.Config().ConnConfig
+		u := url.URL{Scheme: "postgres", User: url.User(cc.User), Host: net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port))), Path: "/" + cc.Database}
+		return u.String()
+	case c.SQLite != nil:
+		return sqliteHandle
+	}
+	return c.Database
+}
+
+// checkDatabase reports a Config that names its database more than once.
+func (c Config) checkDatabase() error {
+	n := 0
+	for _, set := range []bool{c.Database != "", c.Postgres != nil, c.SQLite != nil} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("hookrelay: config: set one of Database, Postgres and SQLite")
+	}
+	if c.Schema != "" && c.SQLite != nil {
+		return errors.New("hookrelay: config: Schema is PostgreSQL's: on SQLite hookrelay's tables are named hookrelay_*")
+	}
+	return nil
+}
+
+// relayOptions returns how the relay reaches the database of c, and the
+// config's database URL resolved: the file of Config.SQLite is read from
+// the handle.
+func (c Config) relayOptions(ctx context.Context) (relay.Options, string, error) {
+	opts := relay.Options{
+		Store:            storeopen.Options{Schema: c.Schema, Pool: c.Postgres},
+		ManualMigrations: c.ManualMigrations,
+	}
+	if c.SQLite == nil {
+		return opts, "", nil
+	}
+	path, err := storeopen.SQLitePath(ctx, c.SQLite)
+	if err != nil {
+		return relay.Options{}, "", fmt.Errorf("hookrelay: config: SQLite: %w", err)
+	}
+	return opts, "sqlite:" + path, nil
 }

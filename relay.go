@@ -57,6 +57,9 @@ func New(c Config) (*Relay, error) {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	if err := c.checkDatabase(); err != nil {
+		return nil, err
+	}
 	if _, err := internalConfig(c, nil); err != nil {
 		return nil, err
 	}
@@ -91,11 +94,12 @@ func (r *Relay) Handle(d Destination, fn HandlerFunc) {
 }
 
 // Start opens the database, applies hookrelay's migrations — which create
-// and change hookrelay's own tables only — and starts delivering: each
-// handler destination's deliveries are handled in the background until
-// Shutdown or Close. From then on Receiver stores webhooks. ctx bounds
-// opening and migrating only; handlers' contexts carry its values, not its
-// cancellation.
+// and change hookrelay's own tables only, in their own schema — unless
+// Config.ManualMigrations says the application does, and starts
+// delivering: each handler destination's deliveries are handled in the
+// background until Shutdown or Close. From then on Receiver stores
+// webhooks. ctx bounds opening and migrating only; handlers' contexts
+// carry its values, not its cancellation.
 func (r *Relay) Start(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -106,7 +110,14 @@ func (r *Relay) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	inner, err := relay.New(ctx, cfg, relay.RoleAll, r.logger)
+	opts, file, err := r.cfg.relayOptions(ctx)
+	if err != nil {
+		return err
+	}
+	if file != "" {
+		cfg.Database = file
+	}
+	inner, err := relay.NewWith(ctx, cfg, relay.RoleAll, opts, r.logger)
 	if err != nil {
 		return fmt.Errorf("hookrelay: start: %w", err)
 	}

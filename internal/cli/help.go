@@ -23,7 +23,8 @@ type help struct {
 // the name typed after "hookrelay".
 var helps = map[string]help{
 	"serve":               {"run the relay: ingest, delivery, admin listener, metrics", "hookrelay serve --config hookrelay.yaml --role worker --admin-listen 127.0.0.1:8091"},
-	"migrate":             {"apply database migrations and exit", "hookrelay migrate --config hookrelay.yaml"},
+	"migrate":             {"apply database migrations and exit (export: write them for your own migration tool)", "hookrelay migrate --config hookrelay.yaml"},
+	"migrate export":      {"write hookrelay's migrations as SQL files for an application's migration tool (golang-migrate), without a database", "hookrelay migrate export --driver postgres --schema hookrelay --dir migrations/hookrelay"},
 	"copy-store":          {"copy everything a stopped relay keeps into another, empty database (SQLite to PostgreSQL)", "hookrelay copy-store --from sqlite:/var/lib/hookrelay/hookrelay.db --to postgres://hookrelay@db.internal/hookrelay"},
 	"keys":                {"which encryption key each stored payload is under, and re-sealing them under the newest", "hookrelay keys rotate --config hookrelay.yaml"},
 	"keys status":         {"how many events and attempts are under each key id, plain included", "hookrelay keys status --config hookrelay.yaml"},

@@ -9,6 +9,9 @@ import (
 )
 
 func runMigrate(ctx context.Context, env Env, args []string) error {
+	if len(args) > 0 && args[0] == "export" {
+		return runMigrateExport(ctx, env, args[1:])
+	}
 	cfg, err := configOnly(env, "migrate", args, "database", "log")
 	if err != nil {
 		return err

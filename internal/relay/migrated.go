@@ -23,7 +23,11 @@ func CheckMigrated(ctx context.Context, st store.DB) error {
 	if len(pending) == 0 {
 		return nil
 	}
+	names := strings.Join(pending, ", ")
+	if len(pending) > 3 {
+		names = pending[0] + " … " + pending[len(pending)-1]
+	}
 	return fmt.Errorf("%w: %d missing (%s): apply them with the application's migration tool "+
-		"(the SQL of `hookrelay migrations export`, or hookrelay.Migrations), Relay.Migrate, or `hookrelay migrate`",
-		ErrNotMigrated, len(pending), strings.Join(pending, ", "))
+		"(the SQL of `hookrelay migrate export`, or hookrelay.Migrations), Relay.Migrate, or `hookrelay migrate`",
+		ErrNotMigrated, len(pending), names)
 }

@@ -112,3 +112,19 @@ func SQLitePath(ctx context.Context, db *sql.DB) (string, error) {
 	}
 	return "", errors.New("find the SQLite file: the handle has no main database")
 }
+
+// Migrations returns the migrations of driver ("postgres", with
+// hookrelay's tables in schema, or "sqlite") as an application's migration
+// tool runs them (see sqlstore.ExportMigrations).
+func Migrations(driver, schema string) ([]sqlstore.Migration, error) {
+	switch driver {
+	case "postgres":
+		return postgres.Migrations(schema)
+	case "sqlite":
+		if schema != "" {
+			return nil, errors.New("export migrations: SQLite has no schemas: hookrelay's tables are named hookrelay_*")
+		}
+		return sqlite.Migrations()
+	}
+	return nil, fmt.Errorf("export migrations: driver %q (want postgres or sqlite)", driver)
+}
