@@ -122,38 +122,40 @@ func gathered(t *testing.T, reg *prometheus.Registry) string {
 func TestTokensInCode(t *testing.T) {
 	t.Parallel()
 	const readSecret = "tok_read_0123456789abcdef0123456789"
-	b := setupWith(t, testdb.SQLiteURL(t), func(c *hookrelay.Config) {
-		c.File = ""
-		c.Tokens = []hookrelay.Token{{Name: "dashboard", Role: hookrelay.RoleRead, Secret: readSecret}}
-		c.DisableConsole = true
-	}, func(*hookrelay.Relay) {})
-	call := func(method, path, token string) int {
-		req, err := http.NewRequest(method, b.admin+path, strings.NewReader(`{"source":"stripe"}`))
-		if err != nil {
-			t.Fatal(err)
+	eachDriver(t, func(t *testing.T, drv testdb.Driver) {
+		b := setupWith(t, drv.URL(t), func(c *hookrelay.Config) {
+			c.File = ""
+			c.Tokens = []hookrelay.Token{{Name: "dashboard", Role: hookrelay.RoleRead, Secret: readSecret}}
+			c.DisableConsole = true
+		}, func(*hookrelay.Relay) {})
+		call := func(method, path, token string) int {
+			req, err := http.NewRequest(method, b.admin+path, strings.NewReader(`{"source":"stripe"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Authorization", "Bearer "+token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
 		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		for _, c := range []struct {
+			method, path, token string
+			want                int
+		}{
+			{http.MethodGet, "/api/v1/stats", readSecret, http.StatusOK},
+			{http.MethodPost, "/api/v1/replay", readSecret, http.StatusForbidden},
+			{http.MethodGet, "/api/v1/stats", adminToken, http.StatusUnauthorized}, // the file setup writes is not read
+			{http.MethodGet, "/", readSecret, http.StatusNotFound},
+			{http.MethodGet, "/healthz", "", http.StatusOK},
+		} {
+			if got := call(c.method, c.path, c.token); got != c.want {
+				t.Errorf("%s %s: status %d, want %d", c.method, c.path, got, c.want)
+			}
 		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
-	for _, c := range []struct {
-		method, path, token string
-		want                int
-	}{
-		{http.MethodGet, "/api/v1/stats", readSecret, http.StatusOK},
-		{http.MethodPost, "/api/v1/replay", readSecret, http.StatusForbidden},
-		{http.MethodGet, "/api/v1/stats", adminToken, http.StatusUnauthorized}, // the file setup writes is not read
-		{http.MethodGet, "/", readSecret, http.StatusNotFound},
-		{http.MethodGet, "/healthz", "", http.StatusOK},
-	} {
-		if got := call(c.method, c.path, c.token); got != c.want {
-			t.Errorf("%s %s: status %d, want %d", c.method, c.path, got, c.want)
-		}
-	}
+	})
 
 	_, err := hookrelay.New(hookrelay.Config{Database: testdb.SQLiteURL(t), Tokens: []hookrelay.Token{{Name: "ops", Role: hookrelay.RoleAdmin}}})
 	if err == nil || !strings.Contains(err.Error(), "Tokens[0]") {
