@@ -10,7 +10,7 @@ import (
 // CallbackQueueSize bounds the calls of OnDead and OnAttemptFailed waiting
 // to be made; a call that finds the queue full is dropped, counted by
 // hookrelay_callbacks_dropped_total and logged.
-const CallbackQueueSize = relay.CallbackQueueSize
+const CallbackQueueSize = 1024
 
 // DeliveryRef says which delivery, of which event, OnDead and
 // OnAttemptFailed are told of. It never carries the payload.
@@ -61,6 +61,7 @@ type FailedAttempt struct {
 // its callbacks, its metrics' registerer and its console.
 func (r *Relay) embedding() relay.Embedding {
 	e := relay.Embedding{Registerer: r.cfg.Registerer, NoConsole: r.cfg.DisableConsole}
+	e.Callbacks.QueueSize = CallbackQueueSize
 	if f := r.cfg.OnDead; f != nil {
 		e.Callbacks.Dead = func(a delivery.Alert) {
 			f(DeadLetter{

@@ -28,13 +28,13 @@ type Role string
 // Token roles.
 const (
 	// RoleRead reads events, deliveries, stats and the console.
-	RoleRead Role = config.RoleRead
+	RoleRead Role = "read"
 	// RoleAdmin does everything, replay, backfill, pause and skip
 	// included.
-	RoleAdmin Role = config.RoleAdmin
+	RoleAdmin Role = "admin"
 	// RoleConsumer claims and acknowledges the deliveries of its
 	// Destinations, pull destinations.
-	RoleConsumer Role = config.RoleConsumer
+	RoleConsumer Role = "consumer"
 )
 
 // addTokens adds ts to cfg's tokens, which cfg.Validate then checks with

@@ -23,11 +23,10 @@ type Callbacks struct {
 	// AttemptFailed, when set, is told of every attempt recorded as
 	// failed.
 	AttemptFailed func(delivery.FailedAttempt)
+	// QueueSize bounds the calls waiting to be made; a call that finds
+	// the queue full is dropped, counted and logged.
+	QueueSize int
 }
-
-// CallbackQueueSize bounds the calls waiting for the callbacks; a call that
-// finds the queue full is dropped, counted and logged.
-const CallbackQueueSize = 1024
 
 // The names of the callbacks, the callback label of
 // hookrelay_callbacks_dropped_total.
@@ -82,7 +81,7 @@ func newCallbackQueue(cb Callbacks, reg prometheus.Registerer, logger *slog.Logg
 		cb:      cb,
 		logger:  logger.With("component", "callbacks"),
 		dropped: dropped,
-		calls:   make(chan queuedCall, CallbackQueueSize),
+		calls:   make(chan queuedCall, max(cb.QueueSize, 1)),
 		done:    make(chan struct{}),
 	}
 	go q.run()
