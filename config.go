@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/relay"
@@ -66,6 +67,51 @@ type Config struct {
 	// Logger receives hookrelay's logs: ids, types and outcomes, never
 	// payloads or secrets. Nil discards them.
 	Logger *slog.Logger
+
+	// Operations: what an application sets in code of what it watches
+	// and who operates it (see also the operations methods of Relay).
+
+	// OnDead, when set, is called once for every delivery that goes dead
+	// — its attempts run out, a Permanent failure, or a last attempt
+	// whose process died — whatever its destination (a handler, a push
+	// URL or a pull queue), by the process that recorded it: for the
+	// application's alerting. It is called after the outcome committed,
+	// from a goroutine of hookrelay's, one call at a time with
+	// OnAttemptFailed, so that a slow callback never slows delivery; a
+	// call that finds CallbackQueueSize calls waiting is dropped, counted
+	// by hookrelay_callbacks_dropped_total and logged. Shutdown makes the
+	// calls still queued while its context lasts. A panic in it is logged.
+	OnDead func(DeadLetter)
+
+	// OnAttemptFailed, when set, is called as OnDead is for every attempt
+	// recorded as failed: a handler's error or panic, a push answered
+	// other than 2xx or not at all, a pull consumer's failed ack — the
+	// last attempt of a delivery that goes dead included, before OnDead.
+	// An attempt whose process died is not: no process saw it fail (the
+	// next claim records it as lost, and OnDead is called when it was
+	// the last).
+	OnAttemptFailed func(FailedAttempt)
+
+	// Registerer, when set, receives hookrelay's metrics, every one named
+	// hookrelay_…, so that they never collide with the application's own:
+	// the application's /metrics then serves them. Admin's /metrics goes
+	// on serving them too, with the Go runtime's and the process's, for
+	// the dashboards of `hookrelay serve`: scrape one of the two, not
+	// both. Two Relays of one process need a registerer each (e.g.
+	// prometheus.WrapRegistererWith a label of their own); Shutdown
+	// unregisters hookrelay's collectors, so that a Relay started after
+	// it can register them again.
+	Registerer prometheus.Registerer
+
+	// Tokens are bearer tokens of the admin API and the console that
+	// Admin serves, added to the tokens of File; each is checked as the
+	// YAML's tokens section checks its entries, and an empty Secret is
+	// refused.
+	Tokens []Token
+
+	// DisableConsole leaves the web console out of Admin: its pages answer
+	// 404, while the admin API, /healthz, /readyz and /metrics stay.
+	DisableConsole bool
 }
 
 // Source is one webhook sender: POST /webhooks/{Name} takes its events,
@@ -146,6 +192,9 @@ func internalConfig(c Config, handlers []Destination) (*config.Config, error) {
 	}
 	for _, h := range handlers {
 		cfg.Destinations = append(cfg.Destinations, h.internal())
+	}
+	if err := addTokens(cfg, c.Tokens); err != nil {
+		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("hookrelay: config: %w", err)

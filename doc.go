@@ -175,6 +175,20 @@
 // and says what the relay would record, signs requests as a source's
 // provider does, and says which destinations an event fans out to.
 //
+// # Operations
+//
+// What the admin API does, an application does in Go, between Start and
+// Shutdown: ListEvents, Event, ListDeliveries and Delivery read; Replay,
+// RetryDead and Backfill re-arm or create deliveries, or run as jobs with
+// StartReplay and StartBackfill, which WaitJob waits for; Pause, Resume
+// and SkipDelivery act on the queue; Stats counts. Each does what its
+// route does, audit log included (WithActor names who asked).
+// Config.OnDead and Config.OnAttemptFailed tell the application of every
+// dead letter and failed attempt, whatever the destination's kind, for
+// its alerting; Config.Registerer puts hookrelay's metrics on the
+// application's registry; Config.Tokens and Config.DisableConsole say who
+// may use Admin and whether it serves the console.
+//
 // # Beside hookrelay serve
 //
 // The relay embedded here is the one `hookrelay serve` runs: the same

@@ -64,6 +64,13 @@ func setup(t *testing.T, drv testdb.Driver, declare func(r *hookrelay.Relay)) *b
 // setupOn is setup on the database db, which may hold a run before.
 func setupOn(t *testing.T, db string, declare func(r *hookrelay.Relay)) *bundle {
 	t.Helper()
+	return setupWith(t, db, nil, declare)
+}
+
+// setupWith is setupOn with edit, when not nil, changing the Config
+// before New.
+func setupWith(t *testing.T, db string, edit func(c *hookrelay.Config), declare func(r *hookrelay.Relay)) *bundle {
+	t.Helper()
 	b := &bundle{app: openApp(t, db)}
 	b.app.exec(t, `CREATE TABLE IF NOT EXISTS effects (event_id text NOT NULL, note text NOT NULL DEFAULT '')`)
 
@@ -72,11 +79,15 @@ func setupOn(t *testing.T, db string, declare func(r *hookrelay.Relay)) *bundle 
 	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r, err := hookrelay.New(hookrelay.Config{
+	cfg := hookrelay.Config{
 		Database: db,
 		File:     file,
 		Sources:  []hookrelay.Source{{Name: "stripe", Verify: "stripe", Secrets: []string{stripeSecret}}},
-	})
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	r, err := hookrelay.New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

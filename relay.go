@@ -121,6 +121,10 @@ func (r *Relay) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("hookrelay: start: %w", err)
 	}
+	if err := inner.Embed(r.embedding()); err != nil {
+		_ = inner.Shutdown(context.WithoutCancel(ctx))
+		return fmt.Errorf("hookrelay: start: %w", err)
+	}
 	inner.SetHandlers(relay.Handlers{Funcs: r.funcs, LeaseMargin: r.leaseMargin, RouteRefresh: r.routeRefresh})
 	if err := inner.StartWork(ctx); err != nil {
 		_ = inner.Shutdown(context.WithoutCancel(ctx))
@@ -147,8 +151,9 @@ func (r *Relay) Receiver() http.Handler {
 }
 
 // Admin returns the admin handler: /healthz, /readyz, /metrics, the admin
-// API under /api/ and the web console at /, with the tokens of
-// Config.File. Serve it on a listener of its own that only operators
+// API under /api/ and the web console at / (unless
+// Config.DisableConsole), with the tokens of Config.File and
+// Config.Tokens. Serve it on a listener of its own that only operators
 // reach (as `hookrelay serve` does on admin_listen), not on the public one
 // and not under a path prefix.
 func (r *Relay) Admin() http.Handler {

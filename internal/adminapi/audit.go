@@ -69,6 +69,22 @@ func (s *Service) audited(fn http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// AuditCall runs fn, a mutating call of the Go operations API made for
+// actor (package hookrelay's Relay methods), and writes its audit line as
+// a mutating route does: who, what (op, and the key-value pairs attrs),
+// whether it failed, and what the Service methods fn called added. It
+// returns fn's error.
+func (s *Service) AuditCall(ctx context.Context, actor, op string, fn func(ctx context.Context) error, attrs ...any) error {
+	rec := &auditRecord{attrs: attrs}
+	err := fn(context.WithValue(ctx, auditKey{}, rec))
+	attrs = append([]any{keyToken, actor, "op", op}, rec.attrs...)
+	if err != nil {
+		attrs = append(attrs, keyError, err)
+	}
+	s.logger.Log(ctx, slog.LevelInfo, "audit", attrs...)
+	return err
+}
+
 // Audited wraps a mutating handler so that every call, refused ones
 // included, writes an audit line naming the token that WithToken put in
 // the request's context, with what the Service methods it called added.

@@ -33,11 +33,9 @@ func (s *Service) Event(ctx context.Context, id string) (adminwire.EventDetail, 
 	}
 	out := make([]adminwire.Delivery, len(ds))
 	for i, d := range ds {
-		attempts, err := s.store.DeliveryAttempts(ctx, d.ID)
-		if err != nil {
-			return adminwire.EventDetail{}, fmt.Errorf("read attempts: %w", err)
+		if out[i], err = s.withAttempts(ctx, d); err != nil {
+			return adminwire.EventDetail{}, err
 		}
-		out[i] = adminwire.DeliveryOf(d, attempts)
 	}
 	tomb, err := s.tombstone(ctx, ev.ID)
 	if err != nil {

@@ -58,6 +58,7 @@ func (js *Jobs) Close() {
 type job struct {
 	ctx    context.Context // done when the job is cancelled
 	cancel context.CancelFunc
+	done   chan struct{} // closed once the job has ended
 
 	mu      sync.Mutex
 	view    adminwire.Job // guarded by mu
@@ -71,7 +72,7 @@ func (js *Jobs) start(kind, actor string, now time.Time, work func(*job) error) 
 	buf := make([]byte, 8)
 	_, _ = rand.Read(buf)
 	ctx, cancel := context.WithCancel(context.Background())
-	j := &job{ctx: ctx, cancel: cancel, view: adminwire.Job{
+	j := &job{ctx: ctx, cancel: cancel, done: make(chan struct{}), view: adminwire.Job{
 		ID: "job_" + hex.EncodeToString(buf), Kind: kind, Actor: actor, State: adminwire.JobCounting, StartedAt: now,
 	}}
 	js.mu.Lock()
@@ -149,10 +150,11 @@ func (j *job) progressed(update func(*adminwire.Job)) error {
 	return nil
 }
 
-// finish records how the job ended.
+// finish records how the job ended, and tells those waiting for it.
 func (j *job) finish(err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	defer close(j.done)
 	now := time.Now().UTC()
 	j.view.FinishedAt = &now
 	switch {

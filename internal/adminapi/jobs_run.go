@@ -124,9 +124,30 @@ func (s *Service) logJob(j *job, err error) {
 func (s *Service) Job(id string) (adminwire.Job, error) {
 	j, ok := s.jobs.get(id)
 	if !ok {
-		return adminwire.Job{}, notFound("no job %q: a job is known to the relay process that runs it, until it stops", id)
+		return adminwire.Job{}, errNoJob(id)
 	}
 	return j.snapshot(s.now()), nil
+}
+
+// WaitJob waits until the job with id has ended, and returns it as it
+// ended; an unknown id is a 404. When ctx ends first, it returns the job
+// as it is then, with ctx's error.
+func (s *Service) WaitJob(ctx context.Context, id string) (adminwire.Job, error) {
+	j, ok := s.jobs.get(id)
+	if !ok {
+		return adminwire.Job{}, errNoJob(id)
+	}
+	select {
+	case <-j.done:
+		return j.snapshot(s.now()), nil
+	case <-ctx.Done():
+		return j.snapshot(s.now()), ctx.Err()
+	}
+}
+
+// errNoJob is the answer to a job id this process does not know.
+func errNoJob(id string) error {
+	return notFound("no job %q: a job is known to the relay process that runs it, until it stops", id)
 }
 
 // ListJobs returns the jobs this process runs or ran lately, newest
@@ -139,7 +160,7 @@ func (s *Service) ListJobs() adminwire.JobList { return adminwire.JobList{Jobs: 
 func (s *Service) CancelJob(ctx context.Context, id string) (adminwire.Job, error) {
 	j, ok := s.jobs.get(id)
 	if !ok {
-		return adminwire.Job{}, notFound("no job %q: a job is known to the relay process that runs it, until it stops", id)
+		return adminwire.Job{}, errNoJob(id)
 	}
 	audit(ctx, "job", id)
 	j.cancel()

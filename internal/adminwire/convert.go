@@ -78,6 +78,7 @@ func EventDetailOf(ev store.Event, ds []Delivery) EventDetail {
 func DeliveryOf(d store.Delivery, attempts []store.Attempt) Delivery {
 	out := Delivery{
 		ID:             d.ID,
+		EventID:        d.EventID,
 		Destination:    d.Destination,
 		Status:         string(d.Status),
 		Attempts:       d.Attempts,

@@ -20,7 +20,7 @@ func TestConvert(t *testing.T) {
 		ID: "ev_1", Source: "stripe", ProviderEventID: "evt_1", IDOrigin: store.IDFromBody, Type: "invoice.paid",
 		Body: []byte(`{"a":1}`), ContentType: "application/json", SignatureSlot: store.NoSlot, ReceivedAt: at,
 	}
-	d := store.Delivery{ID: 3, Destination: "billing", Status: store.StatusDone, Attempts: 1, CreatedAt: at, UpdatedAt: at, FinishedAt: at}
+	d := store.Delivery{ID: 3, EventID: "ev_1", Destination: "billing", Status: store.StatusDone, Attempts: 1, CreatedAt: at, UpdatedAt: at, FinishedAt: at}
 	attempt := store.Attempt{ID: 4, AttemptedAt: at, Duration: 1500 * time.Millisecond, StatusCode: 200, Round: 1}
 	slotted := ev
 	slotted.SignatureSlot = 1
@@ -42,7 +42,7 @@ func TestConvert(t *testing.T) {
 				`"content_type":"application/json","received_at":"2024-05-06T07:08:09Z","occurred_at":null,` +
 				`"signature_slot":null,"body_size":7,"headers":{},"deliveries":[],"purged":null}`},
 		{"delivery", adminwire.DeliveryOf(d, []store.Attempt{attempt}),
-			`{"id":3,"destination":"billing","status":"done","attempts":1,"replay_count":0,"ordering_key":"",` +
+			`{"id":3,"event_id":"ev_1","destination":"billing","status":"done","attempts":1,"replay_count":0,"ordering_key":"",` +
 				`"next_attempt_at":null,"lease_until":null,"last_error":"","last_status_code":0,` +
 				`"created_at":"2024-05-06T07:08:09Z","updated_at":"2024-05-06T07:08:09Z","finished_at":"2024-05-06T07:08:09Z",` +
 				`"attempt_log":[{"id":4,"attempted_at":"2024-05-06T07:08:09Z","duration_ms":1500,"status_code":200,` +

@@ -60,6 +60,7 @@ type Attempt struct {
 // Delivery is one delivery with every field and its attempts.
 type Delivery struct {
 	ID             int64      `json:"id"`
+	EventID        string     `json:"event_id"`
 	Destination    string     `json:"destination"`
 	Status         string     `json:"status"`
 	Attempts       int        `json:"attempts"`

@@ -82,6 +82,9 @@ type Options struct {
 	// that runs out while its handler waits for the database wastes the
 	// attempt (its transaction finds the lease lost and does nothing).
 	HandlerLeaseMargin time.Duration
+	// Watcher, when set, is told of every failed attempt and dead
+	// delivery the engine records.
+	Watcher Watcher
 	// Lifetime is what handlers' contexts derive from, each bounded by
 	// its destination's timeout; nil means context.Background(). Run's
 	// context ending stops claiming and starting handlers; Lifetime
@@ -104,6 +107,7 @@ type Engine struct {
 	handlers map[string]*handlerWorker
 	outcomes *groupcommit.Outcomes
 	alerts   *alerter // nil without an alert URL
+	watch    Watcher  // nil without Options.Watcher
 	metrics  *metrics
 	logger   *slog.Logger
 	lifetime context.Context // handlers' contexts derive from it
@@ -147,6 +151,7 @@ func New(o Options) (*Engine, error) {
 		workers:  map[string]*worker{},
 		handlers: map[string]*handlerWorker{},
 		logger:   o.Logger.With("component", "delivery"),
+		watch:    o.Watcher,
 		lifetime: o.Lifetime,
 		now:      o.Now,
 		poll:     o.PollInterval,
@@ -246,7 +251,7 @@ func (e *Engine) Wake(destination string) {
 // deadLetter reports a push delivery that went dead (see reportDead).
 func (e *Engine) deadLetter(c store.Claim, res Result) {
 	d := c.Delivery
-	reportDead(e.logger, e.metrics, e.alerts, Alert{
+	reportDead(e.logger, e.metrics, e.alerts, e.watch, Alert{
 		DeliveryID:      d.ID,
 		EventID:         d.EventID,
 		ProviderEventID: c.Event.ProviderEventID,

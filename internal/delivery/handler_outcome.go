@@ -37,6 +37,7 @@ func (h *handlerWorker) failed(c store.Claim, cause error, start time.Time, took
 	}
 	h.wakeUp()
 	h.engine.metrics.recorded(h.name, comp.Status)
+	h.engine.attemptFailed(c, comp)
 	if comp.Status == store.StatusDead {
 		h.engine.deadLetter(c, Result{Outcome: store.StatusFailed, Error: comp.Attempt.Error, AttemptedAt: start, Duration: took})
 		return

@@ -41,7 +41,7 @@ func (p *Puller) buried(destination string, dead []store.Claim) {
 	for _, c := range dead {
 		d, e := c.Delivery, c.Event
 		p.metrics.recorded(destination, store.StatusDead)
-		reportDead(p.logger, p.metrics, p.alerts, Alert{
+		reportDead(p.logger, p.metrics, p.alerts, p.watch, Alert{
 			DeliveryID: d.ID, EventID: d.EventID, ProviderEventID: e.ProviderEventID, Source: e.Source, Type: e.Type,
 			Destination: d.Destination, Attempts: d.Attempts, LastError: store.LostAttemptError,
 		})

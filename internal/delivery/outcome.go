@@ -66,8 +66,10 @@ func (w *worker) recorded(c store.Claim, res Result, comp store.Completion, err 
 	w.engine.metrics.recorded(w.name, comp.Status)
 	switch comp.Status {
 	case store.StatusDead:
+		w.engine.attemptFailed(c, comp)
 		w.engine.deadLetter(c, res)
 	case store.StatusFailed:
+		w.engine.attemptFailed(c, comp)
 		w.engine.logger.Info("delivery attempt failed", keyDestination, w.name, keyDeliveryID, d.ID,
 			keyEventID, d.EventID, keyAttempts, d.Attempts, keyStatusCode, res.StatusCode, keyError, res.Error,
 			"next_attempt_at", comp.NextAttemptAt)

@@ -26,8 +26,8 @@ const (
 	// nothing wakes it: work created by another process (an ingest, a
 	// failed delivery coming due) wakes nobody here.
 	claimPoll = 250 * time.Millisecond
-	// deadEventTimeout bounds reading a dead letter's event for its
-	// alert.
+	// deadEventTimeout bounds reading the event of a failed or dead
+	// delivery, for what reports it.
 	deadEventTimeout = 10 * time.Second
 )
 
@@ -75,6 +75,7 @@ type Puller struct {
 	metrics *metrics
 	budget  *byteBudget
 	waiting *signals
+	watch   Watcher // nil until SetWatcher
 
 	mu     sync.Mutex // guards alerts against Close
 	alerts *alerter   // nil without an alert URL, and once closed
@@ -135,25 +136,41 @@ func (p *Puller) Close() {
 	}
 }
 
+// SetWatcher makes w be told of every failed attempt and dead delivery
+// the Puller records from now on. Call it before the Puller serves its
+// first claim.
+func (p *Puller) SetWatcher(w Watcher) { p.watch = w }
+
 // Wake tells the claims waiting on destination that it may have new due
 // work, so that they look now rather than at their next poll.
 func (p *Puller) Wake(destination string) { p.waiting.notify(destination) }
 
-// deadLetter reports a pulled delivery that went dead, as the engine does
-// a pushed one.
-func (p *Puller) deadLetter(d store.Delivery, a store.Attempt) {
-	al := Alert{
-		DeliveryID: d.ID, EventID: d.EventID, Destination: d.Destination, Attempts: d.Attempts,
-		LastError: a.Error, LastStatusCode: a.StatusCode,
+// attemptFailed reports an acknowledged attempt of d recorded as failed,
+// by c: to the watcher, and as a dead letter when it was the last, as the
+// engine reports a pushed one. The event is read for its source, type and
+// provider id only when either needs them.
+func (p *Puller) attemptFailed(d store.Delivery, c store.Completion) {
+	dead := c.Status == store.StatusDead
+	if !dead && p.watch == nil {
+		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), deadEventTimeout)
 	defer cancel()
-	if ev, err := p.events.GetEvent(ctx, d.EventID); err == nil {
-		al.ProviderEventID, al.Source, al.Type = ev.ProviderEventID, ev.Source, ev.Type
-	} else {
-		p.logger.Warn("read dead letter's event; its alert names the delivery only", keyDeliveryID, d.ID, keyEventID, d.EventID, keyError, err)
+	ev, err := p.events.GetEvent(ctx, d.EventID)
+	if err != nil {
+		ev = store.Event{}
+		p.logger.Warn("read failed delivery's event; what reports it names the delivery only", keyDeliveryID, d.ID, keyEventID, d.EventID, keyError, err)
+	}
+	if p.watch != nil {
+		p.watch.AttemptFailed(failedAttemptOf(ev, d, c))
+	}
+	if !dead {
+		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock() // enqueue never blocks
-	reportDead(p.logger, p.metrics, p.alerts, al)
+	reportDead(p.logger, p.metrics, p.alerts, p.watch, Alert{
+		DeliveryID: d.ID, EventID: d.EventID, ProviderEventID: ev.ProviderEventID, Source: ev.Source, Type: ev.Type,
+		Destination: d.Destination, Attempts: d.Attempts, LastError: c.Attempt.Error, LastStatusCode: c.Attempt.StatusCode,
+	})
 }

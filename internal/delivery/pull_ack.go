@@ -62,8 +62,8 @@ func (p *Puller) Ack(ctx context.Context, dest config.Destination, l Lease, o Pu
 		return "", time.Time{}, err
 	}
 	p.metrics.recorded(dest.Name, c.Status)
-	if c.Status == store.StatusDead {
-		p.deadLetter(held, c.Attempt)
+	if c.Status == store.StatusFailed || c.Status == store.StatusDead {
+		p.attemptFailed(held, c)
 	}
 	return c.Status, c.NextAttemptAt, nil
 }

@@ -16,7 +16,7 @@ func (r *Relay) adminMux() *http.ServeMux {
 	mux.Handle("GET /metrics", r.metricsHandler())
 	svc := r.adminService()
 	mux.Handle("/api/", svc.Handler())
-	mux.Handle("/", r.console(svc))
+	mux.Handle("/", r.consoleHandler(svc))
 	return mux
 }
 

@@ -13,7 +13,9 @@ import (
 // to requests that carry it as a bearer token (401 otherwise, before any
 // metric is collected).
 func (r *Relay) metricsHandler() http.Handler {
-	h := promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry})
+	// promhttp's own counter is not shared with an application's
+	// registerer, whose /metrics handler has its own.
+	h := promhttp.HandlerFor(r.registry, promhttp.HandlerOpts{Registry: r.registry.Registry})
 	if r.cfg.MetricsToken == "" {
 		return h
 	}

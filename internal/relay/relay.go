@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
@@ -59,7 +58,7 @@ type Relay struct {
 	logger *slog.Logger
 
 	store    store.DB
-	registry *prometheus.Registry
+	registry *metricsRegistry
 	// puller serves the claims and acks of pull destinations, in every
 	// role: every role serves the admin API.
 	puller     *delivery.Puller
@@ -100,6 +99,12 @@ type Relay struct {
 	routes     *route.Table
 	stopRoutes func()
 	stopFill   func()
+
+	// Set by Embed, in an application that embeds hookrelay: the queue
+	// of its callbacks (nil without any), and whether the admin handler
+	// leaves the console out.
+	callbacks *callbackQueue
+	noConsole bool
 }
 
 // Options say how New reaches the database beyond the config's URL.
@@ -143,12 +148,13 @@ func NewWith(ctx context.Context, cfg *config.Config, role Role, opts Options, l
 		role:      role,
 		logger:    logger,
 		store:     st,
-		registry:  prometheus.NewRegistry(),
+		registry:  newMetricsRegistry(),
 		serveErrs: make(chan error, 2),
 		reload:    newReloadState(),
 		jobs:      adminapi.NewJobs(),
 	}
-	r.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Not shared with an application's registerer, which has its own.
+	r.registry.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.registerBacklog(cfg)
 	if r.puller, err = r.newPuller(); err != nil {
 		_ = st.Close()
@@ -368,10 +374,14 @@ func (r *Relay) shutdown(deliveryCtx context.Context) error {
 	if r.puller != nil {
 		r.puller.Close()
 	}
+	if r.callbacks != nil {
+		r.callbacks.close(ctx) // what the engine and the Puller recorded, told
+	}
 	r.jobs.Close() // each stops between two batches, keeping what it did
 	if err := r.store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close store: %w", err))
 	}
+	r.registry.unshare()
 	r.logger.Info("hookrelay stopped")
 	return errors.Join(errs...)
 }

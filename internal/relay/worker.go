@@ -45,6 +45,7 @@ func (r *Relay) startDelivery(ctx context.Context) (*engineRun, error) {
 		Handlers:           r.handlers.Funcs,
 		Within:             r.store,
 		HandlerLeaseMargin: r.handlers.LeaseMargin,
+		Watcher:            r.watcher(),
 		Lifetime:           lifetime,
 	})
 	if err != nil {

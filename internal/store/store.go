@@ -206,6 +206,9 @@ type Store interface {
 	// destination name; an unknown event has none.
 	EventDeliveries(ctx context.Context, eventID string) ([]Delivery, error)
 
+	// GetDelivery returns the delivery with the given id, or ErrNotFound.
+	GetDelivery(ctx context.Context, id int64) (Delivery, error)
+
 	// RecordRejections appends rejection records in one transaction.
 	RecordRejections(ctx context.Context, rs []Rejection) error
 

@@ -23,6 +23,9 @@ FROM hookrelay.events WHERE source = ? AND provider_event_id = ?`
 	// collation.
 	selectEventDeliveries = `SELECT ` + deliveryColumns + `
 FROM hookrelay.deliveries WHERE event_id = ? ORDER BY destination`
+
+	selectDelivery = `SELECT ` + deliveryColumns + `
+FROM hookrelay.deliveries WHERE id = ?`
 )
 
 // GetEvent returns the event with the given id, or store.ErrNotFound.
@@ -81,13 +84,32 @@ func (o *Ops) CountEvents(ctx context.Context, source string) (int64, error) {
 // EventDeliveries returns the deliveries of one event ordered bytewise by
 // destination name; an unknown event has none.
 func (o *Ops) EventDeliveries(ctx context.Context, eventID string) ([]store.Delivery, error) {
-	what := "event deliveries of " + eventID
+	return o.queryDeliveries(ctx, "event deliveries of "+eventID, selectEventDeliveries, eventID)
+}
+
+// GetDelivery returns the delivery with the given id, or
+// store.ErrNotFound.
+func (o *Ops) GetDelivery(ctx context.Context, id int64) (store.Delivery, error) {
+	what := fmt.Sprintf("get delivery %d", id)
+	ds, err := o.queryDeliveries(ctx, what, selectDelivery, id)
+	switch {
+	case err != nil:
+		return store.Delivery{}, err
+	case len(ds) == 0:
+		return store.Delivery{}, fmt.Errorf("%s: %w", what, store.ErrNotFound)
+	}
+	return ds[0], nil
+}
+
+// queryDeliveries reads the deliveries a query of deliveryColumns selects;
+// what names the read in its error.
+func (o *Ops) queryDeliveries(ctx context.Context, what, query string, args ...any) ([]store.Delivery, error) {
 	release, err := o.enter()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer release()
-	rows, err := o.b.Read.Query(ctx, selectEventDeliveries, eventID)
+	rows, err := o.b.Read.Query(ctx, query, args...)
 	ds, err := collect(rows, err, scanDelivery)
 	if err != nil {
 		return nil, o.fail(ctx, what, err)

@@ -49,6 +49,10 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			_, err := s.EventDeliveries(ctx, e.ID)
 			return err
 		},
+		"GetDelivery": func(ctx context.Context) error {
+			_, err := s.GetDelivery(ctx, 1)
+			return err
+		},
 		"RecordRejections": func(ctx context.Context) error {
 			return s.RecordRejections(ctx, []store.Rejection{{At: now, Source: "stripe", Reason: "bad signature", BodySize: 1}})
 		},

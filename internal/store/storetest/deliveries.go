@@ -1,7 +1,10 @@
 package storetest
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -85,4 +88,35 @@ func testDeliveriesRepeatedDestination(t *testing.T, s store.DB) {
 
 func testDeliveriesUnknownEvent(t *testing.T, s store.DB) {
 	checkDestinations(t, deliveries(t, s, "evt_unknown"))
+}
+
+// testGetDelivery checks that GetDelivery reads a delivery as its event's
+// deliveries list it, before and after an outcome, and that an unknown id
+// is not found.
+func testGetDelivery(t *testing.T, s store.DB) {
+	ctx := context.Background()
+	e := newEvent("stripe", "evt_1")
+	checkInserted(t, ingest(t, s, item(e, "billing", "audit")), true)
+	check := func(when string) {
+		t.Helper()
+		for _, want := range deliveries(t, s, e.ID) {
+			got, err := s.GetDelivery(ctx, want.ID)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: GetDelivery(%d) = %+v, %v; want %+v", when, want.ID, got, err, want)
+			}
+		}
+	}
+	check("pending")
+	now := time.Now()
+	cs := claim(t, s, "billing", 1, now)
+	if len(cs) != 1 {
+		t.Fatalf("claimed %d deliveries, want 1", len(cs))
+	}
+	comp := outcome(cs[0], store.StatusFailed, now)
+	comp.NextAttemptAt = now.Add(time.Minute)
+	complete(t, s, comp)
+	check("failed")
+	if _, err := s.GetDelivery(ctx, 1<<40); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetDelivery of an unknown id: error %v, want ErrNotFound", err)
+	}
 }

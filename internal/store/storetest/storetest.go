@@ -51,6 +51,7 @@ var tests = []conformanceTest{
 	{"DeliveriesOrderedByDestination", testDeliveriesOrdered},
 	{"DeliveriesRepeatedDestination", testDeliveriesRepeatedDestination},
 	{"DeliveriesOfUnknownEvent", testDeliveriesUnknownEvent},
+	{"GetDeliveryAsListed", testGetDelivery},
 
 	{"RejectionsNewestFirst", testRejectionsNewestFirst},
 	{"RejectionsTrimKeepsNewest", testRejectionsTrim},
