@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -31,7 +32,12 @@ func TestOnTheApplicationsOwnDatabase(t *testing.T) {
 		}
 		driver := "sqlite"
 		if app.Pool != nil {
-			driver, cfg.Postgres, cfg.Schema = "postgres", app.Pool, "app_webhooks"
+			// A schema of the test's, which the test's end drops.
+			u, err := url.Parse(testdb.PostgresURL(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			driver, cfg.Postgres, cfg.Schema = "postgres", app.Pool, u.Query().Get("search_path")
 		} else {
 			cfg.SQLite = app.SQL
 		}
@@ -84,10 +90,10 @@ func TestOnTheApplicationsOwnDatabase(t *testing.T) {
 		if app.Pool != nil {
 			tables := app.strings(t, `SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`)
 			if !slices.Equal(tables, []string{"effects"}) {
-				t.Errorf("tables beside the application's = %v, want effects alone: hookrelay's are in app_webhooks", tables)
+				t.Errorf("tables beside the application's = %v, want effects alone: hookrelay's are in %s", tables, cfg.Schema)
 			}
-			if n := app.strings(t, `SELECT count(*)::text FROM information_schema.tables WHERE table_schema = 'app_webhooks' AND table_name = 'deliveries'`); !slices.Equal(n, []string{"1"}) {
-				t.Errorf("app_webhooks.deliveries: %v", n)
+			if n := app.strings(t, `SELECT count(*)::text FROM information_schema.tables WHERE table_schema = $1 AND table_name = 'deliveries'`, cfg.Schema); !slices.Equal(n, []string{"1"}) {
+				t.Errorf("%s.deliveries: %v", cfg.Schema, n)
 			}
 		}
 	})

@@ -21,7 +21,7 @@
 // # Use
 //
 //	r, err := hookrelay.New(hookrelay.Config{
-//		Database: "postgres://app@localhost:5432/app", // or "sqlite:app.db"
+//		Postgres: pool, // the application's *pgxpool.Pool; or SQLite: db, or Database: a URL
 //		Sources: []hookrelay.Source{
 //			{Name: "stripe", Verify: "stripe", Secrets: []string{os.Getenv("STRIPE_WEBHOOK_SECRET")}},
 //		},
@@ -32,7 +32,7 @@
 //			_, err := tx.Postgres().Exec(ctx, `UPDATE orders SET paid_at = now() WHERE id = $1`, orderID(ev.Body))
 //			return err
 //		})
-//	if err := r.Start(ctx); err != nil { ... }   // opens the database, migrates hookrelay's tables
+//	if err := r.Start(ctx); err != nil { ... }   // migrates hookrelay's tables (see Tables)
 //	defer r.Close()                               // or Shutdown(ctx): see Shutdown
 //
 //	mux := http.NewServeMux()
@@ -141,16 +141,18 @@
 //
 // # Tables
 //
-// Start applies hookrelay's migrations, which create and change only
-// hookrelay's own tables: events, deliveries, attempts, replays,
-// rejections, delivery_counts, delivery_count_deltas, ingest_counts,
-// paused_destinations, secret_slot_hours, handler_destinations and
-// schema_migrations (and, on
-// PostgreSQL, the functions and triggers that keep the counts). An
-// application with a table of one of these names gives hookrelay a schema
-// of its own on PostgreSQL (search_path=hookrelay in the URL, the schema
-// created beforehand) and names its own tables with their schema in
-// handlers.
+// hookrelay's tables, functions and migrations table live apart from the
+// application's: in a PostgreSQL schema of their own (Config.Schema,
+// "hookrelay" by default), with the hookrelay_ prefix on SQLite. Every
+// statement names them so; the pool's search_path does not matter, and
+// nothing hookrelay creates can collide with the application's names.
+// Start applies hookrelay's migrations, unless Config.ManualMigrations says
+// the application does: with Relay.Migrate, or with its own migration
+// tool (golang-migrate, goose, atlas) from the SQL that Migrations returns
+// and `hookrelay migrate export` writes; Start then refuses a database
+// that lacks one, naming the fix. The first migration after an upgrade
+// from a version that kept the tables beside the application's moves them
+// into their schema.
 //
 // # Several replicas
 //
