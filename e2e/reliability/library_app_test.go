@@ -15,6 +15,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
+	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // The example application, examples/orders, built once for the tests that
@@ -60,6 +61,20 @@ type ordersProcess struct {
 	// killed holds the output of every run killed so far, oldest first;
 	// the restarts of a process share it.
 	killed *[]string
+}
+
+// ordersDatabase returns a fresh database of driver for the example. On
+// PostgreSQL it is a database of its own, not a schema: the example keeps
+// hookrelay's tables in the schema its committed migrations name,
+// "hookrelay", whatever the URL's search_path, and runs that share a
+// database would share them. Its URL sets no search_path, so that the
+// store the test opens on it finds them there too.
+func ordersDatabase(t *testing.T, driver testdb.Driver) string {
+	t.Helper()
+	if driver.Name == "postgres" {
+		return testdb.PostgresDatabaseURL(t)
+	}
+	return driver.URL(t)
 }
 
 // startOrders writes the config of the stripe source and the sink push

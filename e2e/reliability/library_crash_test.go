@@ -35,7 +35,7 @@ func TestLibraryCrash(t *testing.T) {
 			rng := seededRand(t)
 			start := time.Now()
 
-			db := driver.URL(t)
+			db := ordersDatabase(t, driver)
 			dest := newSink(t, 20*time.Millisecond)
 			p := startOrders(t, db, dest.URL(), "[100ms, 500ms]")
 			sim := startSimulator(t, p.ingestURL(), providersim.Options{

@@ -3,92 +3,92 @@ package main
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx" for database/sql
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/hookrelay/hookrelay"
 )
 
-// schema is the application's own tables, created if missing. hookrelay's
-// migrations never touch them.
-var schema = []string{
-	`CREATE TABLE IF NOT EXISTS orders (
-	id         text PRIMARY KEY,
-	paid_cents bigint NOT NULL DEFAULT 0,
-	status     text NOT NULL DEFAULT 'open'
-)`,
-	`CREATE TABLE IF NOT EXISTS payments (
-	event_id     text NOT NULL,
-	order_id     text NOT NULL,
-	amount_cents bigint NOT NULL,
-	received_at  text NOT NULL
-)`,
-}
-
-// app is the application's own access to its database, outside handlers:
-// database/sql, with the pgx driver on PostgreSQL (modernc.org/sqlite,
-// which hookrelay registers, on SQLite).
+// app is the application's one handle on its database, which its own
+// queries, its migrations and hookrelay share: a pgx pool on PostgreSQL,
+// a database/sql handle on SQLite (modernc.org/sqlite, which hookrelay
+// registers). Exactly one is set.
 type app struct {
-	db *sql.DB
+	pool   *pgxpool.Pool
+	sqlite *sql.DB
 }
 
-// openApp opens the application's connection to database, the same URL
-// hookrelay is given, and creates its tables.
+// poolMaxConns is the size of the application's pool when its URL does
+// not set pool_max_conns: room for its own queries, hookrelay's receiver
+// and claims, and one connection for each handler running. hookrelay
+// takes the pool as it is and changes none of its settings.
+const poolMaxConns = 20
+
+// hookrelaySchema is the PostgreSQL schema of hookrelay's tables: the one
+// its migrations under migrations/hookrelay/postgres create, as `hookrelay
+// migrate export` writes them by default.
+const hookrelaySchema = "hookrelay"
+
+// openApp opens the application's database: "sqlite:PATH" or
+// "postgres://…". It creates no table: migrate does.
 func openApp(ctx context.Context, database string) (*app, error) {
-	driver, dsn := "pgx", database
 	if path, ok := strings.CutPrefix(database, "sqlite:"); ok {
-		driver, dsn = "sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)"
+		db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+		if err != nil {
+			return nil, fmt.Errorf("open database: %w", err)
+		}
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open database: %w", err)
+		}
+		return &app{sqlite: db}, nil
 	}
-	db, err := sql.Open(driver, dsn)
+	cfg, err := pgxpool.ParseConfig(database)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	for _, stmt := range schema {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("create tables: %w", err)
-		}
+	if !strings.Contains(database, "pool_max_conns=") {
+		cfg.MaxConns = poolMaxConns
 	}
-	return &app{db: db}, nil
-}
-
-// Close closes the application's connection.
-func (a *app) Close() error { return a.db.Close() }
-
-// order is one row of GET /orders.
-type order struct {
-	ID        string `json:"id"`
-	PaidCents int64  `json:"paid_cents"`
-	Status    string `json:"status"`
-	Payments  int    `json:"payments"`
-}
-
-// listOrders answers GET /orders: every order with its paid amount and how
-// many payments made it.
-func (a *app) listOrders(w http.ResponseWriter, r *http.Request) {
-	rows, err := a.db.QueryContext(r.Context(), `SELECT o.id, o.paid_cents, o.status,
-	(SELECT count(*) FROM payments p WHERE p.order_id = o.id)
-FROM orders o ORDER BY o.id`)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-		return
+		return nil, fmt.Errorf("open database: %w", err)
 	}
-	defer rows.Close()
-	out := []order{}
-	for rows.Next() {
-		var o order
-		if err := rows.Scan(&o.ID, &o.PaidCents, &o.Status, &o.Payments); err != nil {
-			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		out = append(out, o)
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open database: %w", err)
 	}
-	if rows.Err() != nil {
-		http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-		return
+	return &app{pool: pool}, nil
+}
+
+// driver names the database as hookrelay.Migrations and the directories
+// of migrations/ do: "postgres" or "sqlite".
+func (a *app) driver() string {
+	if a.pool != nil {
+		return "postgres"
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(out)
+	return "sqlite"
+}
+
+// relayConfig returns the part of hookrelay's Config that puts it on the
+// application's pool or handle. Start then applies no migration — migrate
+// has, with the application's own tool — and refuses a database that
+// lacks one.
+func (a *app) relayConfig() hookrelay.Config {
+	if a.pool != nil {
+		return hookrelay.Config{Postgres: a.pool, Schema: hookrelaySchema, ManualMigrations: true}
+	}
+	return hookrelay.Config{SQLite: a.sqlite, ManualMigrations: true}
+}
+
+// Close closes the application's pool or handle; hookrelay, which leaves
+// them open, is shut down first.
+func (a *app) Close() error {
+	if a.pool != nil {
+		a.pool.Close()
+		return nil
+	}
+	return a.sqlite.Close()
 }

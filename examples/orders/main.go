@@ -1,8 +1,10 @@
 // Command orders is an application that embeds hookrelay: it receives
 // Stripe's webhooks on its own HTTP server, stores them in its own
-// database, and marks its orders paid from invoice.paid events inside the
-// transaction in which hookrelay marks each event handled — so a payment
-// is counted exactly once, whatever crashes. See README.md.
+// database — through its own pgx pool or database/sql handle, its tables
+// and hookrelay's migrated with golang-migrate — and marks its orders paid
+// from invoice.paid events inside the transaction in which hookrelay marks
+// each event handled, so a payment is counted exactly once, whatever
+// crashes. See README.md.
 //
 //	STRIPE_WEBHOOK_SECRET=whsec_dGVzdC1zZWNyZXQ go run ./examples/orders
 package main
@@ -18,8 +20,6 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-
-	"github.com/hookrelay/hookrelay"
 )
 
 func main() {
@@ -41,40 +41,38 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	// 1. The application's own database and tables.
+	// 1. The application's database: one pgx pool on PostgreSQL, one
+	// database/sql handle on SQLite, for its own queries and hookrelay's.
 	app, err := openApp(ctx, *database)
 	if err != nil {
 		return err
 	}
 	defer app.Close()
 
-	// 2. hookrelay on the same database.
-	cfg := hookrelay.Config{Database: *database, File: *configFile, Logger: logger}
-	if *configFile == "" {
-		cfg.Sources = []hookrelay.Source{{Name: "stripe", Verify: "stripe", Secrets: []string{os.Getenv("STRIPE_WEBHOOK_SECRET")}}}
-	}
-	relay, err := hookrelay.New(cfg)
-	if err != nil {
+	// 2. Its tables and hookrelay's, with golang-migrate: two sets of
+	// migrations, each with a version table of its own.
+	if err := app.migrate(logger); err != nil {
 		return err
 	}
 
-	// 3. The handler destination: invoice.paid marks the order paid.
-	relay.Handle(hookrelay.Destination{
-		Name:    "orders",
-		Sources: []string{"stripe"},
-		Types:   []string{"invoice.paid"},
-		Timeout: 2 * time.Second,
-	}, logged(logger, slowed(*handlerDelay, markPaid)))
+	// 3. hookrelay on that pool or handle, with the handler destination:
+	// invoice.paid marks the order paid. Start applies no migration and
+	// refuses a database that lacks one.
+	relay, err := newRelay(app, relayOptions{
+		configFile:   *configFile,
+		stripeSecret: os.Getenv("STRIPE_WEBHOOK_SECRET"),
+		handler:      logged(logger, slowed(*handlerDelay, markPaid)),
+	}, logger)
+	if err != nil {
+		return err
+	}
 	if err := relay.Start(ctx); err != nil {
 		return err
 	}
 	defer relay.Close() // on the way out early; after Shutdown, a no-op
 
 	// 4. One mux: hookrelay's receiver next to the application's routes.
-	mux := http.NewServeMux()
-	mux.Handle("/webhooks/", relay.Receiver())
-	mux.HandleFunc("GET /orders", app.listOrders)
-	public := &http.Server{Addr: *listen, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	public := &http.Server{Addr: *listen, Handler: newMux(relay, app), ReadHeaderTimeout: 5 * time.Second}
 	admin := &http.Server{Addr: *adminListen, Handler: relay.Admin(), ReadHeaderTimeout: 5 * time.Second}
 
 	errs := make(chan error, 2)

@@ -25,11 +25,13 @@ type invoicePaid struct {
 // its record that the event was handled, or neither. payments has no
 // unique key on the event id, and the order's paid amount is a sum: it is
 // the transaction, not an idempotency check, that keeps a payment from
-// counting twice.
+// counting twice. A body it cannot decode is a permanent failure — no
+// retry can change the stored bytes: the delivery is dead at once, for an
+// operator to look at — and an invoice with no order or amount is skipped.
 func markPaid(ctx context.Context, tx hookrelay.Tx, ev hookrelay.Event) error {
 	var inv invoicePaid
 	if err := json.Unmarshal(ev.Body, &inv); err != nil {
-		return fmt.Errorf("decode event %s: %w", ev.ID, err)
+		return hookrelay.Permanent(fmt.Errorf("decode event %s: %w", ev.ID, err))
 	}
 	order, amount := inv.Data.Object.ID, inv.Data.Object.AmountPaid
 	if order == "" || amount <= 0 {
