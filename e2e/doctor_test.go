@@ -52,7 +52,13 @@ func TestDoctor(t *testing.T) {
 			contains(t, "doctor beside a relay", squeeze(r.stdout),
 				"listen ok "+p.public+" is served by a running hookrelay",
 				"admin_listen ok "+p.admin+" is served by a running hookrelay",
-				"clock ok stripe: 1 newest events")
+				"clock ok stripe: 1 newest events", "fleet ok 1 relay processes run this config")
+
+			// A config that differs from the running relay's (a token more):
+			// doctor says the fleet does not run it.
+			differing := writeConfig(t, db, addrs[0], addrs[1], stripeSource+"tokens:\n  - {name: extra, role: read, secret: tok_doctor_extra_0123456789}\n")
+			r = wantRun(t, stripeEnv, 0, "doctor", "--config", differing)
+			contains(t, "doctor with another config", squeeze(r.stdout), "fleet warn the relay processes do not all run this config")
 
 			// An event the provider stamped 200 s after we received it: our
 			// clock is behind by more than half the 5 m tolerance.

@@ -1,5 +1,7 @@
 package adminwire
 
+import "time"
+
 // DestinationStats counts one destination's deliveries by status.
 type DestinationStats struct {
 	Pending    int64 `json:"pending"`
@@ -34,6 +36,24 @@ type Stats struct {
 	// apart from Destinations so that every field there stays a number;
 	// empty when none is.
 	Paused map[string]PausedStats `json:"paused"`
+	// Nodes are the relay processes on this database that reported
+	// themselves lately, by id: one for SQLite, each node of a fleet on
+	// PostgreSQL. ConfigDrift is true when they do not all run the same
+	// configuration (a reload or a deploy not yet everywhere).
+	Nodes       []NodeStats `json:"nodes"`
+	ConfigDrift bool        `json:"config_drift"`
+}
+
+// NodeStats is one relay process of Stats.Nodes.
+type NodeStats struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+	// ConfigFingerprint identifies the configuration it runs: a digest
+	// of everything the nodes of a fleet must agree on, secrets
+	// included, that reveals none.
+	ConfigFingerprint string    `json:"config_fingerprint"`
+	StartedAt         time.Time `json:"started_at"`
+	SeenAt            time.Time `json:"seen_at"`
 }
 
 // PausedStats tells how long a destination has been paused.

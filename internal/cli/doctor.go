@@ -144,6 +144,7 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) {
 	}
 	r.add("migrations", findingOK, "all applied")
 	checkClock(ctx, r, cfg, st, time.Now())
+	checkFleet(ctx, r, cfg, st, time.Now())
 }
 
 // innermost is the error at the end of err's chain: what went wrong,

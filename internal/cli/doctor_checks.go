@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -121,4 +122,33 @@ func probeGet(ctx context.Context, url string) (*http.Response, error) {
 		return nil, fmt.Errorf("probe %s: %w", url, err)
 	}
 	return probeClient.Do(req)
+}
+
+// checkFleet reports the relay processes running on the database and
+// whether they, and this config, run the same configuration.
+func checkFleet(ctx context.Context, r *report, cfg *config.Config, fleet store.Fleet, now time.Time) {
+	nodes, err := fleet.Nodes(ctx, now.Add(-store.NodeGone), time.Time{})
+	if err != nil {
+		r.add("fleet", findingProblem, "cannot read the relay processes on the database: %v", err)
+		return
+	}
+	if len(nodes) == 0 {
+		r.add("fleet", findingOK, "no relay process runs on this database now")
+		return
+	}
+	mine := cfg.Fingerprint()
+	byFingerprint := map[string][]string{}
+	for _, n := range nodes {
+		byFingerprint[n.ConfigFingerprint] = append(byFingerprint[n.ConfigFingerprint], n.ID)
+	}
+	if _, ok := byFingerprint[mine]; len(byFingerprint) == 1 && ok {
+		r.add("fleet", findingOK, "%d relay processes run this config (%s)", len(nodes), mine)
+		return
+	}
+	var groups []string
+	for _, fp := range slices.Sorted(maps.Keys(byFingerprint)) {
+		groups = append(groups, fmt.Sprintf("%s: %s", fp, strings.Join(byFingerprint[fp], ", ")))
+	}
+	r.add("fleet", findingWarn, "the relay processes do not all run this config (%s): %s; put the same file on every node, then reload one of them (hookrelay reload): the others follow",
+		mine, strings.Join(groups, "; "))
 }

@@ -100,7 +100,7 @@ func (t *localToken) addTo(cfg *config.Config) {
 	if t == nil {
 		return
 	}
-	cfg.Tokens = append(cfg.Tokens, config.Token{Name: "local", Role: config.RoleAdmin, Secret: t.secret})
+	cfg.Tokens = append(cfg.Tokens, config.Token{Name: "local", Role: config.RoleAdmin, Secret: t.secret, Local: true})
 	cfg.AdminTokenFile = t.path
 }
 

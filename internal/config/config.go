@@ -91,6 +91,10 @@ type Token struct {
 	// Destinations lists the pull destinations a consumer token may claim
 	// from; it is empty for every other role.
 	Destinations []string `yaml:"destinations,omitempty"`
+	// Local marks the admin token serve generated for its own loopback
+	// listener (see Config.AdminTokenFile): each node has its own, so it
+	// is not part of the configuration a fleet shares (Fingerprint).
+	Local bool `yaml:"-"`
 }
 
 // Source is a provider that posts to /webhooks/{name}.

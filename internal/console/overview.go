@@ -1,6 +1,7 @@
 package console
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -15,6 +16,15 @@ type overviewView struct {
 	Range        activityRange
 	Ranges       []activityRange
 	Charts       []chart
+	// Drift lists the nodes of the fleet by the configuration each runs,
+	// when they do not all run the same one.
+	Drift []driftGroup
+}
+
+// driftGroup is the nodes running one configuration.
+type driftGroup struct {
+	Fingerprint string
+	Nodes       []string
 }
 
 type sourceRow struct {
@@ -50,7 +60,23 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 	for name, st := range stats.Destinations {
 		v.Destinations = append(v.Destinations, destinationRow{Name: name, Stats: st})
 	}
+	if stats.ConfigDrift {
+		v.Drift = driftGroups(stats.Nodes)
+	}
 	slices.SortFunc(v.Sources, func(a, b sourceRow) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(v.Destinations, func(a, b destinationRow) int { return strings.Compare(a.Name, b.Name) })
 	c.render(w, r, s, "overview", "Overview", "overview", v)
+}
+
+// driftGroups groups nodes by the configuration they run, by fingerprint.
+func driftGroups(nodes []adminwire.NodeStats) []driftGroup {
+	by := map[string][]string{}
+	for _, n := range nodes {
+		by[n.ConfigFingerprint] = append(by[n.ConfigFingerprint], n.ID)
+	}
+	out := make([]driftGroup, 0, len(by))
+	for _, fp := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, driftGroup{Fingerprint: fp, Nodes: by[fp]})
+	}
+	return out
 }

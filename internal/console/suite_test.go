@@ -66,6 +66,26 @@ var suite = []struct {
 			t.Errorf("inline script or style: CSP %q", csp)
 		}
 	}},
+	{"the overview shows nodes that run different configurations", func(t *testing.T, b *bundle) {
+		c := b.login(t, adminToken)
+		now := time.Now()
+		record := func(id, fp string) {
+			if err := b.store.RecordNode(context.Background(), store.Node{ID: id, Version: "v1", ConfigFingerprint: fp, StartedAt: now, SeenAt: now}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		record("node-a", "aaaa0000aaaa0000")
+		record("node-b", "aaaa0000aaaa0000")
+		status, page := c.get("/")
+		wantPage(t, "overview of one configuration", status, page, http.StatusOK)
+		if strings.Contains(page, `id="config-drift"`) {
+			t.Error("the overview warns of drift while every node runs one configuration")
+		}
+		record("node-c", "bbbb1111bbbb1111")
+		status, page = c.get("/")
+		wantPage(t, "overview of two configurations", status, page, http.StatusOK,
+			`id="config-drift"`, "<code>aaaa0000aaaa0000</code>: node-a, node-b", "<code>bbbb1111bbbb1111</code>: node-c")
+	}},
 	{"login refuses unknown and consumer tokens", func(t *testing.T, b *bundle) {
 		c := b.anonymous(t)
 		status, page := c.submitLogin("not-a-token")

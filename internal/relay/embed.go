@@ -66,6 +66,7 @@ func (r *Relay) startWork(ctx context.Context) error {
 	if r.role.delivers() {
 		r.stopRetention = r.startRetention(context.WithoutCancel(ctx))
 	}
+	r.fleet.start(context.WithoutCancel(ctx))
 	return nil
 }
 

@@ -105,7 +105,15 @@ type Relay struct {
 	// leaves the console out.
 	callbacks *callbackQueue
 	noConsole bool
+
+	// fleet is this process as a node of the fleet on its database;
+	// fingerprint is its running config's (see config.Fingerprint).
+	fleet       *fleetNode
+	fingerprint atomic.Pointer[string]
 }
+
+// configFingerprint returns the fingerprint of the running config.
+func (r *Relay) configFingerprint() string { return *r.fingerprint.Load() }
 
 // Options say how New reaches the database beyond the config's URL.
 type Options struct {
@@ -156,6 +164,8 @@ func NewWith(ctx context.Context, cfg *config.Config, role Role, opts Options, l
 	// Not shared with an application's registerer, which has its own.
 	r.registry.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.registerBacklog(cfg)
+	r.fingerprint.Store(new(cfg.Fingerprint()))
+	r.fleet = newFleetNode(r)
 	if r.puller, err = r.newPuller(); err != nil {
 		_ = st.Close()
 		return nil, err
@@ -365,6 +375,9 @@ func (r *Relay) shutdown(deliveryCtx context.Context) error {
 	}
 	if r.stopRoutes != nil {
 		r.stopRoutes()
+	}
+	if r.fleet.stop != nil {
+		r.fleet.stop()
 	}
 	if r.adminLn != nil {
 		if err := r.admin.Shutdown(ctx); err != nil {

@@ -96,6 +96,15 @@ func (r *Relay) SetConfigLoader(load func() (*config.Config, error)) {
 // (database, listeners, ingest, log, retention, alerts) keep their running
 // values and are named in the summary.
 func (r *Relay) Reload(ctx context.Context) (adminwire.ReloadSummary, error) {
+	sum, err := r.reloadConfig(ctx)
+	if err == nil && r.fleet.stop != nil {
+		r.fleet.reloaded(ctx)
+	}
+	return sum, err
+}
+
+// reloadConfig is Reload without telling the other nodes.
+func (r *Relay) reloadConfig(ctx context.Context) (adminwire.ReloadSummary, error) {
 	st := r.reload
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -143,6 +152,7 @@ func (r *Relay) Reload(ctx context.Context) (adminwire.ReloadSummary, error) {
 	}
 	st.admin.set(r.adminMux())
 	r.registerBacklog(cfg)
+	r.fingerprint.Store(new(cfg.Fingerprint()))
 
 	sum := adminwire.ReloadSummary{
 		Sources: len(cfg.Sources), Destinations: len(cfg.Destinations), Tokens: len(cfg.Tokens),

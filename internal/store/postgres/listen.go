@@ -33,12 +33,39 @@ func (s *Store) SupportsListener() bool { return true }
 // reading: Listen waits for it, and the server queues notifications
 // meanwhile.
 func (s *Store) Listen(ctx context.Context) (<-chan string, error) {
-	if s.closed.Load() {
-		return nil, fmt.Errorf("listen for deliveries: %w: store closed", store.ErrUnavailable)
-	}
-	conn, err := s.listenConn(ctx)
+	return s.subscribe(ctx, notifyChannel, "delivery notifications")
+}
+
+// ListenReloads implements store.Fleet: the payloads of reloadChannel,
+// as Listen delivers those of the deliveries' channel (an empty id after
+// a reconnection: a reload may have been missed).
+func (s *Store) ListenReloads(ctx context.Context) (<-chan string, error) {
+	return s.subscribe(ctx, reloadChannel, "reload announcements")
+}
+
+// AnnounceReload implements store.Fleet.
+func (s *Store) AnnounceReload(ctx context.Context, from string) error {
+	release, err := s.enter()
 	if err != nil {
-		return nil, fmt.Errorf("listen for deliveries: %w", s.mapErr(ctx, err))
+		return fmt.Errorf("announce reload: %w", err)
+	}
+	defer release()
+	if _, err := s.other.Exec(ctx, notifyReload, from); err != nil {
+		return fmt.Errorf("announce reload: %w", s.mapErr(ctx, err))
+	}
+	return nil
+}
+
+// subscribe delivers the payloads of the notifications of channel, as
+// Listen says; what names them in errors and logs.
+func (s *Store) subscribe(ctx context.Context, channel, what string) (<-chan string, error) {
+	if s.closed.Load() {
+		return nil, fmt.Errorf("listen for %s: %w: store closed", what, store.ErrUnavailable)
+	}
+	l := listener{s: s, channel: channel, what: what}
+	conn, err := l.connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listen for %s: %w", what, s.mapErr(ctx, err))
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
@@ -52,27 +79,35 @@ func (s *Store) Listen(ctx context.Context) (<-chan string, error) {
 	go func() {
 		defer cancel()
 		defer close(ch)
-		s.listen(ctx, conn, ch)
+		l.forward(ctx, conn, ch)
 	}()
 	return ch, nil
 }
 
-// listenConn opens a connection and listens on it.
-func (s *Store) listenConn(ctx context.Context) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, s.conn.Copy())
+// listener is one LISTEN of a store: its channel, and what it is for.
+type listener struct {
+	s       *Store
+	channel string
+	what    string
+}
+
+// connect opens a connection and listens on it.
+func (l listener) connect(ctx context.Context) (*pgx.Conn, error) {
+	conn, err := pgx.ConnectConfig(ctx, l.s.conn.Copy())
 	if err != nil {
 		return nil, err
 	}
-	if _, err := conn.Exec(ctx, listenDeliveries); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+l.channel); err != nil { // a constant of this package
 		closeConn(conn)
 		return nil, err
 	}
 	return conn, nil
 }
 
-// listen forwards the notifications conn receives to ch, reconnecting
+// forward forwards the notifications conn receives to ch, reconnecting
 // when conn is lost, until ctx is done.
-func (s *Store) listen(ctx context.Context, conn *pgx.Conn, ch chan<- string) {
+func (l listener) forward(ctx context.Context, conn *pgx.Conn, ch chan<- string) {
+	s := l.s
 	defer func() { closeConn(conn) }()
 	for {
 		n, err := conn.WaitForNotification(ctx)
@@ -85,31 +120,31 @@ func (s *Store) listen(ctx context.Context, conn *pgx.Conn, ch chan<- string) {
 		if ctx.Err() != nil {
 			return
 		}
-		s.logger.Warn("delivery notifications: connection lost; reconnecting", logError, err)
+		s.logger.Warn(l.what+": connection lost; reconnecting", logError, err)
 		closeConn(conn)
-		if conn = s.relisten(ctx); conn == nil {
+		if conn = l.reconnect(ctx); conn == nil {
 			return
 		}
-		s.logger.Info("delivery notifications: listening again")
+		s.logger.Info(l.what + ": listening again")
 		if !send(ctx, ch, "") {
 			return
 		}
 	}
 }
 
-// relisten opens a listening connection, retrying with backoff; it
+// reconnect opens a listening connection, retrying with backoff; it
 // returns nil when ctx is done first.
-func (s *Store) relisten(ctx context.Context) *pgx.Conn {
+func (l listener) reconnect(ctx context.Context) *pgx.Conn {
 	delay := listenRetryMin
 	for {
-		conn, err := s.listenConn(ctx)
+		conn, err := l.connect(ctx)
 		if err == nil {
 			return conn
 		}
 		if ctx.Err() != nil {
 			return nil
 		}
-		s.logger.Debug("delivery notifications: reconnect failed", logError, err)
+		l.s.logger.Debug(l.what+": reconnect failed", logError, err)
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():

@@ -133,7 +133,7 @@ func TestListenReconnects(t *testing.T) {
 	}
 	var n int
 	err = s.other.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-		WHERE application_name = $1 AND query = $2`, app, listenDeliveries).Scan(&n)
+		WHERE application_name = $1 AND query = $2`, app, "LISTEN "+notifyChannel).Scan(&n)
 	if err != nil || n != 1 {
 		t.Fatalf("terminated %d listening sessions (%v), want 1", n, err)
 	}

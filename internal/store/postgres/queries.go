@@ -74,7 +74,12 @@ SELECT event_id, destination, id FROM d WHERE lease_token IS NOT NULL`
 	// transaction commits, which destinations got new deliveries.
 	notifyDestinations = `SELECT pg_notify('` + notifyChannel + `', d) FROM unnest($1::text[]) AS d`
 
-	listenDeliveries = `LISTEN ` + notifyChannel
+	// reloadChannel is the LISTEN/NOTIFY channel of reloads; the payload
+	// is the id of the node that reloaded.
+	reloadChannel = "hookrelay_reloads"
+
+	// notifyReload announces a reload of node $1.
+	notifyReload = `SELECT pg_notify('` + reloadChannel + `', $1)`
 
 	// asyncCommit lets the current transaction commit without waiting for
 	// its WAL to reach disk; never used on the ingest path.

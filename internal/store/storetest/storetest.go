@@ -153,6 +153,7 @@ var tests = []conformanceTest{
 	{"WithinLeaseLost", testWithinLeaseLost},
 	{"WithinRejectsFailedStatus", testWithinRejectsFailedStatus},
 	{"WithinHoldsOffClaimers", testWithinHoldsOffClaimers},
+	{"FleetNodes", testFleetNodes},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its

@@ -1,0 +1,10 @@
+-- 0033: the relay processes of a fleet, as each last reported itself
+-- (every few seconds and after each reload): which version and which
+-- configuration each runs, so that nodes that disagree are shown.
+CREATE TABLE hookrelay.nodes (
+	id                 text COLLATE "C" PRIMARY KEY,
+	version            text NOT NULL,
+	config_fingerprint text NOT NULL,
+	started_at         timestamptz NOT NULL,
+	seen_at            timestamptz NOT NULL
+);
