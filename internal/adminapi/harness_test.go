@@ -199,7 +199,7 @@ func (b *testBundle) receiver(t *testing.T, logger *slog.Logger) http.Handler {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sources = append(sources, receiver.Source{Name: s.Name, Scheme: scheme, MaxBody: int64(s.MaxBody)})
+		sources = append(sources, receiver.Source{Name: s.Name, Scheme: scheme, MaxBody: int64(s.MaxBody), Fingerprints: s.SlotFingerprints()})
 	}
 	var dests []route.Destination
 	for _, d := range b.cfg.Destinations {

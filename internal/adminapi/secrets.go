@@ -3,6 +3,8 @@ package adminapi
 import (
 	"context"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
@@ -30,40 +32,43 @@ func (s *Service) Secrets(ctx context.Context) (adminwire.Secrets, error) {
 	out := adminwire.Secrets{Sources: []adminwire.SourceSecrets{}, KeptDays: int(store.SlotUsageKeep / (24 * time.Hour))}
 	for _, src := range s.cfg.Sources {
 		ss := adminwire.SourceSecrets{Source: src.Name, Slots: []adminwire.SlotStatus{}}
-		for i, sec := range src.Secrets {
-			ss.Slots = append(ss.Slots, adminwire.SlotStatus{Slot: i, Configured: true, Active: sec != ""})
-		}
 		// Public keys take the slots after the secrets'.
-		for i, key := range src.PublicKeys {
-			ss.Slots = append(ss.Slots, adminwire.SlotStatus{Slot: len(src.Secrets) + i, Configured: true, Active: key != ""})
+		for i, fp := range src.SlotFingerprints() {
+			ss.Slots = append(ss.Slots, adminwire.SlotStatus{Slot: i, Secret: fp, Configured: true, Active: fp != ""})
 		}
 		for _, u := range usage {
-			if u.Source != src.Name {
-				continue
+			if u.Source == src.Name {
+				addUse(slotOf(&ss, u.Secret), u)
 			}
-			st := slotOf(&ss, u.Slot)
-			last := u.LastVerified
-			st.LastVerifiedAt, st.VerifiedLastDay = &last, u.Verified
 		}
 		out.Sources = append(out.Sources, ss)
 	}
 	return out, nil
 }
 
-// slotOf returns the status of slot in ss, adding an unconfigured one in
-// slot order when the config does not list it.
-func slotOf(ss *adminwire.SourceSecrets, slot int) *adminwire.SlotStatus {
+// slotOf returns the status in ss of the secret counted as secret: the
+// slot that lists it (or, for counts kept by slot number, that slot), or
+// else a status of its own, unconfigured, added after the listed ones.
+func slotOf(ss *adminwire.SourceSecrets, secret string) *adminwire.SlotStatus {
 	for i := range ss.Slots {
-		if ss.Slots[i].Slot == slot {
-			return &ss.Slots[i]
+		if sl := &ss.Slots[i]; (sl.Secret != "" && sl.Secret == secret) || (sl.Configured && store.LegacySlot(sl.Slot) == secret) {
+			return sl
 		}
 	}
-	i := len(ss.Slots)
-	for i > 0 && ss.Slots[i-1].Slot > slot {
-		i--
+	st := adminwire.SlotStatus{Slot: -1, Secret: secret}
+	if n, ok := strings.CutPrefix(secret, "slot:"); ok {
+		st.Secret = ""
+		st.Slot, _ = strconv.Atoi(n)
 	}
-	ss.Slots = append(ss.Slots, adminwire.SlotStatus{})
-	copy(ss.Slots[i+1:], ss.Slots[i:])
-	ss.Slots[i] = adminwire.SlotStatus{Slot: slot}
-	return &ss.Slots[i]
+	ss.Slots = append(ss.Slots, st)
+	return &ss.Slots[len(ss.Slots)-1]
+}
+
+// addUse adds u's counts to st: a slot may have been counted under its
+// fingerprint and, before, under its number.
+func addUse(st *adminwire.SlotStatus, u store.SlotUsage) {
+	if last := u.LastVerified; st.LastVerifiedAt == nil || last.After(*st.LastVerifiedAt) {
+		st.LastVerifiedAt = &last
+	}
+	st.VerifiedLastDay += u.Verified
 }

@@ -40,7 +40,7 @@ func printSecrets(w io.Writer, s adminwire.Secrets, now time.Time) error {
 	fmt.Fprintln(tw, "SOURCE\tSLOT\tSTATE\tLAST VERIFIED\tLAST 24H")
 	for _, src := range s.Sources {
 		for _, sl := range src.Slots {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\n", src.Source, sl.Slot, slotState(sl), lastUsed(sl, now, s.KeptDays), sl.VerifiedLastDay)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", src.Source, slotName(sl), slotState(sl), lastUsed(sl, now, s.KeptDays), sl.VerifiedLastDay)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -52,6 +52,15 @@ func printSecrets(w io.Writer, s adminwire.Secrets, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// slotName is a slot's number, or, for a secret the config no longer
+// lists, the start of its fingerprint.
+func slotName(sl adminwire.SlotStatus) string {
+	if sl.Slot < 0 {
+		return "- (" + sl.Secret + ")"
+	}
+	return strconv.Itoa(sl.Slot)
 }
 
 func slotState(sl adminwire.SlotStatus) string {

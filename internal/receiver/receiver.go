@@ -25,6 +25,18 @@ type Source struct {
 	Name    string
 	Scheme  signature.Scheme
 	MaxBody int64
+	// Fingerprints are the fingerprints of the scheme's secrets, by
+	// slot (config.Source.SlotFingerprints): what the rotation status
+	// counts each verification under. None leaves it uncounted.
+	Fingerprints []string
+}
+
+// fingerprint returns the fingerprint of src's secret in slot, or "".
+func (src *Source) fingerprint(slot int) string {
+	if slot < 0 || slot >= len(src.Fingerprints) {
+		return ""
+	}
+	return src.Fingerprints[slot]
 }
 
 // Committer stores one event durably; *groupcommit.Committer implements

@@ -88,7 +88,7 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 		rc.metrics.observe(src.Name, o.event.Type, outcome, "", took)
 		if o.event.SignatureSlot != store.NoSlot {
 			rc.metrics.observeSlot(src.Name, o.event.SignatureSlot)
-			rc.slotUse.verified(src.Name, o.event.SignatureSlot, start)
+			rc.slotUse.verified(src.Name, src.fingerprint(o.event.SignatureSlot), start)
 		}
 		if o.inserted {
 			rc.metrics.observeLag(src.Name, o.event)

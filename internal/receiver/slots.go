@@ -9,16 +9,19 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// slotKey names one secret slot of one source.
+// slotKey names one secret of one source, by its fingerprint.
 type slotKey struct {
 	source string
-	slot   int
+	secret string
 }
 
-// SlotCounter counts, per source and secret slot, the events each slot
+// SlotCounter counts, per source and secret, the events each secret
 // verified, and writes the counts to the store every second: the rotation
 // status (`hookrelay secrets`) reads them from there, whichever receiver
-// verified. A crash loses at most the last second of counts.
+// verified. Secrets are counted by fingerprint (config.SecretFingerprint),
+// so that nodes listing them in different slots during a rolling
+// rotation count the same secret as one. A crash loses at most the last
+// second of counts.
 type SlotCounter struct {
 	store  store.Signals
 	logger *slog.Logger
@@ -46,15 +49,16 @@ func NewSlotCounter(st store.Signals, logger *slog.Logger) *SlotCounter {
 	return c
 }
 
-// verified counts one event that slot of source verified at.
-func (c *SlotCounter) verified(source string, slot int, at time.Time) {
-	if c == nil || slot == store.NoSlot {
+// verified counts one event that the secret with fingerprint secret of
+// source verified at.
+func (c *SlotCounter) verified(source, secret string, at time.Time) {
+	if c == nil || secret == "" {
 		return
 	}
-	k := slotKey{source, slot}
+	k := slotKey{source, secret}
 	c.mu.Lock()
 	n := c.counts[k]
-	n.Source, n.Slot, n.Verified = source, slot, n.Verified+1
+	n.Source, n.Secret, n.Verified = source, secret, n.Verified+1
 	if at.After(n.Last) {
 		n.Last = at
 	}
@@ -105,9 +109,9 @@ func (c *SlotCounter) flush() {
 		c.logger.Warn("write secret-slot counts", "error", err)
 		c.mu.Lock()
 		for _, b := range batch {
-			k := slotKey{b.Source, b.Slot}
+			k := slotKey{b.Source, b.Secret}
 			n := c.counts[k]
-			n.Source, n.Slot, n.Verified = b.Source, b.Slot, n.Verified+b.Verified
+			n.Source, n.Secret, n.Verified = b.Source, b.Secret, n.Verified+b.Verified
 			if b.Last.After(n.Last) {
 				n.Last = b.Last
 			}

@@ -58,7 +58,7 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 			r.logger.Warn("SOURCE VERIFIES NOTHING: anyone who can reach it can inject events; use only for local development",
 				"source", s.Name)
 		}
-		sources = append(sources, receiver.Source{Name: s.Name, Scheme: scheme, MaxBody: int64(s.MaxBody)})
+		sources = append(sources, receiver.Source{Name: s.Name, Scheme: scheme, MaxBody: int64(s.MaxBody), Fingerprints: s.SlotFingerprints()})
 	}
 
 	// The routing table is shared by the receivers of every reload: cfg's

@@ -2,22 +2,29 @@ package store
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
-// SlotCount is how many events one secret slot of a source verified,
-// counted in memory by a receiver, and the time of the latest.
+// SlotCount is how many events one secret of a source verified, counted
+// in memory by a receiver, and the time of the latest.
 type SlotCount struct {
-	Source   string
-	Slot     int
+	Source string
+	// Secret is the secret's fingerprint (config.SecretFingerprint), or
+	// LegacySlot(n) for the counts kept by slot number before 0034.
+	Secret   string
 	Verified int64
 	Last     time.Time
 }
 
-// SlotUsage is what the store knows of one secret slot's use.
+// LegacySlot is the Secret of the counts an earlier version kept by slot
+// number, slot n of the source's list then: "slot:n".
+func LegacySlot(n int) string { return "slot:" + strconv.Itoa(n) }
+
+// SlotUsage is what the store knows of one secret's use.
 type SlotUsage struct {
 	Source string
-	Slot   int
+	Secret string
 	// LastVerified is the latest time the slot verified an event.
 	LastVerified time.Time
 	// Verified is how many events it verified since the time asked for.
@@ -38,15 +45,15 @@ type EventTimes struct {
 // operator needs to finish a secret rotation and to tell a provider's
 // backlog from a clock problem.
 type Signals interface {
-	// CountSlots adds counts to each source's and slot's hour (the hour of
-	// Last, UTC), keeps the latest Last, and deletes hours older than
+	// CountSlots adds counts to each source's and secret's hour (the hour
+	// of Last, UTC), keeps the latest Last, and deletes hours older than
 	// SlotUsageKeep before now. counts holds at most one entry per source
-	// and slot. A store that cannot write is ErrUnavailable.
+	// and secret. A store that cannot write is ErrUnavailable.
 	CountSlots(ctx context.Context, counts []SlotCount, now time.Time) error
 
-	// SlotUsage returns every (source, slot) with a kept count, ordered by
-	// source then slot: its latest verification, and how many events it
-	// verified in the hours that start at or after since's hour.
+	// SlotUsage returns every (source, secret) with a kept count, ordered
+	// by source then secret: its latest verification, and how many events
+	// it verified in the hours that start at or after since's hour.
 	SlotUsage(ctx context.Context, since time.Time) ([]SlotUsage, error)
 
 	// RecentEventTimes looks at the newest limit events of source and

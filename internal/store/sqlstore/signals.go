@@ -13,22 +13,22 @@ var _ store.Signals = (*Ops)(nil)
 const (
 	// insertSlotHours + VALUES + addSlotHours adds counts to their hours,
 	// keeping the latest time. Callers send one count per source and
-	// slot, so no two rows of one statement update the same hour (which
+	// secret, so no two rows of one statement update the same hour (which
 	// PostgreSQL refuses).
-	insertSlotHours = `INSERT INTO hookrelay.secret_slot_hours AS h (source, slot, hour, verified, last_at) VALUES `
+	insertSlotHours = `INSERT INTO hookrelay.secret_hours AS h (source, secret, hour, verified, last_at) VALUES `
 	addSlotHours    = `
-ON CONFLICT (source, slot, hour) DO UPDATE SET
+ON CONFLICT (source, secret, hour) DO UPDATE SET
 	verified = h.verified + excluded.verified,
 	last_at = CASE WHEN excluded.last_at > h.last_at THEN excluded.last_at ELSE h.last_at END`
 
 	// pruneSlotHours deletes hours past their keep; the table holds a row
-	// per source, slot and hour, so the scan is small.
-	pruneSlotHours = `DELETE FROM hookrelay.secret_slot_hours WHERE hour < ?`
+	// per source, secret and hour, so the scan is small.
+	pruneSlotHours = `DELETE FROM hookrelay.secret_hours WHERE hour < ?`
 
 	// selectSlotUsage sums the hours from a given one and finds the
 	// latest use.
-	selectSlotUsage = `SELECT source, slot, max(last_at), coalesce(sum(verified) FILTER (WHERE hour >= ?), 0)
-FROM hookrelay.secret_slot_hours GROUP BY source, slot ORDER BY source, slot`
+	selectSlotUsage = `SELECT source, secret, max(last_at), coalesce(sum(verified) FILTER (WHERE hour >= ?), 0)
+FROM hookrelay.secret_hours GROUP BY source, secret ORDER BY source, secret`
 
 	// selectRecentEventTimes reads the newest events of a source by its
 	// (source, id) index, then drops those without a provider time, so a
@@ -57,7 +57,7 @@ func (o *Ops) CountSlots(ctx context.Context, counts []store.SlotCount, now time
 	d := o.b.Dialect
 	args := make([]any, 0, 5*len(counts))
 	for _, c := range counts {
-		args = append(args, c.Source, c.Slot, d.Time(hourOf(c.Last)), c.Verified, d.Time(c.Last))
+		args = append(args, c.Source, c.Secret, d.Time(hourOf(c.Last)), c.Verified, d.Time(c.Last))
 	}
 	err = o.b.InTx(ctx, func(tx Conn) error {
 		if err := upsertRows(ctx, tx, insertSlotHours, 5, args, addSlotHours); err != nil {
@@ -72,7 +72,7 @@ func (o *Ops) CountSlots(ctx context.Context, counts []store.SlotCount, now time
 	return nil
 }
 
-// SlotUsage reports every kept slot's latest use and its count since.
+// SlotUsage reports every kept secret's latest use and its count since.
 func (o *Ops) SlotUsage(ctx context.Context, since time.Time) ([]store.SlotUsage, error) {
 	release, err := o.enter()
 	if err != nil {
@@ -82,7 +82,7 @@ func (o *Ops) SlotUsage(ctx context.Context, since time.Time) ([]store.SlotUsage
 	rows, err := o.b.Read.Query(ctx, selectSlotUsage, o.b.Dialect.Time(hourOf(since)))
 	us, err := collect(rows, err, func(row Rows) (store.SlotUsage, error) {
 		var u store.SlotUsage
-		err := row.Scan(&u.Source, &u.Slot, At(&u.LastVerified), &u.Verified)
+		err := row.Scan(&u.Source, &u.Secret, At(&u.LastVerified), &u.Verified)
 		return u, err
 	})
 	if err != nil {

@@ -89,8 +89,8 @@ var TransferTables = []Table{
 	{Name: "ingest_counts", Key: 1, Columns: []Column{
 		{"source", Text, false}, {"received", Int, false}, {"duplicates", Int, false}, {"rejected", Int, false},
 	}},
-	{Name: "secret_slot_hours", Key: 3, Columns: []Column{
-		{"source", Text, false}, {"slot", Int, false}, {"hour", Time, false},
+	{Name: "secret_hours", Key: 3, Columns: []Column{
+		{"source", Text, false}, {"secret", Text, false}, {"hour", Time, false},
 		{"verified", Int, false}, {"last_at", Time, false},
 	}},
 	{Name: "instance_keys", Key: 1, Columns: []Column{

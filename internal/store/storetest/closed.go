@@ -170,7 +170,7 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 
 		// store.Signals and store.MigrationStatus
 		"CountSlots": func(ctx context.Context) error {
-			return s.CountSlots(ctx, []store.SlotCount{{Source: "stripe", Slot: 0, Verified: 1, Last: now}}, now)
+			return s.CountSlots(ctx, []store.SlotCount{{Source: "stripe", Secret: "fp0", Verified: 1, Last: now}}, now)
 		},
 		"SlotUsage": func(ctx context.Context) error {
 			_, err := s.SlotUsage(ctx, now.Add(-time.Hour))

@@ -24,36 +24,36 @@ func testSlotUsage(t *testing.T, s store.DB) {
 	ctx := context.Background()
 	day := baseTime.Truncate(time.Hour)
 	old := day.Add(-store.SlotUsageKeep - 2*time.Hour)
-	countSlots(t, s, old, store.SlotCount{Source: "stripe", Slot: 2, Verified: 9, Last: old.Add(time.Minute)})
+	countSlots(t, s, old, store.SlotCount{Source: "stripe", Secret: "fp2", Verified: 9, Last: old.Add(time.Minute)})
 	countSlots(t, s, day.Add(-72*time.Hour),
-		store.SlotCount{Source: "stripe", Slot: 1, Verified: 5, Last: day.Add(-72 * time.Hour)},
-		store.SlotCount{Source: "stripe", Slot: 0, Verified: 2, Last: day.Add(-72 * time.Hour)})
+		store.SlotCount{Source: "stripe", Secret: "fp1", Verified: 5, Last: day.Add(-72 * time.Hour)},
+		store.SlotCount{Source: "stripe", Secret: "fp0", Verified: 2, Last: day.Add(-72 * time.Hour)})
 	countSlots(t, s, day.Add(10*time.Minute),
-		store.SlotCount{Source: "stripe", Slot: 0, Verified: 3, Last: day.Add(10 * time.Minute)},
-		store.SlotCount{Source: "github", Slot: 0, Verified: 1, Last: day.Add(5 * time.Minute)})
+		store.SlotCount{Source: "stripe", Secret: "fp0", Verified: 3, Last: day.Add(10 * time.Minute)},
+		store.SlotCount{Source: "github", Secret: "fp0", Verified: 1, Last: day.Add(5 * time.Minute)})
 	// A second flush into the same hour adds, and keeps the latest time
 	// even when it arrives with an older one.
 	countSlots(t, s, day.Add(20*time.Minute),
-		store.SlotCount{Source: "stripe", Slot: 0, Verified: 4, Last: day.Add(time.Minute)})
+		store.SlotCount{Source: "stripe", Secret: "fp0", Verified: 4, Last: day.Add(time.Minute)})
 
 	got, err := s.SlotUsage(ctx, day.Add(-24*time.Hour))
 	if err != nil {
 		t.Fatalf("SlotUsage: %v", err)
 	}
 	want := []store.SlotUsage{
-		{Source: "github", Slot: 0, LastVerified: stored(day.Add(5 * time.Minute)), Verified: 1},
-		{Source: "stripe", Slot: 0, LastVerified: stored(day.Add(10 * time.Minute)), Verified: 7},
-		{Source: "stripe", Slot: 1, LastVerified: stored(day.Add(-72 * time.Hour)), Verified: 0},
+		{Source: "github", Secret: "fp0", LastVerified: stored(day.Add(5 * time.Minute)), Verified: 1},
+		{Source: "stripe", Secret: "fp0", LastVerified: stored(day.Add(10 * time.Minute)), Verified: 7},
+		{Source: "stripe", Secret: "fp1", LastVerified: stored(day.Add(-72 * time.Hour)), Verified: 0},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("SlotUsage =\n%+v\nwant\n%+v (slot 2 past its keep is gone)", got, want)
+		t.Errorf("SlotUsage =\n%+v\nwant\n%+v (fp2 past its keep is gone)", got, want)
 	}
 	got, err = s.SlotUsage(ctx, day.Add(-100*time.Hour))
 	if err != nil {
 		t.Fatalf("SlotUsage: %v", err)
 	}
 	if len(got) != 3 || got[1].Verified != 9 || got[2].Verified != 5 {
-		t.Errorf("SlotUsage over 100h = %+v, want stripe slot 0 at 9 and slot 1 at 5", got)
+		t.Errorf("SlotUsage over 100h = %+v, want stripe fp0 at 9 and fp1 at 5", got)
 	}
 }
 

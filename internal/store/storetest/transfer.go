@@ -124,7 +124,7 @@ func CheckCopy(t *testing.T, src, dst store.DB, copy func(t *testing.T, src, dst
 	if err := src.CountIngest(ctx, map[string]store.SourceStats{"stripe": {Received: 8, Duplicates: 1, Rejected: 1}}); err != nil {
 		t.Fatalf("CountIngest: %v", err)
 	}
-	countSlots(t, src, now, store.SlotCount{Source: "stripe", Slot: 0, Verified: 8, Last: now})
+	countSlots(t, src, now, store.SlotCount{Source: "stripe", Secret: "fp0", Verified: 8, Last: now})
 	registerHandlers(t, src, now, store.HandlerDestination{Name: "orders", Sources: []string{"stripe"}, Types: []string{"invoice.*"}})
 	auditKey, err := src.AuditKey(ctx)
 	if err != nil {
