@@ -235,10 +235,10 @@ func wireBackfill(req BackfillRequest) adminwire.BackfillRequest {
 	return adminwire.BackfillRequest{Destination: req.Destination, Since: wireTime(req.Since), Until: wireTime(req.Until), DryRun: req.DryRun}
 }
 
-// Job returns the job with id as it is now. A job is known to the process
-// that runs it, until that process stops.
+// Job returns the job with id as it is now, whichever relay process on
+// the database runs it.
 func (r *Relay) Job(ctx context.Context, id string) (Job, error) {
-	j, err := read(r, "show job", func(svc *adminapi.Service) (adminwire.Job, error) { return svc.Job(id) })
+	j, err := read(r, "show job", func(svc *adminapi.Service) (adminwire.Job, error) { return svc.Job(ctx, id) })
 	return jobOf(j), err
 }
 
@@ -254,8 +254,8 @@ func (r *Relay) WaitJob(ctx context.Context, id string) (Job, error) {
 // it; it ends cancelled, keeping what it did. Cancelling a job that ended
 // changes nothing.
 func (r *Relay) CancelJob(ctx context.Context, id string) (Job, error) {
-	j, err := act(ctx, r, "cancel job", func(ctx context.Context, svc *adminapi.Service, _ string) (adminwire.Job, error) {
-		return svc.CancelJob(ctx, id)
+	j, err := act(ctx, r, "cancel job", func(ctx context.Context, svc *adminapi.Service, actor string) (adminwire.Job, error) {
+		return svc.CancelJob(ctx, actor, id)
 	})
 	return jobOf(j), err
 }

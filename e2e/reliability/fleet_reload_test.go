@@ -18,8 +18,8 @@ import (
 )
 
 // TestReloadReachesTheFleet runs two relays on one PostgreSQL database,
-// each with its own config file, as a fleet does. Stats through either
-// lists both nodes. A token added to one node's file and reloaded through
+// each with its own config file, as a fleet does. Either lists both nodes
+// (GET /api/v1/nodes). A token added to one node's file and reloaded through
 // that node's API reaches the other node's reload too, which re-reads its
 // own file: while the files differ the fleet shows its configurations
 // disagree; once both files have the token, a reload through one node
@@ -127,10 +127,10 @@ func fleetGet(admin, token string) (int, error) {
 	return resp.StatusCode, nil
 }
 
-// fleetStats returns admin's stats.
-func fleetStats(admin, token string) (adminwire.Stats, error) {
-	var s adminwire.Stats
-	req, err := http.NewRequest(http.MethodGet, "http://"+admin+"/api/v1/stats", nil)
+// fleetStats returns the nodes admin lists.
+func fleetStats(admin, token string) (adminwire.Nodes, error) {
+	var s adminwire.Nodes
+	req, err := http.NewRequest(http.MethodGet, "http://"+admin+"/api/v1/nodes", nil)
 	if err != nil {
 		return s, err
 	}
@@ -141,7 +141,7 @@ func fleetStats(admin, token string) (adminwire.Stats, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return s, fmt.Errorf("stats: status %d", resp.StatusCode)
+		return s, fmt.Errorf("nodes: status %d", resp.StatusCode)
 	}
 	return s, json.NewDecoder(resp.Body).Decode(&s)
 }

@@ -85,6 +85,7 @@ func (s *Service) Handler() http.Handler {
 	h.handleAudited("POST /api/v1/destinations/{name}/claim", allowConsume, h.claim)
 	h.handleAudited("POST /api/v1/deliveries/{id}/ack", allowConsume, h.ack)
 	h.handle("GET /api/v1/stats", allowRead, h.stats)
+	h.handle("GET /api/v1/nodes", allowRead, h.nodes)
 	h.handle("GET /api/v1/secrets", allowRead, h.secrets)
 	h.handleAudited("POST /api/v1/reload", allowAdmin, h.reload)
 	h.handle("GET /api/v1/rejections", allowRead, h.rejections)

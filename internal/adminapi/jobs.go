@@ -4,18 +4,17 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
+	"github.com/hookrelay/hookrelay/internal/store"
 )
-
-// keepJobs is how many finished jobs a process remembers for GET
-// /api/v1/jobs/{id}; the oldest finished one is forgotten first.
-const keepJobs = 100
 
 var (
 	// errJobCancelled is what stops a cancelled job's walk between two
@@ -25,21 +24,34 @@ var (
 	errShuttingDown = &requestError{http.StatusServiceUnavailable, "the relay is shutting down: no job starts"}
 )
 
-// Jobs holds the replay and backfill jobs of one process: what runs in the
-// background, and the jobs that finished lately. It outlives the Service
-// of one config, so that a reload neither loses a job nor stops it. Jobs
-// live in memory: a job's progress is asked of the process that runs it.
-// A Jobs is safe for concurrent use.
+// jobPoll is how often WaitJob reads a job that another node runs.
+const jobPoll = 200 * time.Millisecond
+
+// Jobs runs the replay and backfill jobs of one process, and keeps every
+// job in the database (store.Jobs), so that each node of a fleet shows
+// them with their progress and can ask any of them to stop: the node that
+// runs a job reads, after each batch, whether someone asked. It outlives
+// the Service of one config, so that a reload neither loses a job nor
+// stops it. A Jobs is safe for concurrent use.
 type Jobs struct {
-	mu     sync.Mutex
-	byID   map[string]*job // guarded by mu
-	order  []string        // guarded by mu; ids, oldest first
-	closed bool            // guarded by mu
-	wg     sync.WaitGroup
+	store  store.Jobs
+	node   string
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	running map[string]*job // guarded by mu; the jobs this process runs
+	closed  bool            // guarded by mu
+	wg      sync.WaitGroup
 }
 
-// NewJobs returns an empty set of jobs.
-func NewJobs() *Jobs { return &Jobs{byID: map[string]*job{}} }
+// NewJobs returns the jobs of the process named node (see store.Node),
+// kept in st.
+func NewJobs(st store.Jobs, node string, logger *slog.Logger) *Jobs {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Jobs{store: st, node: node, logger: logger, running: map[string]*job{}}
+}
 
 // Close cancels the running jobs, each stopping between two batches and
 // keeping what it did, and waits for them. It is safe to call more than
@@ -47,103 +59,135 @@ func NewJobs() *Jobs { return &Jobs{byID: map[string]*job{}} }
 func (js *Jobs) Close() {
 	js.mu.Lock()
 	js.closed = true
-	for _, j := range js.byID {
+	for _, j := range js.running {
 		j.cancel()
 	}
 	js.mu.Unlock()
 	js.wg.Wait()
 }
 
-// job is one job: its view and what cancels it.
+// job is one job this process runs: its record and what cancels it.
 type job struct {
+	js     *Jobs
 	ctx    context.Context // done when the job is cancelled
 	cancel context.CancelFunc
 	done   chan struct{} // closed once the job has ended
 
-	mu      sync.Mutex
-	view    adminwire.Job // guarded by mu
-	running time.Time     // guarded by mu; when the walk started, after the count
+	mu  sync.Mutex
+	rec store.JobRecord // guarded by mu
 }
 
-// start registers a job of kind for actor and runs work in the
-// background. work counts first (state "counting"), then walks (state
-// "running"), telling the job its progress.
-func (js *Jobs) start(kind, actor string, now time.Time, work func(*job) error) (adminwire.Job, error) {
-	buf := make([]byte, 8)
+// newJobID returns a job id that begins with the time, so that ids sort
+// as jobs started.
+func newJobID(now time.Time) string {
+	buf := make([]byte, 4)
 	_, _ = rand.Read(buf)
-	ctx, cancel := context.WithCancel(context.Background())
-	j := &job{ctx: ctx, cancel: cancel, done: make(chan struct{}), view: adminwire.Job{
-		ID: "job_" + hex.EncodeToString(buf), Kind: kind, Actor: actor, State: adminwire.JobCounting, StartedAt: now,
+	return fmt.Sprintf("job_%012x%s", now.UnixMilli(), hex.EncodeToString(buf))
+}
+
+// start records a job of kind for actor and runs work in the background.
+// work counts first (state "counting"), then walks (state "running"),
+// telling the job its progress.
+func (js *Jobs) start(ctx context.Context, kind, actor string, now time.Time, work func(*job) error) (adminwire.Job, error) {
+	jctx, cancel := context.WithCancel(context.Background())
+	j := &job{js: js, ctx: jctx, cancel: cancel, done: make(chan struct{}), rec: store.JobRecord{
+		ID: newJobID(now), Kind: kind, Actor: actor, State: adminwire.JobCounting, Node: js.node, StartedAt: now,
 	}}
 	js.mu.Lock()
+	defer js.mu.Unlock()
 	if js.closed {
-		js.mu.Unlock()
 		cancel()
 		return adminwire.Job{}, errShuttingDown
 	}
-	js.byID[j.view.ID] = j
-	js.order = append(js.order, j.view.ID)
-	js.forget()
+	if err := js.store.CreateJob(ctx, j.rec); err != nil {
+		cancel()
+		return adminwire.Job{}, err
+	}
+	js.running[j.rec.ID] = j
 	js.wg.Add(1)
-	js.mu.Unlock()
-
 	go func() {
 		defer js.wg.Done()
 		defer cancel()
 		j.finish(work(j))
+		js.mu.Lock()
+		delete(js.running, j.rec.ID)
+		js.mu.Unlock()
 	}()
-	return j.snapshot(now), nil
+	return viewOf(j.record(), now), nil
 }
 
-// forget drops the oldest finished jobs beyond keepJobs. js.mu is held.
-func (js *Jobs) forget() {
-	for i := 0; len(js.order) > keepJobs && i < len(js.order); {
-		id := js.order[i]
-		if !js.byID[id].finished() {
-			i++
-			continue
-		}
-		delete(js.byID, id)
-		js.order = slices.Delete(js.order, i, i+1)
-	}
-}
-
-// get returns the job with id.
-func (js *Jobs) get(id string) (*job, bool) {
+// local returns the job with id when this process runs it.
+func (js *Jobs) local(id string) (*job, bool) {
 	js.mu.Lock()
 	defer js.mu.Unlock()
-	j, ok := js.byID[id]
+	j, ok := js.running[id]
 	return j, ok
 }
 
-// list returns every job remembered, newest first.
-func (js *Jobs) list(now time.Time) []adminwire.Job {
-	js.mu.Lock()
-	jobs := make([]*job, 0, len(js.order))
-	for _, id := range slices.Backward(js.order) {
-		jobs = append(jobs, js.byID[id])
+// get returns the job with id, whichever node runs it.
+func (js *Jobs) get(ctx context.Context, id string) (store.JobRecord, error) {
+	rec, err := js.store.GetJob(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return rec, errNoJob(id)
 	}
-	js.mu.Unlock()
-	out := make([]adminwire.Job, len(jobs))
-	for i, j := range jobs {
-		out[i] = j.snapshot(now)
+	return rec, err
+}
+
+// list returns the jobs of every node, newest first.
+func (js *Jobs) list(ctx context.Context, now time.Time) ([]adminwire.Job, error) {
+	recs, err := js.store.ListJobs(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	out := make([]adminwire.Job, len(recs))
+	for i, rec := range recs {
+		out[i] = viewOf(rec, now)
+	}
+	return out, nil
+}
+
+// record returns a copy of the job's record.
+func (j *job) record() store.JobRecord {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.rec
+}
+
+// save writes the job's record, and cancels the job when someone asked
+// it to stop, through whichever node.
+func (j *job) save(ctx context.Context) {
+	rec := j.record()
+	by, err := j.js.store.SaveJob(ctx, rec)
+	if err != nil {
+		j.js.logger.Warn("save job progress", "job", rec.ID, "error", err)
+		return
+	}
+	if by != "" {
+		j.mu.Lock()
+		j.rec.CancelledBy = by
+		j.mu.Unlock()
+		j.cancel()
+	}
 }
 
 // counted ends the count: the job now walks total items.
 func (j *job) counted(total int64, now time.Time) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.view.Total, j.view.State, j.running = total, adminwire.JobRunning, now
+	j.rec.Total, j.rec.State, j.rec.RunningAt = total, adminwire.JobRunning, now
+	j.mu.Unlock()
+	j.save(j.ctx)
 }
 
 // progressed records what the walk did so far; it returns errJobCancelled
-// once the job is cancelled, which stops the walk there.
+// once the job is cancelled, here or through another node, which stops
+// the walk there.
 func (j *job) progressed(update func(*adminwire.Job)) error {
 	j.mu.Lock()
-	update(&j.view)
+	v := viewOf(j.rec, time.Time{})
+	update(&v)
+	j.rec.Done, j.rec.LastEventID, j.rec.Result = v.Done, v.LastEventID, resultOf(v)
 	j.mu.Unlock()
+	j.save(context.WithoutCancel(j.ctx))
 	if j.ctx.Err() != nil {
 		return errJobCancelled
 	}
@@ -152,50 +196,73 @@ func (j *job) progressed(update func(*adminwire.Job)) error {
 
 // finish records how the job ended, and tells those waiting for it.
 func (j *job) finish(err error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
 	defer close(j.done)
-	now := time.Now().UTC()
-	j.view.FinishedAt = &now
+	j.mu.Lock()
+	j.rec.FinishedAt = time.Now().UTC()
 	switch {
 	case err == nil:
-		j.view.State = adminwire.JobDone
+		j.rec.State = adminwire.JobDone
 	case errors.Is(err, errJobCancelled) || j.ctx.Err() != nil:
-		j.view.State = adminwire.JobCancelled
+		j.rec.State = adminwire.JobCancelled
 	default:
-		j.view.State, j.view.Error = adminwire.JobFailed, err.Error()
+		j.rec.State, j.rec.Error = adminwire.JobFailed, err.Error()
 	}
+	j.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	j.save(ctx)
 }
 
-// finished reports whether the job has ended.
-func (j *job) finished() bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.view.FinishedAt != nil
+// resultOf encodes what a job did so far, as its record keeps it.
+func resultOf(v adminwire.Job) []byte {
+	var (
+		b   []byte
+		err error
+	)
+	switch {
+	case v.Replay != nil:
+		b, err = json.Marshal(v.Replay)
+	case v.Backfill != nil:
+		b, err = json.Marshal(v.Backfill)
+	}
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
-// snapshot returns the job's view at now, with its rate and the time it
-// has left.
-func (j *job) snapshot(now time.Time) adminwire.Job {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	v := j.view
-	if v.Replay != nil {
-		r := *v.Replay
-		v.Replay = &r
+// viewOf returns a job's record as the API shows it at now (the zero time
+// leaves out its rate and time left): with what it did, its rate and the
+// time it has left.
+func viewOf(rec store.JobRecord, now time.Time) adminwire.Job {
+	v := adminwire.Job{
+		ID: rec.ID, Kind: rec.Kind, State: rec.State, Actor: rec.Actor, Total: rec.Total, Done: rec.Done,
+		LastEventID: rec.LastEventID, Error: rec.Error, StartedAt: rec.StartedAt, Node: rec.Node, CancelledBy: rec.CancelledBy,
 	}
-	if v.Backfill != nil {
-		b := *v.Backfill
-		v.Backfill = &b
+	if len(rec.Result) > 0 {
+		switch rec.Kind {
+		case adminwire.JobReplay:
+			var r adminwire.ReplayResult
+			if json.Unmarshal(rec.Result, &r) == nil {
+				v.Replay = &r
+			}
+		case adminwire.JobBackfill:
+			var b adminwire.BackfillResult
+			if json.Unmarshal(rec.Result, &b) == nil {
+				v.Backfill = &b
+			}
+		}
 	}
 	end := now
-	if v.FinishedAt != nil {
-		end = *v.FinishedAt
+	if !rec.FinishedAt.IsZero() {
+		f := rec.FinishedAt
+		v.FinishedAt, end = &f, f
 	}
-	if !j.running.IsZero() {
-		if secs := end.Sub(j.running).Seconds(); secs > 0 {
-			v.RatePerSecond = roundMS(float64(v.Done) / secs)
-		}
+	if now.IsZero() || rec.RunningAt.IsZero() {
+		return v
+	}
+	if secs := end.Sub(rec.RunningAt).Seconds(); secs > 0 {
+		v.RatePerSecond = roundMS(float64(v.Done) / secs)
 	}
 	if v.FinishedAt == nil && v.State == adminwire.JobRunning && v.RatePerSecond > 0 && v.Total > v.Done {
 		eta := roundMS(float64(v.Total-v.Done) / v.RatePerSecond)

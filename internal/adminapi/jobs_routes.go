@@ -39,7 +39,7 @@ func (h *handler) answerJob(w http.ResponseWriter, r *http.Request, start func()
 
 // showJob answers GET /api/v1/jobs/{id}.
 func (h *handler) showJob(w http.ResponseWriter, r *http.Request) {
-	j, err := h.Job(r.PathValue("id"))
+	j, err := h.Job(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -49,12 +49,17 @@ func (h *handler) showJob(w http.ResponseWriter, r *http.Request) {
 
 // listJobs answers GET /api/v1/jobs.
 func (h *handler) listJobs(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, h.ListJobs())
+	jobs, err := h.ListJobs(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, jobs)
 }
 
 // cancelJob answers POST /api/v1/jobs/{id}/cancel.
 func (h *handler) cancelJob(w http.ResponseWriter, r *http.Request) {
-	j, err := h.CancelJob(r.Context(), r.PathValue("id"))
+	j, err := h.CancelJob(r.Context(), tokenFrom(r.Context()).Name, r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return

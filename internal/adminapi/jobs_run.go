@@ -2,7 +2,9 @@ package adminapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -40,7 +42,7 @@ func (s *Service) StartReplay(ctx context.Context, actor string, req adminwire.J
 		return adminwire.Job{}, err
 	}
 	audit(ctx, "filter", req.Filter)
-	j, err := s.jobs.start(adminwire.JobReplay, actor, s.now(), func(j *job) error {
+	j, err := s.jobs.start(ctx, adminwire.JobReplay, actor, s.now(), func(j *job) error {
 		count, err := s.store.Replay(j.ctx, store.ReplayRequest{Filter: filter, DryRun: true, NoAuditRow: true, Actor: actor, Now: s.now()})
 		if err != nil {
 			return err
@@ -82,7 +84,7 @@ func (s *Service) StartBackfill(ctx context.Context, actor string, req adminwire
 		return adminwire.Job{}, err
 	}
 	audit(ctx, keyDestination, b.dest.Name, "since", req.Since, "until", req.Until)
-	j, err := s.jobs.start(adminwire.JobBackfill, actor, s.now(), func(j *job) error {
+	j, err := s.jobs.start(ctx, adminwire.JobBackfill, actor, s.now(), func(j *job) error {
 		count, err := s.createMissing(j.ctx, b.dest, b.since, b.until, true, s.now(), nil)
 		if err != nil {
 			return err
@@ -106,8 +108,11 @@ func (s *Service) StartBackfill(ctx context.Context, actor string, req adminwire
 // logJob writes the audit line of a job that ended: who started it and
 // what it did.
 func (s *Service) logJob(j *job, err error) {
-	v := j.snapshot(s.now())
-	attrs := []any{keyToken, v.Actor, "job", v.ID, "kind", v.Kind, "total", v.Total, "done", v.Done, "last_event_id", v.LastEventID}
+	v := viewOf(j.record(), s.now())
+	attrs := []any{keyToken, v.Actor, "job", v.ID, "kind", v.Kind, "node", v.Node, "total", v.Total, "done", v.Done, "last_event_id", v.LastEventID}
+	if v.CancelledBy != "" {
+		attrs = append(attrs, "cancelled_by", v.CancelledBy)
+	}
 	if v.Replay != nil {
 		attrs = append(attrs, "rearmed", v.Replay.Rearmed, "in_flight", v.Replay.InFlight)
 	}
@@ -120,49 +125,72 @@ func (s *Service) logJob(j *job, err error) {
 	s.logger.Log(context.Background(), slog.LevelInfo, "audit: job ended", attrs...)
 }
 
-// Job returns the job with id, as it is now; an unknown id is a 404.
-func (s *Service) Job(id string) (adminwire.Job, error) {
-	j, ok := s.jobs.get(id)
-	if !ok {
-		return adminwire.Job{}, errNoJob(id)
+// Job returns the job with id, as it is now, whichever node runs it; an
+// unknown id is a 404.
+func (s *Service) Job(ctx context.Context, id string) (adminwire.Job, error) {
+	rec, err := s.jobs.get(ctx, id)
+	if err != nil {
+		return adminwire.Job{}, err
 	}
-	return j.snapshot(s.now()), nil
+	return viewOf(rec, s.now()), nil
 }
 
 // WaitJob waits until the job with id has ended, and returns it as it
-// ended; an unknown id is a 404. When ctx ends first, it returns the job
-// as it is then, with ctx's error.
+// ended; an unknown id is a 404. A job another node runs is read again
+// every jobPoll. When ctx ends first, it returns the job as it is then,
+// with ctx's error.
 func (s *Service) WaitJob(ctx context.Context, id string) (adminwire.Job, error) {
-	j, ok := s.jobs.get(id)
-	if !ok {
-		return adminwire.Job{}, errNoJob(id)
+	if j, ok := s.jobs.local(id); ok {
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+		}
 	}
-	select {
-	case <-j.done:
-		return j.snapshot(s.now()), nil
-	case <-ctx.Done():
-		return j.snapshot(s.now()), ctx.Err()
+	t := time.NewTicker(jobPoll)
+	defer t.Stop()
+	for {
+		rec, err := s.jobs.get(context.WithoutCancel(ctx), id)
+		switch {
+		case err != nil:
+			return adminwire.Job{}, err
+		case !rec.FinishedAt.IsZero():
+			return viewOf(rec, s.now()), nil
+		}
+		select {
+		case <-ctx.Done():
+			return viewOf(rec, s.now()), ctx.Err()
+		case <-t.C:
+		}
 	}
 }
 
-// errNoJob is the answer to a job id this process does not know.
+// errNoJob is the answer to a job id no node knows.
 func errNoJob(id string) error {
-	return notFound("no job %q: a job is known to the relay process that runs it, until it stops", id)
+	return notFound("no job %q", id)
 }
 
-// ListJobs returns the jobs this process runs or ran lately, newest
-// first.
-func (s *Service) ListJobs() adminwire.JobList { return adminwire.JobList{Jobs: s.jobs.list(s.now())} }
-
-// CancelJob asks a job to stop between two batches and returns it; it
-// ends as cancelled, keeping what it did. Cancelling a job that ended
-// changes nothing.
-func (s *Service) CancelJob(ctx context.Context, id string) (adminwire.Job, error) {
-	j, ok := s.jobs.get(id)
-	if !ok {
-		return adminwire.Job{}, errNoJob(id)
+// ListJobs returns the jobs of every node, newest first.
+func (s *Service) ListJobs(ctx context.Context) (adminwire.JobList, error) {
+	jobs, err := s.jobs.list(ctx, s.now())
+	if err != nil {
+		return adminwire.JobList{}, err
 	}
-	audit(ctx, "job", id)
-	j.cancel()
-	return j.snapshot(s.now()), nil
+	return adminwire.JobList{Jobs: jobs}, nil
+}
+
+// CancelJob asks a job to stop between two batches, for actor, whichever
+// node runs it, and returns it; it ends as cancelled, keeping what it
+// did. Cancelling a job that ended changes nothing.
+func (s *Service) CancelJob(ctx context.Context, actor, id string) (adminwire.Job, error) {
+	rec, err := s.jobs.store.CancelJob(ctx, id, actor)
+	if errors.Is(err, store.ErrNotFound) {
+		return adminwire.Job{}, errNoJob(id)
+	} else if err != nil {
+		return adminwire.Job{}, err
+	}
+	audit(ctx, "job", id, "node", rec.Node)
+	if j, ok := s.jobs.local(id); ok {
+		j.cancel()
+	}
+	return viewOf(rec, s.now()), nil
 }

@@ -52,7 +52,7 @@ func NewService(o Options) *Service {
 		jobs:     o.Jobs,
 	}
 	if s.jobs == nil {
-		s.jobs = NewJobs()
+		s.jobs = NewJobs(o.Store, "", s.logger)
 	}
 	s.puller = o.Puller
 	if s.puller == nil {

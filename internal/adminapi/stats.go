@@ -3,7 +3,6 @@ package adminapi
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -51,17 +50,6 @@ func (s *Service) Stats(ctx context.Context) (adminwire.Stats, error) {
 	for name, at := range paused {
 		out.Paused[name] = adminwire.PausedStats{PausedForSeconds: roundMS(s.now().Sub(at).Seconds())}
 	}
-	nodes, err := s.store.Nodes(ctx, s.now().Add(-store.NodeGone), time.Time{})
-	if err != nil {
-		return adminwire.Stats{}, err
-	}
-	out.Nodes = make([]adminwire.NodeStats, len(nodes))
-	fingerprints := map[string]bool{}
-	for i, n := range nodes {
-		out.Nodes[i] = adminwire.NodeStats{ID: n.ID, Version: n.Version, ConfigFingerprint: n.ConfigFingerprint, StartedAt: n.StartedAt, SeenAt: n.SeenAt}
-		fingerprints[n.ConfigFingerprint] = true
-	}
-	out.ConfigDrift = len(fingerprints) > 1
 	return out, nil
 }
 

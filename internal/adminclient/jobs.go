@@ -22,7 +22,8 @@ func (c *Client) StartBackfillJob(ctx context.Context, req adminwire.BackfillReq
 	return j, err
 }
 
-// Jobs lists the jobs the relay process runs or ran lately, newest first.
+// Jobs lists the jobs of every relay process on the database, running or
+// run lately, newest first.
 func (c *Client) Jobs(ctx context.Context) (adminwire.JobList, []byte, error) {
 	return call[adminwire.JobList](ctx, c, http.MethodGet, "/api/v1/jobs", nil, nil)
 }

@@ -38,6 +38,7 @@ var wireShapes = []struct {
 	{"AckRequest", adminwire.AckRequest{}},
 	{"AckResult", adminwire.AckResult{}},
 	{"Stats", adminwire.Stats{}},
+	{"Nodes", adminwire.Nodes{}},
 	{"PurgeRequest", adminwire.PurgeRequest{}},
 	{"PurgeResult", adminwire.PurgeResult{}},
 	{"JobReplayRequest", adminwire.JobReplayRequest{}},

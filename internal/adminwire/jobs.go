@@ -67,6 +67,11 @@ type Job struct {
 	Error      string     `json:"error,omitempty"`
 	StartedAt  time.Time  `json:"started_at"`
 	FinishedAt *time.Time `json:"finished_at"`
+	// Node is the relay process that runs the job (see GET
+	// /api/v1/stats' nodes): every node shows it and can cancel it.
+	Node string `json:"node,omitempty"`
+	// CancelledBy names who asked the job to stop, through any node.
+	CancelledBy string `json:"cancelled_by,omitempty"`
 }
 
 // JobList is the answer of GET /api/v1/jobs.

@@ -36,15 +36,18 @@ type Stats struct {
 	// apart from Destinations so that every field there stays a number;
 	// empty when none is.
 	Paused map[string]PausedStats `json:"paused"`
-	// Nodes are the relay processes on this database that reported
-	// themselves lately, by id: one for SQLite, each node of a fleet on
-	// PostgreSQL. ConfigDrift is true when they do not all run the same
-	// configuration (a reload or a deploy not yet everywhere).
+}
+
+// Nodes is the answer of GET /api/v1/nodes: the relay processes on this
+// database that reported themselves lately, by id — one for SQLite, each
+// node of a fleet on PostgreSQL. ConfigDrift is true when they do not all
+// run the same configuration (a reload or a deploy not yet everywhere).
+type Nodes struct {
 	Nodes       []NodeStats `json:"nodes"`
 	ConfigDrift bool        `json:"config_drift"`
 }
 
-// NodeStats is one relay process of Stats.Nodes.
+// NodeStats is one relay process of Nodes.
 type NodeStats struct {
 	ID      string `json:"id"`
 	Version string `json:"version"`

@@ -53,7 +53,7 @@ var helps = map[string]help{
 	"destinations pause":  {"stop delivering to a destination: deliveries wait, nothing is dropped", "hookrelay destinations pause billing"},
 	"destinations resume": {"deliver to a paused destination again", "hookrelay destinations resume billing"},
 	"destinations skip":   {"mark one stuck delivery skipped so that it is not tried again (audited)", "hookrelay destinations skip 4211"},
-	"jobs":                {"the replay and backfill jobs this relay runs or ran lately, with their progress (admin API)", "hookrelay jobs"},
+	"jobs":                {"the replay and backfill jobs of every relay process on the database, with their progress (admin API)", "hookrelay jobs"},
 	"jobs list":           {"each job with its state, how far it went, its rate and who started it", "hookrelay jobs list --json"},
 	"jobs cancel":         {"stop a job between two batches, keeping what it did", "hookrelay jobs cancel job_3f2a9c0d1e4b5a6f"},
 	"listen":              {"forward a pull destination's events to a local URL (admin API)", "hookrelay listen --destination dev --forward-to http://localhost:3000/webhooks"},

@@ -60,8 +60,13 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, s *session) {
 	for name, st := range stats.Destinations {
 		v.Destinations = append(v.Destinations, destinationRow{Name: name, Stats: st})
 	}
-	if stats.ConfigDrift {
-		v.Drift = driftGroups(stats.Nodes)
+	nodes, err := c.svc.Nodes(r.Context())
+	if err != nil {
+		c.fail(w, r, s, err)
+		return
+	}
+	if nodes.ConfigDrift {
+		v.Drift = driftGroups(nodes.Nodes)
 	}
 	slices.SortFunc(v.Sources, func(a, b sourceRow) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortFunc(v.Destinations, func(a, b destinationRow) int { return strings.Compare(a.Name, b.Name) })

@@ -159,13 +159,13 @@ func NewWith(ctx context.Context, cfg *config.Config, role Role, opts Options, l
 		registry:  newMetricsRegistry(),
 		serveErrs: make(chan error, 2),
 		reload:    newReloadState(),
-		jobs:      adminapi.NewJobs(),
 	}
 	// Not shared with an application's registerer, which has its own.
 	r.registry.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.registerBacklog(cfg)
 	r.fingerprint.Store(new(cfg.Fingerprint()))
 	r.fleet = newFleetNode(r)
+	r.jobs = adminapi.NewJobs(st, r.fleet.id, logger)
 	if r.puller, err = r.newPuller(); err != nil {
 		_ = st.Close()
 		return nil, err

@@ -36,6 +36,7 @@ type DB interface {
 	Transfer
 	HandlerRegistry
 	Fleet
+	Jobs
 
 	// SupportsListener tells whether Listen delivers notifications: true
 	// on PostgreSQL, false on SQLite, where one process owns the database

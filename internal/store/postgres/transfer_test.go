@@ -30,5 +30,5 @@ func TestTransferCoversSchema(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_count_deltas", "failure_count_deltas", "activity_minutes", "activity_deltas", "nodes")
+	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_count_deltas", "failure_count_deltas", "activity_minutes", "activity_deltas", "nodes", "jobs")
 }

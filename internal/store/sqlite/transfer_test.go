@@ -52,5 +52,5 @@ func TestTransferCoversSchema(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_counts", "failure_counts", "activity_minutes", "nodes")
+	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_counts", "failure_counts", "activity_minutes", "nodes", "jobs")
 }

@@ -123,7 +123,7 @@ func (r *Rewriter) SQL(query string) string {
 var TableNames = []string{
 	"schema_migrations", "events", "deliveries", "attempts", "replays", "rejections", "paused_destinations",
 	"instance_keys", "ingest_counts", "handler_destinations", "secret_slot_hours", "secret_hours", "activity_minutes",
-	"activity_deltas", "delivery_counts", "delivery_count_deltas", "failure_counts", "failure_count_deltas", "nodes",
+	"activity_deltas", "delivery_counts", "delivery_count_deltas", "failure_counts", "failure_count_deltas", "nodes", "jobs",
 }
 
 // FirstSchema returns the first schema a PostgreSQL search_path names,

@@ -154,6 +154,7 @@ var tests = []conformanceTest{
 	{"WithinRejectsFailedStatus", testWithinRejectsFailedStatus},
 	{"WithinHoldsOffClaimers", testWithinHoldsOffClaimers},
 	{"FleetNodes", testFleetNodes},
+	{"Jobs", testJobs},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its

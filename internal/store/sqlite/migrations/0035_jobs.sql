@@ -1,0 +1,18 @@
+-- 0035: replay and backfill jobs live in the database (see the PostgreSQL
+-- migration of the same number).
+CREATE TABLE hookrelay.jobs (
+	id            TEXT    NOT NULL PRIMARY KEY,
+	kind          TEXT    NOT NULL,
+	actor         TEXT    NOT NULL,
+	state         TEXT    NOT NULL,
+	node          TEXT    NOT NULL,
+	total         INTEGER NOT NULL,
+	done          INTEGER NOT NULL,
+	last_event_id TEXT    NOT NULL,
+	result        BLOB    NOT NULL,
+	error         TEXT    NOT NULL,
+	started_at    INTEGER NOT NULL,
+	running_at    INTEGER,
+	finished_at   INTEGER,
+	cancelled_by  TEXT    NOT NULL
+) WITHOUT ROWID;
