@@ -35,6 +35,7 @@ type DB interface {
 	PayloadKeys
 	Transfer
 	HandlerRegistry
+	ConsoleSessions
 
 	// SupportsListener tells whether Listen delivers notifications: true
 	// on PostgreSQL, false on SQLite, where one process owns the database
