@@ -43,10 +43,12 @@ type Options struct {
 	SessionTTL time.Duration
 }
 
-// Store is the part of the store the console reads directly.
+// Store is the part of the store the console uses directly; its
+// sessions are kept there too.
 type Store interface {
 	store.Store
 	store.Activity
+	store.ConsoleSessions
 }
 
 // Console serves the web console.
@@ -74,13 +76,15 @@ func New(o Options) *Console {
 		o.SessionTTL = DefaultSessionTTL
 	}
 	now := func() time.Time { return o.Now().UTC() }
+	cfg := o.Service.Config()
+	logger := o.Logger.With("component", "console")
 	c := &Console{
 		svc:      o.Service,
 		store:    o.Store,
-		cfg:      o.Service.Config(),
-		logger:   o.Logger.With("component", "console"),
+		cfg:      cfg,
+		logger:   logger,
 		now:      now,
-		sessions: newSessions(o.SessionTTL, now),
+		sessions: &sessions{store: o.Store, tokens: cfg.Tokens, ttl: o.SessionTTL, now: now, logger: logger},
 		pages:    mustParsePages(),
 		mux:      http.NewServeMux(),
 	}
@@ -137,8 +141,12 @@ func (c *Console) admin(pattern string, fn handlerFunc) {
 	c.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		// The audit line names the session's token; a request without a
 		// session is refused before any audit.
-		s, ok := c.session(r)
-		if !ok {
+		s, err := c.session(r)
+		switch {
+		case err != nil:
+			c.fail(w, r, nil, err)
+			return
+		case s == nil:
 			c.noSession(w, r)
 			return
 		}
@@ -154,8 +162,12 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, s *session)
 // token does not match the session's is refused.
 func (c *Console) withSession(fn handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s, ok := c.session(r)
-		if !ok {
+		s, err := c.session(r)
+		switch {
+		case err != nil:
+			c.fail(w, r, nil, err)
+			return
+		case s == nil:
 			c.noSession(w, r)
 			return
 		}
@@ -179,6 +191,6 @@ func (c *Console) noSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) notFound(w http.ResponseWriter, r *http.Request) {
-	s, _ := c.session(r)
+	s, _ := c.session(r) // without the database, a page without the session
 	c.renderError(w, r, s, http.StatusNotFound, "There is no such page.")
 }
