@@ -141,13 +141,8 @@ func (c *Console) admin(pattern string, fn handlerFunc) {
 	c.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		// The audit line names the session's token; a request without a
 		// session is refused before any audit.
-		s, err := c.session(r)
-		switch {
-		case err != nil:
-			c.fail(w, r, nil, err)
-			return
-		case s == nil:
-			c.noSession(w, r)
+		s, ok := c.requireSession(w, r)
+		if !ok {
 			return
 		}
 		audited(w, r.WithContext(adminapi.WithToken(r.Context(), s.token)))
@@ -162,13 +157,8 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, s *session)
 // token does not match the session's is refused.
 func (c *Console) withSession(fn handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s, err := c.session(r)
-		switch {
-		case err != nil:
-			c.fail(w, r, nil, err)
-			return
-		case s == nil:
-			c.noSession(w, r)
+		s, ok := c.requireSession(w, r)
+		if !ok {
 			return
 		}
 		if r.Method == http.MethodPost {
@@ -179,6 +169,22 @@ func (c *Console) withSession(fn handlerFunc) http.HandlerFunc {
 		}
 		fn(w, r, s)
 	}
+}
+
+// requireSession returns the request's live session. Without one it
+// answers the request itself — the login page, a refusal, or 503 when the
+// database cannot be read — and reports false.
+func (c *Console) requireSession(w http.ResponseWriter, r *http.Request) (*session, bool) {
+	s, err := c.session(r)
+	switch {
+	case err != nil:
+		c.fail(w, r, nil, err)
+		return nil, false
+	case s == nil:
+		c.noSession(w, r)
+		return nil, false
+	}
+	return s, true
 }
 
 // noSession answers a request that carries no live session.

@@ -77,16 +77,8 @@ func TestConsoleSessionsAcrossRelays(t *testing.T) {
 // tokens.
 func reloadWith(t *testing.T, r *relay.Relay, database, tokens string) {
 	t.Helper()
-	yaml := `database: "` + database + `"
-listen: 127.0.0.1:0
-admin_listen: 127.0.0.1:0
-sources:
-  - {name: stripe, verify: stripe, secrets: ["` + secret + `"]}
-` + tokens
-	dir := t.TempDir()
-	r.SetConfigLoader(func() (*config.Config, error) {
-		return config.Parse([]byte(yaml), dir, func(string) string { return "" })
-	})
+	cfg := relayConfig(t, database, tokens)
+	r.SetConfigLoader(func() (*config.Config, error) { return cfg, nil })
 	if _, err := r.Reload(context.Background()); err != nil {
 		t.Fatalf("reload: %v", err)
 	}

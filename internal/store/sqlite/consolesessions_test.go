@@ -13,7 +13,17 @@ import (
 func TestConsoleSessionLookupPlan(t *testing.T) {
 	t.Parallel()
 	s := openFile(t, filepath.Join(t.TempDir(), "hookrelay.db"))
-	rows, err := s.reader.Query(s.rewriter.SQL("EXPLAIN QUERY PLAN "+sqlstore.ConsoleSessionLookup), []byte("key"), int64(0))
+	plan := queryPlan(t, s, sqlstore.ConsoleSessionLookup, []byte("key"), int64(0))
+	if len(plan) != 1 || !strings.HasPrefix(plan[0], "SEARCH hookrelay_console_sessions USING PRIMARY KEY (key_digest=?)") {
+		t.Errorf("plan of the session lookup:\n%s\nwant one search of the primary key", strings.Join(plan, "\n"))
+	}
+}
+
+// queryPlan returns the lines of SQLite's plan of query, written as Ops
+// writes it, with args.
+func queryPlan(t *testing.T, s *Store, query string, args ...any) []string {
+	t.Helper()
+	rows, err := s.reader.Query(s.rewriter.SQL("EXPLAIN QUERY PLAN "+query), args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +40,5 @@ func TestConsoleSessionLookupPlan(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(plan) != 1 || !strings.HasPrefix(plan[0], "SEARCH hookrelay_console_sessions USING PRIMARY KEY (key_digest=?)") {
-		t.Errorf("plan of the session lookup:\n%s\nwant one search of the primary key", strings.Join(plan, "\n"))
-	}
+	return plan
 }
