@@ -102,6 +102,20 @@ func init() {
 				}
 			}
 		}},
+		{"a node that cannot read its database says so and keeps the session", func(t *testing.T, a *bundle) {
+			down := a.node(t, nil, console.Options{})
+			c := a.login(t, adminToken)
+			if err := down.store.Close(); err != nil {
+				t.Fatal(err)
+			}
+			status, page := c.on(down).get("/events")
+			wantPage(t, "GET without the database", status, page, http.StatusServiceUnavailable, "storage unavailable")
+			status, page = c.on(down).post("/logout", nil)
+			wantPage(t, "log out without the database", status, page, http.StatusServiceUnavailable, "storage unavailable")
+			if !c.hasSession(t) {
+				t.Error("a log out that could not be recorded removed the cookie")
+			}
+		}},
 		{"a session ends when it expires", func(t *testing.T, a *bundle) {
 			var mu sync.Mutex
 			now := time.Now()
