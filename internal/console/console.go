@@ -43,10 +43,12 @@ type Options struct {
 	SessionTTL time.Duration
 }
 
-// Store is the part of the store the console reads directly.
+// Store is the part of the store the console uses directly; its
+// sessions are kept there too.
 type Store interface {
 	store.Store
 	store.Activity
+	store.ConsoleSessions
 }
 
 // Console serves the web console.
@@ -74,13 +76,15 @@ func New(o Options) *Console {
 		o.SessionTTL = DefaultSessionTTL
 	}
 	now := func() time.Time { return o.Now().UTC() }
+	cfg := o.Service.Config()
+	logger := o.Logger.With("component", "console")
 	c := &Console{
 		svc:      o.Service,
 		store:    o.Store,
-		cfg:      o.Service.Config(),
-		logger:   o.Logger.With("component", "console"),
+		cfg:      cfg,
+		logger:   logger,
 		now:      now,
-		sessions: newSessions(o.SessionTTL, now),
+		sessions: &sessions{store: o.Store, tokens: cfg.Tokens, ttl: o.SessionTTL, now: now, logger: logger},
 		pages:    mustParsePages(),
 		mux:      http.NewServeMux(),
 	}
@@ -137,9 +141,8 @@ func (c *Console) admin(pattern string, fn handlerFunc) {
 	c.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		// The audit line names the session's token; a request without a
 		// session is refused before any audit.
-		s, ok := c.session(r)
+		s, ok := c.requireSession(w, r)
 		if !ok {
-			c.noSession(w, r)
 			return
 		}
 		audited(w, r.WithContext(adminapi.WithToken(r.Context(), s.token)))
@@ -154,9 +157,8 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, s *session)
 // token does not match the session's is refused.
 func (c *Console) withSession(fn handlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s, ok := c.session(r)
+		s, ok := c.requireSession(w, r)
 		if !ok {
-			c.noSession(w, r)
 			return
 		}
 		if r.Method == http.MethodPost {
@@ -169,6 +171,22 @@ func (c *Console) withSession(fn handlerFunc) http.HandlerFunc {
 	}
 }
 
+// requireSession returns the request's live session. Without one it
+// answers the request itself — the login page, a refusal, or 503 when the
+// database cannot be read — and reports false.
+func (c *Console) requireSession(w http.ResponseWriter, r *http.Request) (*session, bool) {
+	s, err := c.session(r)
+	switch {
+	case err != nil:
+		c.fail(w, r, nil, err)
+		return nil, false
+	case s == nil:
+		c.noSession(w, r)
+		return nil, false
+	}
+	return s, true
+}
+
 // noSession answers a request that carries no live session.
 func (c *Console) noSession(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
@@ -179,6 +197,6 @@ func (c *Console) noSession(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) notFound(w http.ResponseWriter, r *http.Request) {
-	s, _ := c.session(r)
+	s, _ := c.session(r) // without the database, a page without the session
 	c.renderError(w, r, s, http.StatusNotFound, "There is no such page.")
 }

@@ -115,7 +115,7 @@ func (c *Console) backfill(w http.ResponseWriter, r *http.Request, s *session) {
 		})
 		return
 	}
-	c.sessions.setFlash(s, fmt.Sprintf("Backfill of %s done: %s created.", name, plural(res.Created, "delivery", "deliveries")))
+	c.sessions.setFlash(r.Context(), s, fmt.Sprintf("Backfill of %s done: %s created.", name, plural(res.Created, "delivery", "deliveries")))
 	http.Redirect(w, r, "/destinations", http.StatusSeeOther)
 }
 
@@ -133,7 +133,7 @@ func (c *Console) pause(paused bool) handlerFunc {
 		if !paused {
 			msg = fmt.Sprintf("%s is resumed: its waiting deliveries go out now.", name)
 		}
-		c.sessions.setFlash(s, msg)
+		c.sessions.setFlash(r.Context(), s, msg)
 		http.Redirect(w, r, "/destinations#dest-"+url.PathEscape(name), http.StatusSeeOther)
 	}
 }

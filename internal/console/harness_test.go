@@ -86,19 +86,47 @@ func setup(t testing.TB, driver testdb.Driver) *bundle {
 		t.Fatal(err)
 	}
 	b := &bundle{driver: driver.Name, url: dbURL, store: st, cfg: cfg, logs: &relayproc.Buffer{}}
+	b.serve(t, console.Options{})
+	return b
+}
+
+// serve serves the console and the admin API over b's store and config,
+// as the relay's admin listener does, with o's clock and session
+// lifetime.
+func (b *bundle) serve(t testing.TB, o console.Options) {
+	t.Helper()
 	logger := slog.New(slog.NewJSONHandler(b.logs, nil))
-	svc := adminapi.NewService(adminapi.Options{Store: st, Config: cfg, Logger: logger})
+	svc := adminapi.NewService(adminapi.Options{Store: b.store, Config: b.cfg, Logger: logger})
 	mux := http.NewServeMux()
 	mux.Handle("/api/", svc.Handler())
-	mux.Handle("/", console.New(console.Options{Service: svc, Store: st, Logger: logger}))
+	o.Service, o.Store, o.Logger = svc, b.store, logger
+	mux.Handle("/", console.New(o))
 	b.srv = httptest.NewServer(mux)
 	t.Cleanup(b.srv.Close)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("logs:\n%s", b.logs.String())
+			t.Logf("logs of %s:\n%s", b.srv.URL, b.logs.String())
 		}
 	})
-	return b
+}
+
+// node serves a second relay's console and admin API on b's database,
+// through a store of its own, with cfg (b's when nil) and o's clock and
+// session lifetime: another node behind the same load balancer, or b's
+// node as a reload of cfg rebuilds it.
+func (b *bundle) node(t testing.TB, cfg *config.Config, o console.Options) *bundle {
+	t.Helper()
+	st, err := storeopen.Open(context.Background(), b.url, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if cfg == nil {
+		cfg = b.cfg
+	}
+	n := &bundle{driver: b.driver, url: b.url, store: st, cfg: cfg, logs: &relayproc.Buffer{}}
+	n.serve(t, o)
+	return n
 }
 
 // seed is one event a test stores.

@@ -32,6 +32,6 @@ func (c *Console) cancelJob(w http.ResponseWriter, r *http.Request, s *session) 
 	if j.State != adminwire.JobCounting && j.State != adminwire.JobRunning {
 		msg = fmt.Sprintf("Job %s had already ended (%s).", j.ID, j.State)
 	}
-	c.sessions.setFlash(s, msg)
+	c.sessions.setFlash(r.Context(), s, msg)
 	http.Redirect(w, r, "/jobs", http.StatusSeeOther)
 }

@@ -23,11 +23,15 @@ type loginView struct {
 
 // home answers GET /: the overview in a session, the login page outside.
 func (c *Console) home(w http.ResponseWriter, r *http.Request) {
-	if s, ok := c.session(r); ok {
+	s, err := c.session(r)
+	switch {
+	case err != nil:
+		c.fail(w, r, nil, err)
+	case s != nil:
 		c.overview(w, r, s)
-		return
+	default:
+		c.loginPage(w, r, http.StatusOK, "")
 	}
-	c.loginPage(w, r, http.StatusOK, "")
 }
 
 func (c *Console) loginPage(w http.ResponseWriter, r *http.Request, status int, msg string) {
@@ -67,21 +71,31 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		c.loginPage(w, r, http.StatusForbidden, "A "+tok.Role+" token cannot open the console: it only claims deliveries. Use a read or admin token.")
 		return
 	}
-	id, s := c.sessions.open(tok)
+	id, s, err := c.sessions.open(r.Context(), tok)
+	if err != nil {
+		c.fail(w, r, nil, err)
+		return
+	}
 	c.logger.Info("console session opened", keyToken, tok.Name, keyRole, tok.Role)
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: "/login", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 	setSessionCookie(w, r, id, s.expires)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
-// logout answers /logout: it ends the session, if any, and removes its
-// cookie. Ending a session changes no data, so a GET may do it too.
+// logout answers /logout: it ends the session, if any, on every relay,
+// and removes its cookie. Ending a session changes no data, so a GET may
+// do it too. When the database cannot be written the session goes on,
+// so the cookie stays and the page says so: log out again.
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
-	if ck, err := r.Cookie(sessionCookie); err == nil {
-		if s, ok := c.sessions.get(ck.Value); ok {
+	if ck, err := r.Cookie(sessionCookie); err == nil && ck.Value != "" {
+		s, _ := c.sessions.get(r.Context(), ck.Value) // only to name its token
+		if err := c.sessions.end(r.Context(), ck.Value); err != nil {
+			c.fail(w, r, nil, err)
+			return
+		}
+		if s != nil {
 			c.logger.Info("console session ended", keyToken, s.token.Name)
 		}
-		c.sessions.end(ck.Value)
 	}
 	setSessionCookie(w, r, "", time.Unix(0, 0))
 	http.Redirect(w, r, "/", http.StatusSeeOther)

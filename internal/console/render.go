@@ -71,7 +71,7 @@ func (c *Console) renderStatus(w http.ResponseWriter, r *http.Request, s *sessio
 	v := view{Title: title, Nav: nav, Data: data}
 	if s != nil {
 		v.Session = &sessionView{Name: s.token.Name, Role: s.token.Role, Admin: s.admin(), CSRF: s.csrf}
-		v.Flash = c.sessions.takeFlash(s)
+		v.Flash = c.sessions.takeFlash(r.Context(), s)
 	}
 	var buf bytes.Buffer
 	if err := c.pages[name].Execute(&buf, v); err != nil {

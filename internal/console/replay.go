@@ -47,7 +47,7 @@ func (c *Console) replayEvent(w http.ResponseWriter, r *http.Request, s *session
 		})
 		return
 	}
-	c.sessions.setFlash(s, fmt.Sprintf("Replayed to %s: %s re-armed, %s in flight left alone.",
+	c.sessions.setFlash(r.Context(), s, fmt.Sprintf("Replayed to %s: %s re-armed, %s in flight left alone.",
 		target, plural(res.Rearmed, "delivery", "deliveries"), formatCount(res.InFlight)))
 	http.Redirect(w, r, eventURL, http.StatusSeeOther)
 }
@@ -131,7 +131,7 @@ func (c *Console) replaySet(w http.ResponseWriter, r *http.Request, s *session) 
 		})
 		return
 	}
-	c.sessions.setFlash(s, fmt.Sprintf("Replay done: %s matched, %s re-armed, %s in flight left alone.",
+	c.sessions.setFlash(r.Context(), s, fmt.Sprintf("Replay done: %s matched, %s re-armed, %s in flight left alone.",
 		plural(res.Matched, "delivery", "deliveries"), formatCount(res.Rearmed), formatCount(res.InFlight)))
 	http.Redirect(w, r, formURL, http.StatusSeeOther)
 }

@@ -1,155 +1,180 @@
 package console
 
 import (
-	"container/list"
+	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
+	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // sessionCookie names the cookie that carries a session's id. The token a
 // session was opened with never leaves the server.
 const sessionCookie = "hookrelay_session"
 
-// maxSessions bounds the sessions kept at once, and maxSessionsPerToken
-// those of one token. A token at its own bound makes room by dropping its
-// own oldest session, so that one token's logins never end another
-// token's; past the overall bound, which takes many tokens to reach, the
-// oldest session of all goes.
-const (
-	maxSessions         = 10000
-	maxSessionsPerToken = 64
-)
+// maxSessionsPerToken bounds the sessions one token keeps: its next log
+// in ends its own oldest session, never another token's. With the tokens
+// of the config few, this bounds the sessions of all.
+const maxSessionsPerToken = 64
 
-// session is one logged-in browser.
+// seenEvery is how old a session's last-seen time grows before a request
+// records it again: a session in use costs a write at most this often,
+// not one a page.
+const seenEvery = time.Minute
+
+// session is one logged-in browser, as one request read it.
 type session struct {
-	token   *config.Token
-	csrf    string    // the token every POST of this session carries
-	expires time.Time // fixed at log in
-	flash   string    // a result to show once on the next page; guarded by sessions.mu
-
-	key       [sha256.Size]byte // its key in sessions.byID
-	all, mine *list.Element     // its places in sessions.order and in its token's list; guarded by sessions.mu
+	key     []byte        // the SHA-256 of the cookie value: its row's key
+	token   *config.Token // the token of this relay's config it was opened with
+	csrf    string        // the token every POST of this session carries
+	expires time.Time     // fixed at log in
+	flash   string        // the message its row held when read; see takeFlash
 }
 
 // admin reports whether the session may run mutating actions.
 func (s *session) admin() bool { return s.token.Role == config.RoleAdmin }
 
-// sessions holds the live sessions by the SHA-256 of their cookie value,
-// so that looking one up tells nothing by its timing. Every session lives
-// for the same ttl from its log in, so the order of opening is the order
-// of expiry: the lists below keep it, and opening, dropping the expired
-// and evicting cost O(1) each, whatever the number of sessions.
+// sessions keeps the console's sessions in the database, so that every
+// relay on it knows them. Each request reads its session's row, by the
+// SHA-256 of the cookie value: nothing is cached, so a log out through
+// any relay ends the session on every relay at once. A session opens only
+// while this relay's config still holds its token with the same role and
+// secret: a reload that removes or changes a token ends that token's
+// sessions on this relay and leaves every other session as it was.
 type sessions struct {
-	ttl time.Duration
-	now func() time.Time
-
-	mu      sync.Mutex
-	byID    map[[sha256.Size]byte]*session // guarded by mu
-	order   *list.List                     // of *session, oldest first; guarded by mu
-	byToken map[string]*list.List          // token name -> its sessions, oldest first; guarded by mu
-}
-
-func newSessions(ttl time.Duration, now func() time.Time) *sessions {
-	return &sessions{ttl: ttl, now: now, byID: map[[sha256.Size]byte]*session{}, order: list.New(), byToken: map[string]*list.List{}}
+	store  store.ConsoleSessions
+	tokens []config.Token // this relay's config's
+	ttl    time.Duration
+	now    func() time.Time
+	logger *slog.Logger
 }
 
 // open starts a session for tok and returns its cookie value.
-func (ss *sessions) open(tok *config.Token) (string, *session) {
+func (ss *sessions) open(ctx context.Context, tok *config.Token) (string, *session, error) {
 	id := randomToken()
-	s := &session{token: tok, csrf: randomToken(), expires: ss.now().Add(ss.ttl), key: sha256.Sum256([]byte(id))}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	ss.dropExpiredLocked()
-	if mine := ss.byToken[tok.Name]; mine != nil && mine.Len() >= maxSessionsPerToken {
-		ss.removeLocked(mine.Front().Value.(*session))
-	}
-	if len(ss.byID) >= maxSessions {
-		ss.removeLocked(ss.order.Front().Value.(*session))
-	}
-	mine := ss.byToken[tok.Name]
-	if mine == nil {
-		mine = list.New()
-		ss.byToken[tok.Name] = mine
-	}
-	s.all, s.mine = ss.order.PushBack(s), mine.PushBack(s)
-	ss.byID[s.key] = s
-	return id, s
-}
-
-// dropExpiredLocked removes the sessions that have expired, oldest first.
-func (ss *sessions) dropExpiredLocked() {
 	now := ss.now()
-	for e := ss.order.Front(); e != nil && !now.Before(e.Value.(*session).expires); e = ss.order.Front() {
-		ss.removeLocked(e.Value.(*session))
+	s := ss.session(id, tok, now.Add(ss.ttl), "")
+	err := ss.store.OpenConsoleSession(ctx, store.ConsoleSession{
+		Key: s.key, Token: tok.Name, Role: tok.Role, Binding: binding(id, tok),
+		CreatedAt: now, ExpiresAt: s.expires,
+	}, maxSessionsPerToken)
+	if err != nil {
+		return "", nil, err
 	}
+	return id, s, nil
 }
 
-// removeLocked forgets s.
-func (ss *sessions) removeLocked(s *session) {
-	delete(ss.byID, s.key)
-	ss.order.Remove(s.all)
-	if mine := ss.byToken[s.token.Name]; mine != nil {
-		mine.Remove(s.mine)
-		if mine.Len() == 0 {
-			delete(ss.byToken, s.token.Name)
+// get returns the live session whose cookie value is id, or nil when it
+// has none: never opened, ended, expired, or opened with a token this
+// relay's config no longer holds as it was. It fails only when the
+// database cannot be read.
+func (ss *sessions) get(ctx context.Context, id string) (*session, error) {
+	now := ss.now()
+	key := sessionKey(id)
+	row, err := ss.store.ConsoleSession(ctx, key[:], now)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	tok := ss.token(row.Token)
+	if tok == nil || tok.Role != row.Role || !hmac.Equal(binding(id, tok), row.Binding) {
+		return nil, nil
+	}
+	if now.Sub(row.SeenAt) >= seenEvery {
+		if err := ss.store.TouchConsoleSession(ctx, key[:], now); err != nil {
+			ss.logger.Warn("record console session seen", keyToken, tok.Name, keyError, err)
 		}
 	}
+	return ss.session(id, tok, row.ExpiresAt, row.Flash), nil
 }
 
-// get returns the live session whose cookie value is id.
-func (ss *sessions) get(id string) (*session, bool) {
-	key := sha256.Sum256([]byte(id))
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	s, ok := ss.byID[key]
-	if !ok {
-		return nil, false
+// token returns the token of this relay's config named name, or nil.
+func (ss *sessions) token(name string) *config.Token {
+	for i := range ss.tokens {
+		if t := &ss.tokens[i]; t.Name == name && t.Secret != "" {
+			return t
+		}
 	}
-	if !ss.now().Before(s.expires) {
-		ss.removeLocked(s)
-		return nil, false
+	return nil
+}
+
+// end ends the session whose cookie value is id, on every relay.
+func (ss *sessions) end(ctx context.Context, id string) error {
+	key := sessionKey(id)
+	return ss.store.EndConsoleSession(ctx, key[:])
+}
+
+// setFlash keeps msg to show once on the session's next page, whichever
+// relay serves it. A message that could not be kept is logged: the
+// action it reports was done.
+func (ss *sessions) setFlash(ctx context.Context, s *session, msg string) {
+	if err := ss.store.SetConsoleFlash(ctx, s.key, msg); err != nil {
+		ss.logger.Warn("keep console flash", keyToken, s.token.Name, keyError, err)
 	}
-	return s, true
 }
 
-// end forgets the session whose cookie value is id.
-func (ss *sessions) end(id string) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if s, ok := ss.byID[sha256.Sum256([]byte(id))]; ok {
-		ss.removeLocked(s)
+// takeFlash returns the session's flash message and clears it, or ""
+// when another page took it first.
+func (ss *sessions) takeFlash(ctx context.Context, s *session) string {
+	if s.flash == "" {
+		return ""
 	}
+	took, err := ss.store.TakeConsoleFlash(ctx, s.key, s.flash)
+	if err != nil {
+		// Shown now, and perhaps once more: better than never.
+		ss.logger.Warn("clear console flash", keyToken, s.token.Name, keyError, err)
+		return s.flash
+	}
+	if !took {
+		return ""
+	}
+	return s.flash
 }
 
-// setFlash keeps msg to show once on the session's next page.
-func (ss *sessions) setFlash(s *session, msg string) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	s.flash = msg
+// session returns the session of cookie value id for tok.
+func (ss *sessions) session(id string, tok *config.Token, expires time.Time, flash string) *session {
+	key := sessionKey(id)
+	return &session{key: key[:], token: tok, csrf: derive(id, "csrf"), expires: expires, flash: flash}
 }
 
-// takeFlash returns and forgets the session's flash message.
-func (ss *sessions) takeFlash(s *session) string {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	msg := s.flash
-	s.flash = ""
-	return msg
+// sessionKey is the key of the session whose cookie value is id: what the
+// database holds instead of the cookie.
+func sessionKey(id string) [sha256.Size]byte { return sha256.Sum256([]byte(id)) }
+
+// binding ties a session to the secret of the token it was opened with:
+// a change of the secret ends the session. Keyed by the cookie value, it
+// tells nothing of the secret to whoever reads the database.
+func binding(id string, tok *config.Token) []byte {
+	m := hmac.New(sha256.New, []byte(id))
+	m.Write([]byte("token secret\x00" + tok.Secret))
+	return m.Sum(nil)
 }
 
-// session returns the request's live session.
-func (c *Console) session(r *http.Request) (*session, bool) {
+// derive returns a value of the session whose cookie value is id, for
+// purpose: the same on every relay, and telling nothing of id.
+func derive(id, purpose string) string {
+	m := hmac.New(sha256.New, []byte(id))
+	m.Write([]byte(purpose))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// session returns the request's live session, or nil when it has none.
+// It fails only when the database cannot be read.
+func (c *Console) session(r *http.Request) (*session, error) {
 	ck, err := r.Cookie(sessionCookie)
 	if err != nil || ck.Value == "" {
-		return nil, false
+		return nil, nil
 	}
-	return c.sessions.get(ck.Value)
+	return c.sessions.get(r.Context(), ck.Value)
 }
 
 // setSessionCookie sends the session's cookie: HttpOnly, SameSite=Strict,

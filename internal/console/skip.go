@@ -37,6 +37,6 @@ func (c *Console) skipDelivery(w http.ResponseWriter, r *http.Request, s *sessio
 		c.fail(w, r, s, err)
 		return
 	}
-	c.sessions.setFlash(s, fmt.Sprintf("Delivery %d to %s skipped: it will not be tried again.", id, d.Destination))
+	c.sessions.setFlash(r.Context(), s, fmt.Sprintf("Delivery %d to %s skipped: it will not be tried again.", id, d.Destination))
 	http.Redirect(w, r, "/events/"+url.PathEscape(d.EventID)+"#delivery-"+url.PathEscape(d.Destination), http.StatusSeeOther)
 }

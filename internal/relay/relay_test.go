@@ -40,16 +40,7 @@ func startRelayLogging(t *testing.T, database, extra string, logs io.Writer) *re
 // startRelayAs is startRelayLogging with the process's role.
 func startRelayAs(t *testing.T, role relay.Role, database, extra string, logs io.Writer) *relay.Relay {
 	t.Helper()
-	yaml := `database: "` + database + `"
-listen: 127.0.0.1:0
-admin_listen: 127.0.0.1:0
-sources:
-  - {name: stripe, verify: stripe, secrets: ["` + secret + `"]}
-` + extra
-	cfg, err := config.Parse([]byte(yaml), t.TempDir(), func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := relayConfig(t, database, extra)
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	r, err := relay.New(context.Background(), cfg, role, logger)
 	if err != nil {
@@ -60,6 +51,23 @@ sources:
 	}
 	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
 	return r
+}
+
+// relayConfig is the config of startRelay's relays: database, loopback
+// ports, one stripe source, and extra.
+func relayConfig(t *testing.T, database, extra string) *config.Config {
+	t.Helper()
+	yaml := `database: "` + database + `"
+listen: 127.0.0.1:0
+admin_listen: 127.0.0.1:0
+sources:
+  - {name: stripe, verify: stripe, secrets: ["` + secret + `"]}
+` + extra
+	cfg, err := config.Parse([]byte(yaml), t.TempDir(), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 func post(t *testing.T, r *relay.Relay, body string) int {

@@ -37,6 +37,7 @@ type DB interface {
 	HandlerRegistry
 	Fleet
 	Jobs
+	ConsoleSessions
 
 	// SupportsListener tells whether Listen delivers notifications: true
 	// on PostgreSQL, false on SQLite, where one process owns the database

@@ -33,20 +33,7 @@ func TestStatusPagePlans(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatalf("NewStatusPage(%+v) = %v, %v", req, ok, err)
 			}
-			rows, err := s.reader.Query(s.rewriter.SQL("EXPLAIN QUERY PLAN "+p.Query), p.Args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			rows.Close()
+			plan := queryPlan(t, s, p.Query, p.Args...)
 			text := strings.Join(plan, "\n")
 			first := plan[0]
 			// The processing deliveries of one destination may be read

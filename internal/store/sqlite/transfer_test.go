@@ -15,8 +15,8 @@ import (
 
 // TestTransferCoversSchema checks that a copy moves every table and
 // column of the migrated schema but the migrations' record, the delivery
-// counts, failure counts and activity counters the triggers keep, and
-// SQLite's own AUTOINCREMENT record.
+// counts, failure counts and activity counters the triggers keep, the
+// console's sessions, and SQLite's own AUTOINCREMENT record.
 func TestTransferCoversSchema(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "hookrelay.db")
@@ -52,5 +52,5 @@ func TestTransferCoversSchema(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_counts", "failure_counts", "activity_minutes", "nodes", "jobs")
+	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_counts", "failure_counts", "activity_minutes", "nodes", "jobs", "console_sessions")
 }

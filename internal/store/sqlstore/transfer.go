@@ -46,7 +46,10 @@ type Table struct {
 // derive them from the deliveries as they are inserted (as are
 // failure_counts and failure_count_deltas); so are the
 // activity counters (activity_minutes, and PostgreSQL's activity_deltas),
-// from the events and the attempts. A migration that
+// from the events and the attempts. The console's sessions
+// (console_sessions) stay behind: they are log ins to the relay the copy
+// leaves, and a copy into a database someone has logged in to would
+// otherwise find it not empty. A migration that
 // adds a table or a column adds it here; each driver's
 // TestTransferCoversSchema fails until it does.
 var TransferTables = []Table{

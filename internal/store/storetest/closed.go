@@ -231,6 +231,28 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			return err
 		},
 
+		// store.ConsoleSessions
+		"OpenConsoleSession": func(ctx context.Context) error {
+			return s.OpenConsoleSession(ctx, consoleSession("closed", "ops", now, time.Hour), 64)
+		},
+		"ConsoleSession": func(ctx context.Context) error {
+			_, err := s.ConsoleSession(ctx, []byte("key"), now)
+			return err
+		},
+		"TouchConsoleSession": func(ctx context.Context) error {
+			return s.TouchConsoleSession(ctx, []byte("key"), now)
+		},
+		"SetConsoleFlash": func(ctx context.Context) error {
+			return s.SetConsoleFlash(ctx, []byte("key"), "flash")
+		},
+		"TakeConsoleFlash": func(ctx context.Context) error {
+			_, err := s.TakeConsoleFlash(ctx, []byte("key"), "flash")
+			return err
+		},
+		"EndConsoleSession": func(ctx context.Context) error {
+			return s.EndConsoleSession(ctx, []byte("key"))
+		},
+
 		// store.Transfer
 		"ExportRows": func(ctx context.Context) error {
 			_, _, err := s.ExportRows(ctx, "events", nil, 10)
