@@ -35,6 +35,8 @@ type DB interface {
 	PayloadKeys
 	Transfer
 	HandlerRegistry
+	FleetLeases
+	FleetAlerts
 
 	// SupportsListener tells whether Listen delivers notifications: true
 	// on PostgreSQL, false on SQLite, where one process owns the database

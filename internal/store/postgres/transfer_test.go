@@ -9,7 +9,7 @@ import (
 // TestTransferCoversSchema checks that a copy moves every table and
 // column of the migrated schema but the migrations' record and the
 // delivery counts, failure counts and activity counters the triggers
-// write.
+// write, and the fleet's leases, rejection counts and alert marks.
 func TestTransferCoversSchema(t *testing.T) {
 	t.Parallel()
 	s := openTest(t)
@@ -30,5 +30,6 @@ func TestTransferCoversSchema(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_count_deltas", "failure_count_deltas", "activity_minutes", "activity_deltas")
+	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_count_deltas", "failure_count_deltas", "activity_minutes", "activity_deltas",
+		"fleet_leases", "rejection_counts", "alert_marks")
 }

@@ -46,7 +46,9 @@ type Table struct {
 // derive them from the deliveries as they are inserted (as are
 // failure_counts and failure_count_deltas); so are the
 // activity counters (activity_minutes, and PostgreSQL's activity_deltas),
-// from the events and the attempts. A migration that
+// from the events and the attempts. So is what the processes of a fleet
+// keep of the moment (fleet_leases, rejection_counts, alert_marks): a
+// copy starts a new fleet. A migration that
 // adds a table or a column adds it here; each driver's
 // TestTransferCoversSchema fails until it does.
 var TransferTables = []Table{

@@ -153,6 +153,13 @@ var tests = []conformanceTest{
 	{"WithinLeaseLost", testWithinLeaseLost},
 	{"WithinRejectsFailedStatus", testWithinRejectsFailedStatus},
 	{"WithinHoldsOffClaimers", testWithinHoldsOffClaimers},
+
+	{"FleetLeaseElection", testFleetLeaseElection},
+	{"FleetLeaseRunsOut", testFleetLeaseRunsOut},
+	{"FleetLeaseReleaseHandsOver", testFleetLeaseReleaseHandsOver},
+	{"FleetLeaseOneOfMany", testFleetLeaseOneOfMany},
+	{"RejectionCountsAddUp", testRejectionCountsAddUp},
+	{"AlertMarkOncePerQuiet", testAlertMarkOncePerQuiet},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its
