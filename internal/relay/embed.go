@@ -63,10 +63,7 @@ func (r *Relay) startWork(ctx context.Context) error {
 		r.delivery = run
 		r.forwardNotifications(ctx)
 	}
-	if r.role.delivers() {
-		r.stopRetention = r.startRetention(context.WithoutCancel(ctx))
-	}
-	return nil
+	return r.startRunner()
 }
 
 // HaltDelivery stops claiming deliveries and starting handlers at once,
