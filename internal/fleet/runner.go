@@ -81,9 +81,11 @@ type Runner struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	// Set and read by run alone.
-	stopTasks func() // cancels the running tasks and waits for them; nil when not leading
-	runner    string // the holder last seen
+	// Set and read by Start's first claim, then by run alone.
+	stopTasks func()    // cancels the running tasks and waits for them; nil when not leading
+	deadline  time.Time // when this process stops counting on its lease
+	failing   bool      // the last claim failed
+	runner    string    // the holder last seen
 }
 
 // NodeName returns a name for this process that no other process of a
@@ -97,8 +99,9 @@ func NodeName() string {
 	return fmt.Sprintf("%s:%d:%s", host, os.Getpid(), rand.Text()[:6])
 }
 
-// Start starts taking part in the election in the background. Call Stop to
-// stop the tasks and release the lease.
+// Start takes part in the election: it makes the first claim, so that
+// Leading says at once whether this process is the runner, then goes on in
+// the background. Call Stop to stop the tasks and release the lease.
 func Start(o Options) *Runner {
 	if o.TTL <= 0 {
 		o.TTL = DefaultTTL
@@ -114,7 +117,7 @@ func Start(o Options) *Runner {
 		cancel: cancel,
 		done:   make(chan struct{}),
 	}
-	go r.run(ctx)
+	go r.run(ctx, r.claim(ctx))
 	return r
 }
 
@@ -133,18 +136,12 @@ func (r *Runner) Stop() {
 	<-r.done
 }
 
-// run claims the lease, at once and then every third of the TTL, until ctx
-// is done. A process that does not hold it tries again when the holder's
-// lease would run out, if that is sooner.
-func (r *Runner) run(ctx context.Context) {
+// run claims the lease every third of the TTL, starting after first, until
+// ctx is done. A process that does not hold it tries again when the
+// holder's lease would run out, if that is sooner.
+func (r *Runner) run(ctx context.Context, first time.Duration) {
 	defer close(r.done)
-	ttl := r.opts.TTL
-	renew, margin := ttl/3, ttl/6
-	var (
-		deadline time.Time // when this process stops counting on its lease
-		failing  bool      // the last claim failed
-	)
-	timer := time.NewTimer(0)
+	timer := time.NewTimer(first)
 	defer timer.Stop()
 	for {
 		select {
@@ -153,49 +150,57 @@ func (r *Runner) run(ctx context.Context) {
 			return
 		case <-timer.C:
 		}
-		if r.stopTasks != nil && !time.Now().Before(deadline) {
-			r.stepDown("the lease could not be renewed in time")
+		timer.Reset(r.claim(ctx))
+	}
+}
+
+// claim makes one claim of the lease, steps up or down as it says, and
+// returns how long to wait for the next.
+func (r *Runner) claim(ctx context.Context) time.Duration {
+	ttl := r.opts.TTL
+	renew, margin := ttl/3, ttl/6
+	if r.stopTasks != nil && !time.Now().Before(r.deadline) {
+		r.stepDown("the lease could not be renewed in time")
+	}
+	wait := renew
+	if r.stopTasks != nil {
+		wait = min(wait, time.Until(r.deadline))
+	}
+	sent := time.Now()
+	claimCtx, cancel := context.WithTimeout(ctx, max(wait, time.Millisecond))
+	l, err := r.opts.Leases.ClaimFleetLease(claimCtx, RunnerLease, r.opts.Node, ttl)
+	cancel()
+	switch {
+	case ctx.Err() != nil:
+		return 0
+	case err != nil:
+		if !r.failing {
+			r.logger.Warn("fleet runner lease not claimed", logError, err)
 		}
-		wait := renew
+		r.failing = true
 		if r.stopTasks != nil {
-			wait = min(wait, time.Until(deadline))
+			return max(min(renew, time.Until(r.deadline)), 0)
 		}
-		sent := time.Now()
-		claimCtx, cancel := context.WithTimeout(ctx, max(wait, time.Millisecond))
-		l, err := r.opts.Leases.ClaimFleetLease(claimCtx, RunnerLease, r.opts.Node, ttl)
-		cancel()
-		next := renew
-		switch {
-		case ctx.Err() != nil:
-			next = 0
-		case err != nil:
-			if !failing {
-				r.logger.Warn("fleet runner lease not claimed", logError, err)
-			}
-			failing = true
-			if r.stopTasks != nil {
-				next = max(min(renew, time.Until(deadline)), 0)
-			}
-		case l.HeldBy(r.opts.Node):
-			failing = false
-			deadline = sent.Add(ttl - margin)
-			if r.stopTasks == nil {
-				r.stepUp(l)
-			}
-		default:
-			failing = false
-			if r.stopTasks != nil {
-				r.stepDown("another process holds the lease")
-			}
-			if l.Holder != r.runner {
-				r.runner = l.Holder
-				r.logger.Info("fleet runner is another process", logRunner, l.Holder)
-			}
-			// Try again as the holder's lease runs out, if it does
-			// before the next regular try.
-			next = min(renew, max(l.Until.Sub(l.Now)+10*time.Millisecond, 50*time.Millisecond))
+		return renew
+	case l.HeldBy(r.opts.Node):
+		r.failing = false
+		r.deadline = sent.Add(ttl - margin)
+		if r.stopTasks == nil {
+			r.stepUp(l)
 		}
-		timer.Reset(next)
+		return renew
+	default:
+		r.failing = false
+		if r.stopTasks != nil {
+			r.stepDown("another process holds the lease")
+		}
+		if l.Holder != r.runner {
+			r.runner = l.Holder
+			r.logger.Info("fleet runner is another process", logRunner, l.Holder)
+		}
+		// Try again as the holder's lease runs out, if it does before
+		// the next regular try.
+		return min(renew, max(l.Until.Sub(l.Now)+10*time.Millisecond, 50*time.Millisecond))
 	}
 }
 
