@@ -14,10 +14,10 @@ import (
 )
 
 // SignatureAlert is what a source's rejections over one window, on every
-// process of the fleet, add up to once they pass the threshold. It carries counts and reasons, never a body,
-// a header or an address.
+// process of the fleet, add up to once they pass the threshold. It carries
+// counts and reasons, never a body, a header or an address.
 type SignatureAlert struct {
-	Kind string `json:"kind"` // always "signature_failures"
+	Kind string `json:"kind"` // always SignatureAlertRule, "signature_failures"
 	// Summary says in one line what, where and how many: "stripe: 51
 	// requests rejected within 5m, above the alert threshold of 50:
 	// signature_mismatch 51".
