@@ -33,9 +33,7 @@ type RejectionCounter struct {
 	mu     sync.Mutex
 	counts map[rejectionKey]int64 // guarded by mu
 
-	stop      chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
+	loop *flushLoop
 }
 
 // CountStep is the interval rejections are counted in for a rule of window:
@@ -56,10 +54,8 @@ func NewRejectionCounter(st store.FleetAlerts, window time.Duration, logger *slo
 		logger: logger.With("component", "rejection_counts"),
 		now:    time.Now,
 		counts: make(map[rejectionKey]int64),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
 	}
-	go c.run()
+	c.loop = startFlushLoop(c.flush)
 	return c
 }
 
@@ -76,25 +72,7 @@ func (c *RejectionCounter) rejected(source, reason string, at time.Time) {
 
 // Close writes the last counts and stops the counter. Closing twice is a
 // no-op.
-func (c *RejectionCounter) Close() {
-	c.closeOnce.Do(func() { close(c.stop) })
-	<-c.done
-}
-
-func (c *RejectionCounter) run() {
-	defer close(c.done)
-	tick := time.NewTicker(tallyInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-tick.C:
-			c.flush()
-		case <-c.stop:
-			c.flush()
-			return
-		}
-	}
-}
+func (c *RejectionCounter) Close() { c.loop.close() }
 
 // flush adds the counts to the store's. Counts it could not write are put
 // back for the next flush, but for those no window read from now on would

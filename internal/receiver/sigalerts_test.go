@@ -16,6 +16,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
 	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -34,6 +35,14 @@ func TestCountStep(t *testing.T) {
 			t.Errorf("CountStep(%v) = %v, want %v", tc.window, got, tc.want)
 		}
 	}
+}
+
+// migratedStore opens and migrates database, closed when the test ends.
+func migratedStore(t *testing.T, database string) store.DB {
+	t.Helper()
+	return storetest.Migrated(t, func(ctx context.Context) (store.DB, error) {
+		return storeopen.Open(ctx, database, slog.New(slog.DiscardHandler))
+	})
 }
 
 // nodeReceiver runs, over st, a receiver of the stripe source with a
@@ -104,14 +113,7 @@ func TestSignatureRuleCountsTheFleet(t *testing.T) {
 		t.Run(driver.Name, func(t *testing.T) {
 			t.Parallel()
 			const window = time.Minute
-			st, err := storeopen.Open(context.Background(), driver.URL(t), slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = st.Close() })
-			if err := st.Migrate(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			st := migratedStore(t, driver.URL(t))
 			a, b := nodeReceiver(t, st, window), nodeReceiver(t, st, window)
 			var raised []receiver.SignatureAlert
 			rule := func() *receiver.SignatureRule { // each process's own
@@ -169,14 +171,7 @@ func TestSignatureRuleCountsTheFleet(t *testing.T) {
 func TestSignatureRuleNextWindow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := storeopen.Open(ctx, testdb.SQLiteURL(t), slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := migratedStore(t, testdb.SQLiteURL(t))
 	const window = 5 * time.Minute
 	t0 := time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)
 	now := t0
