@@ -1,10 +1,8 @@
 package reliability
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
@@ -98,27 +95,9 @@ func waitOneRunner(t *testing.T, within time.Duration, relays []*relayProcess) *
 func postForgedRoundRobin(t *testing.T, relays []*relayProcess, source string, n int) {
 	t.Helper()
 	for i := range n {
-		body := fmt.Appendf(nil, `{"id":"evt_forged_%d","object":"event","type":"invoice.paid","created":%d}`, i, time.Now().Unix())
-		h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: []string{"whsec_Zm9yZ2VkLWZsZWV0LXNlY3JldA=="}}, 0, signature.Message{Body: body})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := relays[i%len(relays)]
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+p.public+"/webhooks/"+source, bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range h {
-			req.Header[k] = v
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("forged post to %s: %d, want 401", source, resp.StatusCode)
+		url := "http://" + relays[i%len(relays)].public + "/webhooks/" + source
+		if code := postSigned(t, url, "whsec_Zm9yZ2VkLWZsZWV0LXNlY3JldA==", fmt.Sprintf("evt_forged_%d", i)); code != http.StatusUnauthorized {
+			t.Fatalf("forged post to %s: %d, want 401", source, code)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/fleet"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
+	"github.com/hookrelay/hookrelay/internal/store/storetest"
 	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -22,15 +23,9 @@ const testTTL = 3 * time.Second
 // and closes it when the test ends.
 func openStore(t *testing.T, database string) store.DB {
 	t.Helper()
-	st, err := storeopen.Open(context.Background(), database, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	if err := st.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return storetest.Migrated(t, func(ctx context.Context) (store.DB, error) {
+		return storeopen.Open(ctx, database, slog.New(slog.DiscardHandler))
+	})
 }
 
 // work counts the runners whose task runs now, and the most that ever
@@ -73,10 +68,9 @@ func startNode(t *testing.T, st store.FleetLeases, name string, w *work) *node {
 }
 
 // waitLeader waits until exactly one of nodes is the runner, with its task
-// running and no other's, and returns it.
-func waitLeader(t *testing.T, within time.Duration, nodes ...*node) *node {
+// running and no other's, and returns it and the nodes standing by.
+func waitLeader(t *testing.T, within time.Duration, nodes ...*node) (leader *node, others []*node) {
 	t.Helper()
-	var leader *node
 	testkit.Eventually(t, within, "one runner, its task running", func() error {
 		leader = nil
 		leaders := 0
@@ -90,7 +84,12 @@ func waitLeader(t *testing.T, within time.Duration, nodes ...*node) *node {
 		}
 		return testkit.Check(leaders == 1, "%d runners", leaders)
 	})
-	return leader
+	for _, n := range nodes {
+		if n != leader {
+			others = append(others, n)
+		}
+	}
+	return leader, others
 }
 
 // TestRunnerHandsOverOnStop runs two processes' runners on one database:
@@ -106,11 +105,7 @@ func TestRunnerHandsOverOnStop(t *testing.T) {
 			var w work
 			a := startNode(t, openStore(t, db), "node-a", &w)
 			b := startNode(t, openStore(t, db), "node-b", &w)
-			leader := waitLeader(t, 10*time.Second, a, b)
-			other := a
-			if leader == a {
-				other = b
-			}
+			leader, other := waitLeader(t, 10*time.Second, a, b)
 			l, err := openStore(t, db).ReadFleetLease(t.Context(), fleet.RunnerLease)
 			if err != nil || l.Holder != leader.runner.Node() {
 				t.Fatalf("lease = %+v, %v: want it held by %s", l, err, leader.runner.Node())
@@ -121,7 +116,7 @@ func TestRunnerHandsOverOnStop(t *testing.T) {
 			}
 			// The lease is released: the other takes it at its next try,
 			// a third of the TTL away, not once the lease would run out.
-			waitLeader(t, testTTL, other)
+			waitLeader(t, testTTL, other...)
 			if m := w.most.Load(); m != 1 {
 				t.Errorf("%d tasks ran at once, want 1", m)
 			}
@@ -143,16 +138,12 @@ func TestRunnerTakesOverFromLostProcess(t *testing.T) {
 			stores := map[string]store.DB{"node-a": openStore(t, db), "node-b": openStore(t, db)}
 			a := startNode(t, stores["node-a"], "node-a", &w)
 			b := startNode(t, stores["node-b"], "node-b", &w)
-			leader := waitLeader(t, 10*time.Second, a, b)
-			other := a
-			if leader == a {
-				other = b
-			}
+			leader, other := waitLeader(t, 10*time.Second, a, b)
 			lost := time.Now()
 			if err := stores[leader.runner.Node()].Close(); err != nil {
 				t.Fatal(err)
 			}
-			waitLeader(t, 3*testTTL, other)
+			waitLeader(t, 3*testTTL, other...)
 			if took := time.Since(lost); took < testTTL/2 {
 				t.Errorf("took over %v after the runner lost its database, before its lease could run out", took)
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/hookrelay/hookrelay/internal/fleet"
 	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testkit"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -29,18 +27,6 @@ func runnerConfig(alerts string) string {
 		c += "alerts:\n  url: \"" + alerts + "\"\n  signature_failures: {rate: 3/m, window: 1m}\n"
 	}
 	return c
-}
-
-// openDatabase opens the relays' database directly, closed when the test
-// ends.
-func openDatabase(t *testing.T, database string) store.DB {
-	t.Helper()
-	st, err := storeopen.Open(context.Background(), database, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	return st
 }
 
 // storeOldEvent stores an event received two hours ago, without
@@ -111,7 +97,7 @@ func TestRunnerPrunes(t *testing.T) {
 		t.Run(driver.Name, func(t *testing.T) {
 			t.Parallel()
 			db := driver.URL(t)
-			st := openDatabase(t, db)
+			st := openStore(t, db)
 			if err := st.Migrate(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -176,7 +162,7 @@ func TestRunnerHandsOverOnShutdown(t *testing.T) {
 		t.Error("the runner did not count the alert it posted")
 	}
 
-	st := openDatabase(t, db)
+	st := openStore(t, db)
 	storeOldEvent(t, st, "evt_old") // the runner pruned at its start, and waits a minute now
 	if err := runner.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
