@@ -93,8 +93,8 @@ func (r *Relay) SetConfigLoader(load func() (*config.Config, error)) {
 // their outcome on the engine that claimed them, while new ones go to the
 // new receiver and engine. A config that does not load is refused with its
 // problems and the running config stays. Keys that only a restart applies
-// (database, listeners, ingest, log, fleet, retention, alerts) keep their running
-// values and are named in the summary.
+// (database, listeners, ingest, log, fleet, retention, alerts) keep their
+// running values and are named in the summary.
 func (r *Relay) Reload(ctx context.Context) (adminwire.ReloadSummary, error) {
 	st := r.reload
 	st.mu.Lock()
