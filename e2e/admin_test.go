@@ -173,9 +173,9 @@ func TestAdminCLI(t *testing.T) {
 
 			// stats.
 			r = wantRun(t, read, 0, "stats", "--json")
-			contains(t, "stats --json", r.stdout, `"dev": {`, `"pending": 3`, `"stripe": {`)
+			contains(t, "stats --json", r.stdout, `"dev": {`, `"pending": 3`, `"stripe": {`, `"runner": {`)
 			r = wantRun(t, read, 0, "stats")
-			contains(t, "stats", r.stdout, "DESTINATION", "OLDEST PENDING", "SOURCE", "stripe")
+			contains(t, "stats", r.stdout, "DESTINATION", "OLDEST PENDING", "SOURCE", "stripe", "fleet runner: ")
 
 			// Refusals say what to do next.
 			r = wantRun(t, []string{"HOOKRELAY_SERVER=http://" + p.admin, "HOOKRELAY_TOKEN="}, 1, "stats")

@@ -43,7 +43,7 @@ func TestDoctor(t *testing.T) {
 
 			wantRun(t, stripeEnv, 0, "migrate", "--config", cfg)
 			r = wantRun(t, stripeEnv, 0, "doctor", "--config", cfg)
-			contains(t, "doctor after migrate", squeeze(r.stdout), "migrations ok all applied", "no problems found")
+			contains(t, "doctor after migrate", squeeze(r.stdout), "migrations ok all applied", "runner ok none: no relay runs", "no problems found")
 
 			// A running relay holds both ports: doctor knows them as ours.
 			p := startRelay(t, db, stripeSource, stripeEnv)
@@ -52,6 +52,7 @@ func TestDoctor(t *testing.T) {
 			contains(t, "doctor beside a relay", squeeze(r.stdout),
 				"listen ok "+p.public+" is served by a running hookrelay",
 				"admin_listen ok "+p.admin+" is served by a running hookrelay",
+				"runs retention and alert evaluation, for ",
 				"clock ok stripe: 1 newest events", "fleet ok 1 relay processes run this config")
 
 			// A config that differs from the running relay's (a token more):

@@ -2,9 +2,11 @@ package adminapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
+	"github.com/hookrelay/hookrelay/internal/fleet"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -50,7 +52,24 @@ func (s *Service) Stats(ctx context.Context) (adminwire.Stats, error) {
 	for name, at := range paused {
 		out.Paused[name] = adminwire.PausedStats{PausedForSeconds: roundMS(s.now().Sub(at).Seconds())}
 	}
+	if out.Runner, err = s.runner(ctx); err != nil {
+		return adminwire.Stats{}, err
+	}
 	return out, nil
+}
+
+// runner returns the fleet's runner, or nil while none holds the lease.
+func (s *Service) runner(ctx context.Context) (*adminwire.RunnerStats, error) {
+	l, err := s.store.ReadFleetLease(ctx, fleet.RunnerLease)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !l.HeldBy(l.Holder):
+		return nil, nil // run out
+	}
+	return &adminwire.RunnerStats{Node: l.Holder, ForSeconds: roundMS(l.Now.Sub(l.Since).Seconds())}, nil
 }
 
 func destinationStats(d store.DestinationStats) adminwire.DestinationStats {

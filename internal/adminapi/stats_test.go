@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
+	"github.com/hookrelay/hookrelay/internal/fleet"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
@@ -60,6 +61,27 @@ func TestStats(t *testing.T) {
 		}
 		if got := raw["destinations"]["billing"]["pending"]; got != 1 {
 			t.Errorf("billing pending %v after pause, want 1", got)
+		}
+		if s.Runner != nil {
+			t.Errorf("runner = %+v before any process holds the lease, want null", s.Runner)
+		}
+
+		// The fleet's runner, from its lease.
+		if _, err := b.store.ClaimFleetLease(t.Context(), fleet.RunnerLease, "node-a", time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		s = adminwire.Stats{}
+		wantStatus(t, "stats", b.call(t, readToken, "GET", "/api/v1/stats", nil, &s), 200)
+		if s.Runner == nil || s.Runner.Node != "node-a" || s.Runner.ForSeconds < 0 || s.Runner.ForSeconds > 60 {
+			t.Errorf("runner = %+v, want node-a, since its claim", s.Runner)
+		}
+		if err := b.store.ReleaseFleetLease(t.Context(), fleet.RunnerLease, "node-a"); err != nil {
+			t.Fatal(err)
+		}
+		s = adminwire.Stats{}
+		wantStatus(t, "stats", b.call(t, readToken, "GET", "/api/v1/stats", nil, &s), 200)
+		if s.Runner != nil {
+			t.Errorf("runner = %+v once the lease is released, want null", s.Runner)
 		}
 	})
 }

@@ -36,6 +36,19 @@ type Stats struct {
 	// apart from Destinations so that every field there stays a number;
 	// empty when none is.
 	Paused map[string]PausedStats `json:"paused"`
+	// Runner is the fleet's runner: the one process of those sharing the
+	// database that runs retention and evaluates the signature-failure
+	// rule; null while none holds its lease (a runner died and its lease
+	// has not yet run out).
+	Runner *RunnerStats `json:"runner"`
+}
+
+// RunnerStats names the fleet's runner.
+type RunnerStats struct {
+	// Node is the runner's name: host, pid and a random suffix.
+	Node string `json:"node"`
+	// ForSeconds is how long it has been the runner.
+	ForSeconds float64 `json:"for_seconds"`
 }
 
 // Nodes is the answer of GET /api/v1/nodes: the relay processes on this

@@ -143,6 +143,7 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) {
 		return
 	}
 	r.add("migrations", findingOK, "all applied")
+	checkRunner(ctx, r, st)
 	checkClock(ctx, r, cfg, st, time.Now())
 	checkFleet(ctx, r, cfg, st, time.Now())
 }

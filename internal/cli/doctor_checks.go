@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/fleet"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -67,6 +68,20 @@ func checkClock(ctx context.Context, r *report, cfg *config.Config, sig store.Si
 	}
 	if !checked {
 		r.add("clock", findingOK, "no stored event carries a provider time yet: nothing to compare")
+	}
+}
+
+// checkRunner names the fleet's runner, the relay process that holds the
+// runner's lease in the database; none holds it while no relay runs.
+func checkRunner(ctx context.Context, r *report, leases store.FleetLeases) {
+	l, err := leases.ReadFleetLease(ctx, fleet.RunnerLease)
+	switch {
+	case errors.Is(err, store.ErrNotFound) || err == nil && !l.HeldBy(l.Holder):
+		r.add("runner", findingOK, "none: no relay runs on this database, or the runner stopped and another takes over within fleet.runner_lease")
+	case err != nil:
+		r.add("runner", findingProblem, "cannot read the runner's lease: %v", err)
+	default:
+		r.add("runner", findingOK, "%s runs retention and alert evaluation, for %s", l.Holder, l.Now.Sub(l.Since).Round(time.Second))
 	}
 }
 

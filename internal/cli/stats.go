@@ -46,7 +46,16 @@ func runStats(ctx context.Context, env Env, args []string) error {
 			src := s.Sources[name]
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", name, src.Received, src.Duplicates, src.Rejected, providerLag(src))
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stdout)
+		if s.Runner == nil {
+			_, err := fmt.Fprintln(env.Stdout, "fleet runner: none holds the lease now")
+			return err
+		}
+		_, err := fmt.Fprintf(env.Stdout, "fleet runner: %s, for %s\n", s.Runner.Node, age(s.Runner.ForSeconds))
+		return err
 	})
 }
 

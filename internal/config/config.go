@@ -63,6 +63,9 @@ type Config struct {
 	Admin Admin `yaml:"admin"`
 	// Log configures hookrelay's own logs.
 	Log Log `yaml:"log"`
+	// Fleet tunes how the processes that share one database pick the one
+	// that runs what must run once: retention and alert evaluation.
+	Fleet Fleet `yaml:"fleet"`
 	// Encryption, when it lists keys, seals the payloads hookrelay stores.
 	Encryption Encryption `yaml:"encryption,omitempty"`
 
@@ -303,6 +306,17 @@ type Ingest struct {
 	MaxConnections int `yaml:"max_connections"`
 }
 
+// Fleet tunes the election, among the processes that share one database,
+// of the fleet's runner: the one process that runs retention and evaluates
+// the signature-failure rule.
+type Fleet struct {
+	// RunnerLease is how long the runner's lease lasts unless renewed (it
+	// is renewed every third of it): when the runner dies, another process
+	// takes over within about that long; when it stops, at once. Give
+	// every process of a fleet the same.
+	RunnerLease Duration `yaml:"runner_lease"`
+}
+
 // Admin tunes the admin listener, against clients that hold connections
 // open without finishing a request.
 type Admin struct {
@@ -371,6 +385,7 @@ func Default() *Config {
 			IdleTimeout:       Duration(60 * time.Second),
 		},
 		Log:    Log{Level: "info", Format: "json"},
+		Fleet:  Fleet{RunnerLease: Duration(15 * time.Second)},
 		Alerts: Alerts{Format: AlertFormatJSON, SignatureFailures: SignatureFailures{Window: Duration(5 * time.Minute)}},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Problem is one thing wrong with a configuration, at one key path such as
@@ -95,6 +96,7 @@ func (c *Config) Validate() error {
 	v.ingest()
 	v.admin()
 	v.log()
+	v.fleet()
 	v.encryption()
 	if len(v.problems) == 0 {
 		return nil
@@ -218,6 +220,14 @@ func (v *validator) admin() {
 	v.durationPositive("admin.read_header_timeout", a.ReadHeaderTimeout)
 	v.durationPositive("admin.read_timeout", a.ReadTimeout)
 	v.durationPositive("admin.idle_timeout", a.IdleTimeout)
+}
+
+// fleet checks the runner's lease: at least a second, which the runner
+// renews every third of.
+func (v *validator) fleet() {
+	if l := v.c.Fleet.RunnerLease; l < Duration(time.Second) {
+		v.add("fleet.runner_lease", "%s is less than 1s", l)
+	}
 }
 
 func (v *validator) log() {

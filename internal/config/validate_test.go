@@ -188,6 +188,9 @@ func TestValidate(t *testing.T) {
 			c.Alerts.URL = "https://alerts.example.com/hook"
 			c.Alerts.SignatureFailures = SignatureFailures{Rate: Rate{Events: 10, Per: time.Minute}, Window: 0}
 		}, []string{"alerts.signature_failures.window: 0s is not more than 0"}},
+		{"fleet runner lease", func(c *Config) { c.Fleet.RunnerLease = Duration(2 * time.Second) }, nil},
+		{"fleet runner lease too short", func(c *Config) { c.Fleet.RunnerLease = Duration(500 * time.Millisecond) }, []string{
+			"fleet.runner_lease: 500ms is less than 1s"}},
 		{"signature alerts zero rate", func(c *Config) {
 			c.Alerts.URL = "https://alerts.example.com/hook"
 			c.Alerts.SignatureFailures.Rate = Rate{Events: 0, Per: time.Minute}

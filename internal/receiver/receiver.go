@@ -67,10 +67,11 @@ type Options struct {
 	Tally *Tally
 	// Slots, when set, counts the events each secret slot verified.
 	Slots *SlotCounter
-	// Watch, when set, raises alerts on sustained rejections.
-	Watch   *RejectionWatch
-	Metrics *Metrics
-	Logger  *slog.Logger
+	// Rejected, when set, counts the rejections for the fleet's
+	// signature-failure rule.
+	Rejected *RejectionCounter
+	Metrics  *Metrics
+	Logger   *slog.Logger
 	// Limits, when set, are the concurrency cap, body budget and per-peer
 	// bound this receiver shares with the others of its relay (those that
 	// reloads replace); otherwise the receiver has Limits of its own, built
@@ -110,7 +111,7 @@ type Receiver struct {
 	replays    *replayGuard
 	tally      *Tally
 	slotUse    *SlotCounter
-	watch      *RejectionWatch
+	rejected   *RejectionCounter
 	metrics    *Metrics
 	logger     *slog.Logger
 	limits     *Limits
@@ -154,7 +155,7 @@ func New(o Options) *Receiver {
 		replays:    newReplayGuard(o.Signatures),
 		tally:      o.Tally,
 		slotUse:    o.Slots,
-		watch:      o.Watch,
+		rejected:   o.Rejected,
 		metrics:    o.Metrics,
 		logger:     o.Logger.With("component", "receiver"),
 		limits:     o.Limits,

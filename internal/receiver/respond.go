@@ -108,7 +108,7 @@ func (rc *Receiver) respond(w http.ResponseWriter, r *http.Request, src *Source,
 			slog.Float64(logDurationMS, ms(took)))
 	case a.isVerificationFailure():
 		rc.tally.count(src.Name, rejected)
-		rc.watch.rejected(src.Name, a.reason, start)
+		rc.rejected.rejected(src.Name, a.reason, start)
 		rc.metrics.observe(src.Name, "", "rejected", a.reason, took)
 		rc.reject(r, src, a, o, start, took)
 	case a.reason == "upload_too_slow":

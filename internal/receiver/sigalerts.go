@@ -2,19 +2,22 @@ package receiver
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// SignatureAlert is what a source's rejections over one window add up to
-// once they pass the threshold. It carries counts and reasons, never a body,
-// a header or an address.
+// SignatureAlert is what a source's rejections over one window, on every
+// process of the fleet, add up to once they pass the threshold. It carries
+// counts and reasons, never a body, a header or an address.
 type SignatureAlert struct {
-	Kind string `json:"kind"` // always "signature_failures"
+	Kind string `json:"kind"` // always SignatureAlertRule, "signature_failures"
 	// Summary says in one line what, where and how many: "stripe: 51
 	// requests rejected within 5m, above the alert threshold of 50:
 	// signature_mismatch 51".
@@ -61,66 +64,121 @@ func windowText(d time.Duration) string {
 	return s
 }
 
-// RejectionWatch counts each source's rejected requests in fixed windows and
-// raises a SignatureAlert the first time a window's count exceeds the
-// threshold: one alert per source per window however long the flood lasts,
-// because a missed key rotation and a probe both want one page, not
-// thousands.
-type RejectionWatch struct {
-	threshold float64
-	window    time.Duration
-	raise     func(SignatureAlert)
+// SignatureAlertRule is the name under which signature-failure alerts
+// are marked in the store (store.FleetAlerts.MarkAlert), a source being
+// the subject.
+const SignatureAlertRule = "signature_failures"
 
-	mu      sync.Mutex
-	windows map[string]*rejectionWindow // guarded by mu
+// SignatureRule raises a SignatureAlert when a source's rejections over the
+// last Window, counted by every receiver of the fleet (RejectionCounter),
+// exceed Threshold: at most once per source per Window however long the
+// flood lasts, because a missed key rotation and a probe both want one
+// page, not thousands; and once per fleet, whichever process evaluates it
+// and however often that changes, because the alert is marked in the
+// database before it is raised. The fleet's runner evaluates it.
+type SignatureRule struct {
+	// Store holds the fleet's rejection counts and alert marks.
+	Store store.FleetAlerts
+	// Threshold is how many rejections in one Window raise the alert.
+	Threshold float64
+	// Window is how far back rejections are counted.
+	Window time.Duration
+	// Raise is called with each alert the rule raises.
+	Raise func(SignatureAlert)
+	// Logger receives the errors of Run's evaluations; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 }
 
-type rejectionWindow struct {
-	start   time.Time
-	count   int64
-	reasons map[string]int64
-	raised  bool
-}
+// RuleInterval is how often Run evaluates the rule.
+const RuleInterval = time.Second
 
-// NewRejectionWatch returns a watch that calls raise, outside its lock,
-// when a source's rejections in one window exceed threshold.
-func NewRejectionWatch(threshold float64, window time.Duration, raise func(SignatureAlert)) *RejectionWatch {
-	return &RejectionWatch{threshold: threshold, window: window, raise: raise, windows: map[string]*rejectionWindow{}}
-}
-
-// rejected counts one rejection of source for reason at.
-func (w *RejectionWatch) rejected(source, reason string, at time.Time) {
-	if w == nil {
-		return
+// Run evaluates the rule at once and then every RuleInterval until ctx is
+// done. An evaluation that fails is logged and made again at the next
+// interval.
+func (r *SignatureRule) Run(ctx context.Context) {
+	logger := r.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
 	}
-	w.mu.Lock()
-	win, ok := w.windows[source]
-	if !ok || at.Sub(win.start) >= w.window {
-		win = &rejectionWindow{start: at, reasons: map[string]int64{}}
-		w.windows[source] = win
-	}
-	win.count++
-	win.reasons[reason]++
-	var alert *SignatureAlert
-	if !win.raised && float64(win.count) > w.threshold {
-		win.raised = true
-		reasons := make(map[string]int64, len(win.reasons))
-		for k, v := range win.reasons {
-			reasons[k] = v
+	logger = logger.With("component", "alerts")
+	failing := false
+	for {
+		err := r.Evaluate(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil && !failing:
+			logger.Error("signature-failure rule not evaluated", "error", err)
+		case err == nil && failing:
+			logger.Info("signature-failure rule evaluated again")
 		}
-		alert = &SignatureAlert{
-			Kind:          "signature_failures",
-			Source:        source,
-			WindowStart:   win.start.UTC(),
-			WindowSeconds: w.window.Seconds(),
-			Rejections:    win.count,
-			Threshold:     w.threshold,
-			Reasons:       reasons,
+		failing = err != nil
+		t := time.NewTimer(RuleInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
 		}
-		alert.Summary = alert.summary(w.window)
 	}
-	w.mu.Unlock()
-	if alert != nil {
-		w.raise(*alert)
+}
+
+// Evaluate reads the fleet's rejections of the last Window, raises the
+// alert of each source above Threshold that no process raised within the
+// Window, in source order, and deletes the counts older than the Window.
+func (r *SignatureRule) Evaluate(ctx context.Context) error {
+	now := time.Now()
+	if r.Now != nil {
+		now = r.Now()
 	}
+	since := now.Add(-r.Window).UTC().Truncate(CountStep(r.Window))
+	counts, err := r.Store.RejectionsSince(ctx, since)
+	if err != nil {
+		return fmt.Errorf("evaluate signature-failure rule: %w", err)
+	}
+	for len(counts) > 0 {
+		n := 1
+		for n < len(counts) && counts[n].Source == counts[0].Source {
+			n++
+		}
+		if err := r.judge(ctx, counts[:n], since, now); err != nil {
+			return err
+		}
+		counts = counts[n:]
+	}
+	if _, err := r.Store.DropRejectionCounts(ctx, since); err != nil {
+		return fmt.Errorf("evaluate signature-failure rule: %w", err)
+	}
+	return nil
+}
+
+// judge raises the alert of one source, whose counts per reason since
+// are counts, when they exceed the threshold and the mark lets it.
+func (r *SignatureRule) judge(ctx context.Context, counts []store.RejectionCount, since, now time.Time) error {
+	a := SignatureAlert{
+		Kind:          SignatureAlertRule,
+		Source:        counts[0].Source,
+		WindowStart:   since,
+		WindowSeconds: r.Window.Seconds(),
+		Threshold:     r.Threshold,
+		Reasons:       make(map[string]int64, len(counts)),
+	}
+	for _, c := range counts {
+		a.Rejections += c.N
+		a.Reasons[c.Reason] += c.N
+	}
+	if float64(a.Rejections) <= r.Threshold {
+		return nil
+	}
+	marked, err := r.Store.MarkAlert(ctx, SignatureAlertRule, a.Source, now, r.Window)
+	if err != nil {
+		return fmt.Errorf("evaluate signature-failure rule: %w", err)
+	}
+	if marked {
+		a.Summary = a.summary(r.Window)
+		r.Raise(a)
+	}
+	return nil
 }

@@ -30,9 +30,7 @@ type SlotCounter struct {
 	mu     sync.Mutex
 	counts map[slotKey]store.SlotCount // guarded by mu
 
-	stop      chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
+	loop *flushLoop
 }
 
 // NewSlotCounter starts a SlotCounter. Call Close to flush and stop it.
@@ -42,10 +40,8 @@ func NewSlotCounter(st store.Signals, logger *slog.Logger) *SlotCounter {
 		logger: logger.With("component", "slots"),
 		now:    time.Now,
 		counts: make(map[slotKey]store.SlotCount),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
 	}
-	go c.run()
+	c.loop = startFlushLoop(c.flush)
 	return c
 }
 
@@ -68,25 +64,7 @@ func (c *SlotCounter) verified(source, secret string, at time.Time) {
 
 // Close writes the last counts and stops the counter. Closing twice is a
 // no-op.
-func (c *SlotCounter) Close() {
-	c.closeOnce.Do(func() { close(c.stop) })
-	<-c.done
-}
-
-func (c *SlotCounter) run() {
-	defer close(c.done)
-	tick := time.NewTicker(tallyInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-tick.C:
-			c.flush()
-		case <-c.stop:
-			c.flush()
-			return
-		}
-	}
-}
+func (c *SlotCounter) Close() { c.loop.close() }
 
 // flush moves the counts to the store; counts it could not write are put
 // back for the next flush.

@@ -3,15 +3,11 @@ package receiver
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 )
-
-// tallyInterval is how often counts are written to the store.
-const tallyInterval = time.Second
 
 // sourceTally counts one source's ingest outcomes since the last flush.
 type sourceTally struct {
@@ -26,10 +22,7 @@ type Tally struct {
 	store   store.Operations
 	logger  *slog.Logger
 	sources map[string]*sourceTally // fixed at construction
-
-	stop      chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
+	loop    *flushLoop
 }
 
 // NewTally starts a Tally for the named sources. Call Close to flush and
@@ -39,13 +32,11 @@ func NewTally(st store.Operations, sources []string, logger *slog.Logger) *Tally
 		store:   st,
 		logger:  logger.With("component", "tally"),
 		sources: make(map[string]*sourceTally, len(sources)),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
 	}
 	for _, s := range sources {
 		t.sources[s] = &sourceTally{}
 	}
-	go t.run()
+	t.loop = startFlushLoop(t.flush)
 	return t
 }
 
@@ -65,25 +56,7 @@ func rejected(s *sourceTally) *atomic.Int64   { return &s.rejected }
 
 // Close writes the last counts and stops the Tally. Closing twice is a
 // no-op.
-func (t *Tally) Close() {
-	t.closeOnce.Do(func() { close(t.stop) })
-	<-t.done
-}
-
-func (t *Tally) run() {
-	defer close(t.done)
-	tick := time.NewTicker(tallyInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-tick.C:
-			t.flush()
-		case <-t.stop:
-			t.flush()
-			return
-		}
-	}
-}
+func (t *Tally) Close() { t.loop.close() }
 
 // flush moves the counts to the store; counts it could not write are put
 // back for the next flush.

@@ -63,11 +63,8 @@ func (r *Relay) startWork(ctx context.Context) error {
 		r.delivery = run
 		r.forwardNotifications(ctx)
 	}
-	if r.role.delivers() {
-		r.stopRetention = r.startRetention(context.WithoutCancel(ctx))
-	}
-	r.fleet.start(context.WithoutCancel(ctx))
-	return nil
+	r.member.start(context.WithoutCancel(ctx))
+	return r.startRunner()
 }
 
 // HaltDelivery stops claiming deliveries and starting handlers at once,

@@ -2,11 +2,7 @@ package relay
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"fmt"
-	"os"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -43,7 +39,7 @@ type fleetNode struct {
 // newFleetNode returns this process's node, its metrics registered.
 func newFleetNode(r *Relay) *fleetNode {
 	n := &fleetNode{
-		r: r, id: nodeID(), started: time.Now().UTC(),
+		r: r, id: r.node, started: time.Now().UTC(),
 		nodes: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "hookrelay_fleet_nodes",
 			Help: "Relay processes on this database that reported themselves lately, this one included (read from the database: the same on every node).",
@@ -55,18 +51,6 @@ func newFleetNode(r *Relay) *fleetNode {
 	}
 	r.registry.MustRegister(n.nodes, n.fingerprints)
 	return n
-}
-
-// nodeID names this process: its host, its pid and a random part, so
-// that a restarted process is a new node.
-func nodeID() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "node"
-	}
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
 // buildVersion is the version this binary was built as: its module

@@ -32,11 +32,7 @@ func (r *Relay) buildReceiver() (*receiver.Receiver, error) {
 		Keep:      cfg.Ingest.RejectionsKeep,
 		PerSecond: float64(cfg.Ingest.RejectionsPerSecond),
 	}, metrics, r.logger)
-	signals, err := r.newIngestSignals()
-	if err != nil {
-		return nil, err
-	}
-	r.signals = signals
+	r.signals = r.newIngestSignals()
 	rc, tally, err := r.newReceiver(cfg)
 	if err != nil {
 		return nil, err
@@ -82,7 +78,7 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 		Signatures:    r.store,
 		Tally:         tally,
 		Slots:         r.signals.slots,
-		Watch:         r.signals.watch,
+		Rejected:      r.signals.rejected,
 		Metrics:       r.ingestMetrics,
 		Logger:        r.logger,
 		Limits:        r.ingestLimits,

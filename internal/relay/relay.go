@@ -14,11 +14,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/delivery"
+	"github.com/hookrelay/hookrelay/internal/fleet"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/route"
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -88,10 +90,15 @@ type Relay struct {
 
 	// wakeDelivery is the running engine's Wake, set by useEngine when
 	// this role delivers; the receiver's committer calls it through wake.
-	wakeDelivery  atomic.Pointer[func(destination string)]
-	handlers      Handlers   // of the handler destinations; see embed.go
-	delivery      *engineRun // set by Start when this role delivers
-	stopRetention func()
+	wakeDelivery atomic.Pointer[func(destination string)]
+	handlers     Handlers   // of the handler destinations; see embed.go
+	delivery     *engineRun // set by Start when this role delivers
+	// node names this process in the election of the fleet's runner;
+	// fleet is its part in it, set by Start (see runner.go), and
+	// signatureAlerts counts the alerts the runner posts.
+	node            string
+	fleet           atomic.Pointer[fleetRun]
+	signatureAlerts *prometheus.CounterVec
 	// routes is the receiver's routing: the config's destinations and
 	// the registered handler destinations, which stopRoutes stops
 	// reading; stopFill stops the backfills of the handler destinations
@@ -106,9 +113,10 @@ type Relay struct {
 	callbacks *callbackQueue
 	noConsole bool
 
-	// fleet is this process as a node of the fleet on its database;
-	// fingerprint is its running config's (see config.Fingerprint).
-	fleet       *fleetNode
+	// member is this process as a node of the fleet on its database,
+	// reporting itself and following reloads (see fleet.go); fingerprint
+	// is its running config's (see config.Fingerprint).
+	member      *fleetNode
 	fingerprint atomic.Pointer[string]
 }
 
@@ -159,13 +167,15 @@ func NewWith(ctx context.Context, cfg *config.Config, role Role, opts Options, l
 		registry:  newMetricsRegistry(),
 		serveErrs: make(chan error, 2),
 		reload:    newReloadState(),
+		node:      fleet.NodeName(),
 	}
 	// Not shared with an application's registerer, which has its own.
 	r.registry.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.registerBacklog(cfg)
 	r.fingerprint.Store(new(cfg.Fingerprint()))
-	r.fleet = newFleetNode(r)
-	r.jobs = adminapi.NewJobs(st, r.fleet.id, logger)
+	r.member = newFleetNode(r)
+	r.jobs = adminapi.NewJobs(st, r.node, logger)
+	r.registerRunner()
 	if r.puller, err = r.newPuller(); err != nil {
 		_ = st.Close()
 		return nil, err
@@ -367,17 +377,15 @@ func (r *Relay) shutdown(deliveryCtx context.Context) error {
 		waitDelivery()
 	}
 	r.reload.finishRetired()
-	if r.stopRetention != nil {
-		r.stopRetention()
-	}
+	r.stopRunner()
 	if r.stopFill != nil {
 		r.stopFill()
 	}
 	if r.stopRoutes != nil {
 		r.stopRoutes()
 	}
-	if r.fleet.stop != nil {
-		r.fleet.stop()
+	if r.member.stop != nil {
+		r.member.stop()
 	}
 	if r.adminLn != nil {
 		if err := r.admin.Shutdown(ctx); err != nil {

@@ -93,12 +93,12 @@ func (r *Relay) SetConfigLoader(load func() (*config.Config, error)) {
 // their outcome on the engine that claimed them, while new ones go to the
 // new receiver and engine. A config that does not load is refused with its
 // problems and the running config stays. Keys that only a restart applies
-// (database, listeners, ingest, log, retention, alerts) keep their running
-// values and are named in the summary.
+// (database, listeners, ingest, log, fleet, retention, alerts) keep their
+// running values and are named in the summary.
 func (r *Relay) Reload(ctx context.Context) (adminwire.ReloadSummary, error) {
 	sum, err := r.reloadConfig(ctx)
-	if err == nil && r.fleet.stop != nil {
-		r.fleet.reloaded(ctx)
+	if err == nil && r.member.stop != nil {
+		r.member.reloaded(ctx)
 	}
 	return sum, err
 }
@@ -228,6 +228,7 @@ func keepRestartOnly(running, next *config.Config) (*config.Config, []string) {
 	keep("admin_listen", running.AdminListen, next.AdminListen, func() { cfg.AdminListen = running.AdminListen })
 	keep("ingest", running.Ingest, next.Ingest, func() { cfg.Ingest = running.Ingest })
 	keep("log", running.Log, next.Log, func() { cfg.Log = running.Log })
+	keep("fleet", running.Fleet, next.Fleet, func() { cfg.Fleet = running.Fleet })
 	keep("retention", running.Retention, next.Retention, func() { cfg.Retention = running.Retention })
 	keep("alerts", running.Alerts, next.Alerts, func() { cfg.Alerts = running.Alerts })
 	// The store seals with the keys it was opened with.

@@ -38,6 +38,8 @@ type DB interface {
 	Fleet
 	Jobs
 	ConsoleSessions
+	FleetLeases
+	FleetAlerts
 
 	// SupportsListener tells whether Listen delivers notifications: true
 	// on PostgreSQL, false on SQLite, where one process owns the database

@@ -53,6 +53,7 @@ var dialect = sqlstore.Dialect{
 	RearmBatch:      rearmBatch,
 	BackfillIDs:     backfillIDs,
 	ResetIdentity:   resetIdentity,
+	Now:             "SELECT clock_timestamp()",
 }
 
 // replayStretches is how many stretches of a replay are re-armed at once:

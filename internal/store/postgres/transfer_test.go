@@ -9,7 +9,8 @@ import (
 // TestTransferCoversSchema checks that a copy moves every table and
 // column of the migrated schema but the migrations' record, the
 // delivery counts, failure counts and activity counters the triggers
-// write, and the console's sessions.
+// write, the console's sessions, and the fleet's leases, rejection
+// counts and alert marks.
 func TestTransferCoversSchema(t *testing.T) {
 	t.Parallel()
 	s := openTest(t)
@@ -30,5 +31,6 @@ func TestTransferCoversSchema(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_count_deltas", "failure_count_deltas", "activity_minutes", "activity_deltas", "nodes", "jobs", "console_sessions")
+	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_count_deltas", "failure_count_deltas", "activity_minutes", "activity_deltas", "nodes", "jobs", "console_sessions",
+		"fleet_leases", "rejection_counts", "alert_marks")
 }

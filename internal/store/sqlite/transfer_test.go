@@ -16,7 +16,8 @@ import (
 // TestTransferCoversSchema checks that a copy moves every table and
 // column of the migrated schema but the migrations' record, the delivery
 // counts, failure counts and activity counters the triggers keep, the
-// console's sessions, and SQLite's own AUTOINCREMENT record.
+// console's sessions, the fleet's leases, rejection counts and alert
+// marks, and SQLite's own AUTOINCREMENT record.
 func TestTransferCoversSchema(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "hookrelay.db")
@@ -52,5 +53,6 @@ func TestTransferCoversSchema(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_counts", "failure_counts", "activity_minutes", "nodes", "jobs", "console_sessions")
+	storetest.CheckTransferSchema(t, columns, "schema_migrations", "delivery_counts", "failure_counts", "activity_minutes", "nodes", "jobs", "console_sessions",
+		"fleet_leases", "rejection_counts", "alert_marks")
 }

@@ -125,6 +125,7 @@ var TableNames = []string{
 	"instance_keys", "ingest_counts", "handler_destinations", "secret_slot_hours", "secret_hours", "activity_minutes",
 	"activity_deltas", "delivery_counts", "delivery_count_deltas", "failure_counts", "failure_count_deltas", "nodes", "jobs",
 	"console_sessions",
+	"fleet_leases", "rejection_counts", "alert_marks",
 }
 
 // FirstSchema returns the first schema a PostgreSQL search_path names,

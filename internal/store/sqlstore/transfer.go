@@ -49,7 +49,9 @@ type Table struct {
 // from the events and the attempts. The console's sessions
 // (console_sessions) stay behind: they are log ins to the relay the copy
 // leaves, and a copy into a database someone has logged in to would
-// otherwise find it not empty. A migration that
+// otherwise find it not empty.// So is what the processes of a fleet
+// keep of the moment (fleet_leases, rejection_counts, alert_marks): a
+// copy starts a new fleet. A migration that
 // adds a table or a column adds it here; each driver's
 // TestTransferCoversSchema fails until it does.
 var TransferTables = []Table{

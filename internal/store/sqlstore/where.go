@@ -116,6 +116,12 @@ type Dialect struct {
 	// the table it names (%s) follow the largest one it holds, after an
 	// import of ids.
 	ResetIdentity string
+	// Now, when set, is a statement whose one row is the database's
+	// clock, which decides when a lease runs out, so that processes
+	// whose clocks disagree agree on it; empty means the process's
+	// clock, where the processes that share the database run on one
+	// machine (SQLite).
+	Now string
 }
 
 // Question is SQLite's placeholder, ?, whatever the argument's number.

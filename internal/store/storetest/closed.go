@@ -267,6 +267,34 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			_, err := s.TableCounts(ctx)
 			return err
 		},
+
+		// store.FleetLeases
+		"ClaimFleetLease": func(ctx context.Context) error {
+			_, err := s.ClaimFleetLease(ctx, "runner", "node-a", time.Minute)
+			return err
+		},
+		"ReleaseFleetLease": func(ctx context.Context) error { return s.ReleaseFleetLease(ctx, "runner", "node-a") },
+		"ReadFleetLease": func(ctx context.Context) error {
+			_, err := s.ReadFleetLease(ctx, "runner")
+			return err
+		},
+
+		// store.FleetAlerts
+		"CountRejections": func(ctx context.Context) error {
+			return s.CountRejections(ctx, []store.RejectionCount{{Source: "stripe", Reason: "signature_mismatch", At: now, N: 1}})
+		},
+		"RejectionsSince": func(ctx context.Context) error {
+			_, err := s.RejectionsSince(ctx, now.Add(-time.Hour))
+			return err
+		},
+		"DropRejectionCounts": func(ctx context.Context) error {
+			_, err := s.DropRejectionCounts(ctx, now)
+			return err
+		},
+		"MarkAlert": func(ctx context.Context) error {
+			_, err := s.MarkAlert(ctx, "signature_failures", "stripe", now, time.Minute)
+			return err
+		},
 	}
 }
 

@@ -158,6 +158,13 @@ var tests = []conformanceTest{
 	{"WithinHoldsOffClaimers", testWithinHoldsOffClaimers},
 	{"FleetNodes", testFleetNodes},
 	{"Jobs", testJobs},
+
+	{"FleetLeaseElection", testFleetLeaseElection},
+	{"FleetLeaseRunsOut", testFleetLeaseRunsOut},
+	{"FleetLeaseReleaseHandsOver", testFleetLeaseReleaseHandsOver},
+	{"FleetLeaseOneOfMany", testFleetLeaseOneOfMany},
+	{"RejectionCountsAddUp", testRejectionCountsAddUp},
+	{"AlertMarkOncePerQuiet", testAlertMarkOncePerQuiet},
 }
 
 // Run runs the conformance suite, each test in parallel on a store of its

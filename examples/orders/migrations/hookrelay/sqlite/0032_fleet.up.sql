@@ -1,0 +1,43 @@
+-- hookrelay's migration 0032_fleet.sql, its tables named as hookrelay_events is.
+CREATE TABLE IF NOT EXISTS hookrelay_schema_migrations (
+	version    INTEGER NOT NULL PRIMARY KEY,
+	applied_at INTEGER NOT NULL
+);
+
+-- 0032: what the processes sharing one database agree on through it.
+--
+-- fleet_leases elects the one process of a fleet that runs what must run
+-- once (retention, alert evaluation): a row per lease, with its holder
+-- and when it runs out, renewed by the holder every few seconds. SQLite
+-- has one machine's processes, so their clock decides expiry.
+CREATE TABLE hookrelay_fleet_leases (
+	name        TEXT    NOT NULL PRIMARY KEY,
+	holder      TEXT    NOT NULL,
+	acquired_at INTEGER NOT NULL,
+	expires_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- rejection_counts holds what every receiver rejected, per source, reason
+-- and interval, added to every second, so that the signature-failure rule
+-- judges the total of every process; the runner deletes the intervals
+-- past the rule's window. Its key leads with the interval, for the rule's
+-- range read and that delete.
+CREATE TABLE hookrelay_rejection_counts (
+	at     INTEGER NOT NULL,
+	source TEXT    NOT NULL,
+	reason TEXT    NOT NULL,
+	n      INTEGER NOT NULL,
+	PRIMARY KEY (at, source, reason)
+) WITHOUT ROWID;
+
+-- alert_marks records when each rule last raised its alert about each
+-- subject (a source), so that an alert goes out once, whichever process
+-- evaluates the rule.
+CREATE TABLE hookrelay_alert_marks (
+	rule      TEXT    NOT NULL,
+	subject   TEXT    NOT NULL,
+	raised_at INTEGER NOT NULL,
+	PRIMARY KEY (rule, subject)
+) WITHOUT ROWID;
+
+INSERT OR IGNORE INTO hookrelay_schema_migrations (version, applied_at) VALUES (32, CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER));
