@@ -124,6 +124,7 @@ var TableNames = []string{
 	"schema_migrations", "events", "deliveries", "attempts", "replays", "rejections", "paused_destinations",
 	"instance_keys", "ingest_counts", "handler_destinations", "secret_slot_hours", "activity_minutes",
 	"activity_deltas", "delivery_counts", "delivery_count_deltas", "failure_counts", "failure_count_deltas",
+	"signature_digests",
 }
 
 // FirstSchema returns the first schema a PostgreSQL search_path names,
