@@ -30,7 +30,7 @@ func ingestLeasing(t *testing.T, e *Engine, st store.Store, n int, destinations 
 			}
 		}
 		inserted, err := st.Ingest(ctx, []store.IngestItem{it})
-		if err != nil || !inserted[0] {
+		if err != nil || inserted[0] != store.IngestStored {
 			e.Unreserve(it.Deliveries)
 			t.Fatalf("Ingest = %v, %v", inserted, err)
 		}

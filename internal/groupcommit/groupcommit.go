@@ -54,7 +54,7 @@ func (o *Options) setDefaults() {
 
 // Committer batches Ingest calls to a store. It is safe for concurrent use.
 type Committer struct {
-	b *Batcher[store.IngestItem, bool]
+	b *Batcher[store.IngestItem, store.IngestOutcome]
 }
 
 // New starts a Committer writing to s. Call Close to stop it.
@@ -64,12 +64,12 @@ func New(s store.Store, opts Options, logger *slog.Logger) *Committer {
 }
 
 // Commit stores one event with its deliveries and returns once the
-// transaction holding it is durable. It reports whether the event was new
-// (false: the same source and provider id was already stored). The error
-// wraps store.ErrUnavailable when the store could not commit, and is
-// ErrClosed after Close. A cancelled ctx stops the wait only before the
-// event has been handed to a committer.
-func (c *Committer) Commit(ctx context.Context, item store.IngestItem) (bool, error) {
+// transaction holding it is durable. It reports what the store did with
+// it: stored, a duplicate, or a replayed signature (see
+// store.IngestOutcome). The error wraps store.ErrUnavailable when the
+// store could not commit, and is ErrClosed after Close. A cancelled ctx
+// stops the wait only before the event has been handed to a committer.
+func (c *Committer) Commit(ctx context.Context, item store.IngestItem) (store.IngestOutcome, error) {
 	return c.b.Commit(ctx, item)
 }
 

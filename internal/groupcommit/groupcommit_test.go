@@ -83,7 +83,7 @@ func TestConcurrentCommitsShareTransactions(t *testing.T) {
 							errs <- err
 							return
 						}
-						inserted[g] = append(inserted[g], ok)
+						inserted[g] = append(inserted[g], ok == store.IngestStored)
 					}
 				})
 			}

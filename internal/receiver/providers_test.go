@@ -129,7 +129,7 @@ func setupProviders(t *testing.T, driver testdb.Driver, cases []providerCase) (s
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := receiver.New(receiver.Options{Sources: sources, Signatures: deps.store, Router: router, Committer: deps.committer,
+	rc := receiver.New(receiver.Options{Sources: sources, Router: router, Committer: deps.committer,
 		Rejections: deps.rejections, Metrics: deps.metrics, Logger: deps.logger})
 	mux := http.NewServeMux()
 	for _, p := range receiver.Patterns {

@@ -39,12 +39,15 @@ func (src *Source) fingerprint(slot int) string {
 	return src.Fingerprints[slot]
 }
 
-// Committer stores one event durably; *groupcommit.Committer implements
-// it. The relay's committer also hands the event's deliveries to the
-// delivery engine of its process, leased or woken for (internal/relay's
+// Committer stores one event durably and reports what the store did with
+// it; *groupcommit.Committer implements it. The store decides the
+// replayed-signature rule in the event's transaction (see
+// store.IngestItem.SignatureDigest), for every process that shares the
+// database. The relay's committer also hands the event's deliveries to
+// the delivery engine of its process, leased or woken for (internal/relay's
 // leasingCommitter): the receiver wakes no one itself.
 type Committer interface {
-	Commit(ctx context.Context, item store.IngestItem) (inserted bool, err error)
+	Commit(ctx context.Context, item store.IngestItem) (store.IngestOutcome, error)
 }
 
 // Router decides which destinations an event fans out to: a *route.Table,
@@ -60,9 +63,6 @@ type Options struct {
 	Router     Router
 	Committer  Committer
 	Rejections *RejectionRecorder
-	// Signatures, when set, refuses a body and body-only signature that
-	// the source stored under another delivery id within ReplayHorizon.
-	Signatures SignatureIndex
 	// Tally, when set, counts outcomes per source for the stats.
 	Tally *Tally
 	// Slots, when set, counts the events each secret slot verified.
@@ -108,7 +108,6 @@ type Receiver struct {
 	router     Router
 	committer  Committer
 	rejections *RejectionRecorder
-	replays    *replayGuard
 	tally      *Tally
 	slotUse    *SlotCounter
 	rejected   *RejectionCounter
@@ -152,7 +151,6 @@ func New(o Options) *Receiver {
 		router:     o.Router,
 		committer:  o.Committer,
 		rejections: o.Rejections,
-		replays:    newReplayGuard(o.Signatures),
 		tally:      o.Tally,
 		slotUse:    o.Slots,
 		rejected:   o.Rejected,
@@ -265,16 +263,18 @@ func (rc *Receiver) ingest(w http.ResponseWriter, r *http.Request, src *Source, 
 			signed = o.verified.SignedContent
 		}
 		item.SignatureDigest = signatureDigest(mac, signed)
-		leave, err := rc.replays.enter(r.Context(), src.Name, id.ID, item.SignatureDigest, start)
-		if err != nil {
-			o.err = err
-			return o
-		}
-		defer leave()
 	}
 	committed := traceStep(r.Context(), spanCommit)
-	o.inserted, o.err = rc.committer.Commit(r.Context(), item)
-	committed(o.err)
+	stored, err := rc.committer.Commit(r.Context(), item)
+	committed(err)
+	switch {
+	case err != nil:
+		o.err = err
+	case stored == store.IngestReplayedSignature:
+		o.err = fmt.Errorf("store event: %w", errReplayedSignature)
+	default:
+		o.inserted = stored == store.IngestStored
+	}
 	return o
 }
 

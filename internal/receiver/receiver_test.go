@@ -83,7 +83,6 @@ func setup(t *testing.T, driver testdb.Driver, opts setupOptions) *testBundle {
 			{Name: "nosecret", Scheme: scheme(signature.Options{Scheme: "stripe", Secrets: []string{""}}), MaxBody: maxBody},
 			{Name: "github", Scheme: scheme(signature.Options{Scheme: "github", Secrets: []string{githubSecret}}), MaxBody: maxBody},
 		},
-		Signatures: st,
 		Router:     router,
 		Committer:  committer,
 		Rejections: deps.rejections,
@@ -310,11 +309,11 @@ type gatedCommitter struct {
 	gate chan struct{}
 }
 
-func (g gatedCommitter) Commit(ctx context.Context, item store.IngestItem) (bool, error) {
+func (g gatedCommitter) Commit(ctx context.Context, item store.IngestItem) (store.IngestOutcome, error) {
 	select {
 	case <-g.gate:
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return 0, ctx.Err()
 	}
 	return g.Committer.Commit(ctx, item)
 }

@@ -54,7 +54,7 @@ func (l *leasingCommitter) setEngine(e leaser) {
 
 // Commit stores one event with its deliveries, leasing those the engine
 // has room for, and returns once the transaction is durable.
-func (l *leasingCommitter) Commit(ctx context.Context, item store.IngestItem) (bool, error) {
+func (l *leasingCommitter) Commit(ctx context.Context, item store.IngestItem) (store.IngestOutcome, error) {
 	var eng leaser
 	if p := l.engine.Load(); p != nil && len(item.Deliveries) > 0 {
 		// The event goes to the senders as the store keeps it; one the
@@ -67,22 +67,23 @@ func (l *leasingCommitter) Commit(ctx context.Context, item store.IngestItem) (b
 			}
 		}
 	}
-	inserted, err := l.commit.Commit(ctx, item)
+	outcome, err := l.commit.Commit(ctx, item)
+	inserted := err == nil && outcome == store.IngestStored
 	if eng != nil {
-		if err == nil && inserted {
+		if inserted {
 			eng.Offer(item.Event, item.Deliveries)
 		} else {
 			eng.Unreserve(item.Deliveries)
 		}
 	}
-	if err == nil && inserted && l.wake != nil {
+	if inserted && l.wake != nil {
 		for _, d := range item.Deliveries {
 			if d.Lease == nil {
 				l.wake(d.Destination)
 			}
 		}
 	}
-	return inserted, err
+	return outcome, err
 }
 
 // Close stops accepting events, commits everything already queued, and

@@ -75,7 +75,6 @@ func (r *Relay) newReceiver(cfg *config.Config) (*receiver.Receiver, *receiver.T
 		Router:        r.routes,
 		Committer:     r.committer,
 		Rejections:    r.rejections,
-		Signatures:    r.store,
 		Tally:         tally,
 		Slots:         r.signals.slots,
 		Rejected:      r.signals.rejected,

@@ -7,6 +7,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -125,9 +126,51 @@ type IngestItem struct {
 	Event      Event
 	Deliveries []NewDelivery
 	// SignatureDigest, when not nil, is a digest of the event's body and
-	// of a signature that covers the body alone; it is kept with the
-	// event so that SignatureReused can find it.
+	// of a signature that covers the body alone. Ingest keeps it with the
+	// event and records it as held by the event's provider id, unique per
+	// source, for ReplayWindow: the same digest under another provider id
+	// is then IngestReplayedSignature.
 	SignatureDigest []byte
+}
+
+// ReplayWindow is how long a signature digest stays held by the provider
+// id that stored it: the longest retry or redelivery window among the
+// providers that sign the body alone (GitHub lets a delivery be
+// redelivered for 3 days). A provider's own retries and redeliveries keep
+// their id, so the window never refuses them; once it has passed, another
+// provider id may take the digest over.
+const ReplayWindow = 72 * time.Hour
+
+// IngestOutcome is what Ingest did with one item.
+type IngestOutcome uint8
+
+// The outcomes of an ingested item. Only IngestStored writes anything.
+const (
+	// IngestStored: the event was inserted with its deliveries.
+	IngestStored IngestOutcome = iota + 1
+	// IngestDuplicate: an event with the same (Source, ProviderEventID)
+	// was already stored, by an earlier call or earlier in the same
+	// batch — whatever the item's SignatureDigest.
+	IngestDuplicate
+	// IngestReplayedSignature: no event with the item's (Source,
+	// ProviderEventID) is stored, and its SignatureDigest is held by
+	// another provider id of the source, stored within ReplayWindow
+	// before the item's ReceivedAt (or earlier in the same batch): the
+	// same signed content posted again under a new id.
+	IngestReplayedSignature
+)
+
+// String returns the outcome as logs and test failures show it.
+func (o IngestOutcome) String() string {
+	switch o {
+	case IngestStored:
+		return "stored"
+	case IngestDuplicate:
+		return "duplicate"
+	case IngestReplayedSignature:
+		return "replayed signature"
+	}
+	return fmt.Sprintf("IngestOutcome(%d)", uint8(o))
 }
 
 // Delivery is one delivery row.
@@ -174,21 +217,19 @@ type Store interface {
 
 	// Ingest stores a batch of verified events, each with its delivery
 	// rows, in one transaction with one durable commit. It returns, for each
-	// item in order, true when the event was inserted and false when an
-	// event with the same (Source, ProviderEventID) was already stored —
-	// by an earlier call or earlier in the same batch — in which case
-	// nothing is written for that item. Deliveries are created with status
-	// pending, next_attempt_at = the event's ReceivedAt, or leased when
-	// they carry a Lease (see NewDelivery). On error nothing
-	// of the batch is committed; the error wraps ErrUnavailable when the
-	// database cannot be reached or written.
-	Ingest(ctx context.Context, items []IngestItem) ([]bool, error)
-
-	// SignatureReused reports whether q.Source stored, at or after
-	// q.Since, an event with the SignatureDigest q.Digest under a provider
-	// id other than q.ProviderEventID. It returns an error wrapping
-	// ErrUnavailable when the database cannot be read.
-	SignatureReused(ctx context.Context, q SignatureQuery) (bool, error)
+	// item in order, its IngestOutcome: stored, a duplicate of an event
+	// already stored under the same (Source, ProviderEventID), or a
+	// replayed signature, its SignatureDigest held by another provider id
+	// (see IngestItem.SignatureDigest); nothing is written for an item not
+	// stored. The digest and the event are written in the same
+	// transaction, so that of concurrent batches — on any number of
+	// processes sharing the database — that carry one digest under
+	// different provider ids exactly one stores its event. Deliveries are
+	// created with status pending, next_attempt_at = the event's
+	// ReceivedAt, or leased when they carry a Lease (see NewDelivery). On
+	// error nothing of the batch is committed; the error wraps
+	// ErrUnavailable when the database cannot be reached or written.
+	Ingest(ctx context.Context, items []IngestItem) ([]IngestOutcome, error)
 
 	// GetEvent returns the event with the given hookrelay id, or
 	// ErrNotFound.
@@ -221,13 +262,4 @@ type Store interface {
 
 	// Close releases the database. In-flight calls finish first.
 	Close() error
-}
-
-// SignatureQuery asks SignatureReused whether a signature digest was
-// stored under another provider id.
-type SignatureQuery struct {
-	Source          string
-	Digest          []byte
-	ProviderEventID string
-	Since           time.Time
 }

@@ -81,8 +81,8 @@ func TestIngestBatchIsAtomic(t *testing.T) {
 		}
 	}
 	got, err := s.Ingest(ctx, []store.IngestItem{storetest.Item("stripe", "a", []byte("{}"))})
-	if err != nil || !got[0] {
-		t.Errorf("Ingest after a failed batch = %v, %v; want [true]", got, err)
+	if err != nil || got[0] != store.IngestStored {
+		t.Errorf("Ingest after a failed batch = %v, %v; want [stored]", got, err)
 	}
 }
 

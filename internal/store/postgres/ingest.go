@@ -25,15 +25,16 @@ import (
 // Events are inserted in (source, provider id) order, so that concurrent
 // batches that share provider ids take their unique-index locks in the same
 // order and cannot deadlock; a duplicate within the batch keeps its place
-// after the first, and so reports false.
-func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, error) {
+// after the first, and so is the duplicate. The signature digests are
+// claimed in the same statement, before the events (see ingestBatch).
+func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]store.IngestOutcome, error) {
 	release, err := s.enter()
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	defer release()
 	if len(items) == 0 {
-		return []bool{}, nil
+		return []store.IngestOutcome{}, nil
 	}
 	items, err = store.Storable(items)
 	if err != nil {
@@ -70,7 +71,7 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 			return nil, fmt.Errorf("ingest: %w", s.mapErr(ctx, err))
 		}
 	}
-	inserted, err := readInserted(br, items, leased)
+	outcomes, err := readOutcomes(br, items, leased)
 	if err != nil {
 		br.Close()
 		return nil, fmt.Errorf("ingest: %w", s.mapErr(ctx, err))
@@ -86,12 +87,13 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]bool, e
 		return nil, fmt.Errorf("ingest: commit: %w", s.mapErr(ctx, err))
 	}
 	leased.Settle()
-	return inserted, nil
+	return outcomes, nil
 }
 
-// readInserted reads the rows ingestBatch returns: it marks the items
-// whose event was inserted, and notes the leased deliveries created.
-func readInserted(br pgx.BatchResults, items []store.IngestItem, leased *sqlstore.LeasedRows) ([]bool, error) {
+// readOutcomes reads the rows ingestBatch returns: it tells each item's
+// outcome, and notes the leased deliveries created. An item no row names
+// is a duplicate.
+func readOutcomes(br pgx.BatchResults, items []store.IngestItem, leased *sqlstore.LeasedRows) ([]store.IngestOutcome, error) {
 	at := make(map[string]int, len(items))
 	for i := range items {
 		at[items[i].Event.ID] = i
@@ -101,23 +103,54 @@ func readInserted(br pgx.BatchResults, items []store.IngestItem, leased *sqlstor
 		return nil, err
 	}
 	defer rows.Close()
-	inserted := make([]bool, len(items))
+	outcomes := make([]store.IngestOutcome, len(items))
+	for i := range outcomes {
+		outcomes[i] = store.IngestDuplicate
+	}
 	for rows.Next() {
 		var (
-			id          string
+			id, kind    string
 			destination *string
 			deliveryID  *int64
 		)
-		if err := rows.Scan(&id, &destination, &deliveryID); err != nil {
+		if err := rows.Scan(&id, &destination, &deliveryID, &kind); err != nil {
 			return nil, err
 		}
-		if deliveryID != nil {
+		switch kind {
+		case "leased":
 			leased.Created(id, *destination, *deliveryID)
-			continue
+		case "stored":
+			outcomes[at[id]] = store.IngestStored
+		case "replayed":
+			outcomes[at[id]] = store.IngestReplayedSignature
 		}
-		inserted[at[id]] = true
 	}
-	return inserted, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	storedEarlier(items, outcomes)
+	return outcomes, nil
+}
+
+// storedEarlier turns into a duplicate each replayed signature whose own
+// (source, provider id) an item of the same batch stored: the statement's
+// snapshot, which ingestBatch asks, does not hold the events the
+// statement inserts.
+func storedEarlier(items []store.IngestItem, outcomes []store.IngestOutcome) {
+	if !slices.Contains(outcomes, store.IngestReplayedSignature) {
+		return
+	}
+	stored := make(map[[2]string]bool)
+	for i, o := range outcomes {
+		if o == store.IngestStored {
+			stored[[2]string{items[i].Event.Source, items[i].Event.ProviderEventID}] = true
+		}
+	}
+	for i, o := range outcomes {
+		if o == store.IngestReplayedSignature && stored[[2]string{items[i].Event.Source, items[i].Event.ProviderEventID}] {
+			outcomes[i] = store.IngestDuplicate
+		}
+	}
 }
 
 // destinations returns the distinct destinations of the items' pending
@@ -181,6 +214,6 @@ func batchArgs(items []store.IngestItem, order []int, p sqlstore.Payloads) ([]an
 		ids, sources, providerIDs, origins, types, bodies, contentTypes,
 		headers, slots, occurred, received,
 		sqlstore.NonNil(dEvents), sqlstore.NonNil(dDests), sqlstore.NonNil(dKeys), keyIDs, digests, queries,
-		sqlstore.NonNil(dTokens), sqlstore.NonNil(dUntil),
+		sqlstore.NonNil(dTokens), sqlstore.NonNil(dUntil), store.ReplayWindow.Microseconds(),
 	}, leased, nil
 }

@@ -41,6 +41,12 @@ func BenchmarkIngest(b *testing.B) {
 	storetest.BenchIngest(b, openTest(b))
 }
 
+// BenchmarkIngestSigned is BenchmarkIngest with a signature digest on
+// every event.
+func BenchmarkIngestSigned(b *testing.B) {
+	storetest.BenchIngestSigned(b, openTest(b))
+}
+
 func BenchmarkClaim(b *testing.B) {
 	storetest.BenchClaim(b, openTest(b))
 }

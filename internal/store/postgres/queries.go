@@ -24,14 +24,40 @@ const (
 
 	// ingestBatch stores a whole batch in one statement: the events arrive
 	// as parallel arrays (in the order the caller sorted them), the
-	// deliveries as arrays keyed by event id. A duplicate (source,
-	// provider_event_id), also of an earlier row of the same batch, is
-	// skipped; only the events inserted get deliveries. A delivery with a
-	// lease token is created leased at ingest, as a claim leaves it
-	// (processing, the attempt counted, the token and its lease_until);
-	// one with an empty token is created pending. It returns one row per
-	// event inserted (its id, and NULLs) and one per leased delivery
-	// created (its event id, destination and id).
+	// deliveries as arrays keyed by event id, $20 is
+	// store.ReplayWindow in microseconds.
+	//
+	// First each signature digest of the batch is claimed for its
+	// provider id (claimed; the first item of the batch that carries it
+	// claims it): inserted, or, when the source already has it, its
+	// primary key locked — after waiting for the commit of a concurrent
+	// batch that inserted it, on whichever node — and returned when it is
+	// held by the same provider id (a provider's retry: received_at is
+	// kept) or held past the window (taken over). A digest held by
+	// another provider id within the window is not returned. Because
+	// claimed is the latest committed holder, not the statement's
+	// snapshot, two batches that race on one digest cannot both see it
+	// free, nor can a retry racing its first post see its own digest as
+	// someone else's.
+	//
+	// An event is inserted when it carries no digest or its provider id
+	// holds it; a duplicate (source, provider_event_id), also of an earlier
+	// row of the same batch, is skipped; only the events inserted get
+	// deliveries. ins sorts by n what it reads of claimed, so every digest
+	// is claimed before any event is inserted: a batch never holds an
+	// event's key while it waits for a digest, and batches that claim
+	// digests in (source, digest) order and insert events in (source,
+	// provider id) order cannot deadlock. A delivery with a lease token is
+	// created leased at ingest, as a claim leaves it (processing, the
+	// attempt counted, the token and its lease_until); one with an empty
+	// token is created pending.
+	//
+	// It returns one row per event inserted (its id, NULLs and
+	// 'stored'), one per leased delivery created (its event id,
+	// destination, id and 'leased'), and one per event not inserted whose
+	// digest another provider id holds: 'duplicate' when the statement's
+	// snapshot holds an event under its own (source, provider id),
+	// 'replayed' otherwise.
 	ingestBatch = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
@@ -40,14 +66,29 @@ const (
 		id, source, provider_event_id, id_origin, type, body, content_type,
 		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query, n
 	)
+), claimed AS (
+	INSERT INTO hookrelay.signature_digests AS h (source, digest, provider_event_id, received_at)
+	SELECT DISTINCT ON (source, signature_digest) source, signature_digest, provider_event_id, received_at
+	FROM input WHERE signature_digest IS NOT NULL
+	ORDER BY source, signature_digest, n
+	ON CONFLICT (source, digest) DO UPDATE SET
+		provider_event_id = excluded.provider_event_id,
+		received_at = CASE WHEN h.provider_event_id = excluded.provider_event_id
+			AND h.received_at >= excluded.received_at - $20::bigint * interval '1 microsecond'
+			THEN h.received_at ELSE excluded.received_at END
+	WHERE h.provider_event_id = excluded.provider_event_id
+		OR h.received_at < excluded.received_at - $20::bigint * interval '1 microsecond'
+	RETURNING source, digest, provider_event_id
 ), ins AS (
 	INSERT INTO hookrelay.events (
 		id, source, provider_event_id, id_origin, type, body, content_type,
 		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query
 	)
-	SELECT id, source, provider_event_id, id_origin, type, body, content_type,
-		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query
-	FROM input ORDER BY n
+	SELECT i.id, i.source, i.provider_event_id, i.id_origin, i.type, i.body, i.content_type,
+		i.headers, i.signature_slot, i.occurred_at, i.received_at, i.key_id, i.signature_digest, i.raw_query
+	FROM input i LEFT JOIN claimed c ON c.source = i.source AND c.digest = i.signature_digest
+	WHERE i.signature_digest IS NULL OR c.provider_event_id = i.provider_event_id
+	ORDER BY i.n
 	ON CONFLICT (source, provider_event_id) DO NOTHING
 	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
 ), d AS (
@@ -66,9 +107,15 @@ const (
 	ON CONFLICT (event_id, destination) DO NOTHING
 	RETURNING id, event_id, destination, lease_token
 )
-SELECT id, NULL::text, NULL::bigint FROM ins
+SELECT id, NULL::text, NULL::bigint, 'stored' FROM ins
 UNION ALL
-SELECT event_id, destination, id FROM d WHERE lease_token IS NOT NULL`
+SELECT event_id, destination, id, 'leased' FROM d WHERE lease_token IS NOT NULL
+UNION ALL
+SELECT i.id, NULL, NULL, CASE WHEN EXISTS (
+		SELECT 1 FROM hookrelay.events e WHERE e.source = i.source AND e.provider_event_id = i.provider_event_id
+	) THEN 'duplicate' ELSE 'replayed' END
+FROM input i LEFT JOIN claimed c ON c.source = i.source AND c.digest = i.signature_digest
+WHERE i.signature_digest IS NOT NULL AND c.provider_event_id IS DISTINCT FROM i.provider_event_id`
 
 	// notifyDestinations tells every listening process, when the
 	// transaction commits, which destinations got new deliveries.

@@ -102,8 +102,8 @@ func TestReopenKeepsEvents(t *testing.T) {
 		t.Fatalf("GetEvent after reopening: %v", err)
 	}
 	got, err := s.Ingest(ctx, []store.IngestItem{storetest.Item("stripe", "1", []byte("{}"))})
-	if err != nil || got[0] {
-		t.Fatalf("Ingest of a duplicate after reopening = %v, %v; want [false]", got, err)
+	if err != nil || got[0] != store.IngestDuplicate {
+		t.Fatalf("Ingest of a duplicate after reopening = %v, %v; want [duplicate]", got, err)
 	}
 }
 

@@ -1,5 +1,11 @@
 package sqlite
 
+import (
+	"fmt"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
+
 // The SQL of this driver, next to migrations/. Times are unix microseconds.
 
 const (
@@ -27,6 +33,21 @@ const (
 	insertEventsTail = `
 ON CONFLICT (source, provider_event_id) DO NOTHING
 RETURNING id`
+
+	// claimDigests* claim signature digests for provider ids, one row per
+	// (source, digest) (see Store.claimDigests): a digest the source does
+	// not hold yet is inserted; one it holds is returned when held by the
+	// same provider id (a provider's retry: received_at is kept) or held
+	// past store.ReplayWindow (taken over), and otherwise left as it is
+	// and not returned. The tail is completed with the window in
+	// microseconds (claimDigestsTail).
+	claimDigestsHead = `INSERT INTO hookrelay.signature_digests AS h (source, digest, provider_event_id, received_at)
+VALUES `
+	claimDigestsRow = `(?, ?, ?, ?)`
+
+	// eventStored tells whether the source ?1 holds an event under the
+	// provider id ?2.
+	eventStored = `SELECT EXISTS (SELECT 1 FROM hookrelay.events WHERE source = ?1 AND provider_event_id = ?2)`
 
 	// insertDeliveries* create pending deliveries due at the event's
 	// received_at and ordered by its occurred_at (received_at when it has
@@ -216,3 +237,12 @@ const (
 	// tableExists is true when the table ? exists.
 	tableExists = `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?)`
 )
+
+// claimDigestsTail ends claimDigests*, with store.ReplayWindow written in.
+var claimDigestsTail = fmt.Sprintf(`
+ON CONFLICT (source, digest) DO UPDATE SET
+	provider_event_id = excluded.provider_event_id,
+	received_at = CASE WHEN h.provider_event_id = excluded.provider_event_id AND h.received_at >= excluded.received_at - %[1]d
+		THEN h.received_at ELSE excluded.received_at END
+WHERE h.provider_event_id = excluded.provider_event_id OR h.received_at < excluded.received_at - %[1]d
+RETURNING source, digest, provider_event_id`, store.ReplayWindow.Microseconds())

@@ -13,6 +13,7 @@ type writeStmts struct {
 	releaseDeliveries  *sql.Stmt
 	insertLostAttempts *sql.Stmt
 	markLost           *sql.Stmt
+	eventStored        *sql.Stmt
 }
 
 // all returns the statement fields with their queries.
@@ -28,6 +29,7 @@ func (st *writeStmts) all() []struct {
 		{&st.releaseDeliveries, releaseDeliveries},
 		{&st.insertLostAttempts, insertLostAttempts},
 		{&st.markLost, markLost},
+		{&st.eventStored, eventStored},
 	}
 }
 

@@ -69,6 +69,7 @@ type Store struct {
 	insertAttempts     multiRow
 	claimRows          multiRow
 	selectClaimed      multiRow
+	claimDigests       multiRow
 }
 
 var _ store.DB = (*Store)(nil)
@@ -146,6 +147,7 @@ func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logge
 		insertAttempts: multiRow{head: insertAttemptsHead, row: insertAttemptsRow, tail: insertAttemptsTail},
 		claimRows:      multiRow{head: claimRowsHead, row: claimRowsRow, tail: claimRowsTail},
 		selectClaimed:  multiRow{head: selectClaimedHead, row: selectClaimedRow, tail: selectClaimedTail},
+		claimDigests:   multiRow{head: claimDigestsHead, row: claimDigestsRow, tail: claimDigestsTail},
 	}
 	s.Ops = s.newOps()
 	go s.runCheckpoints()
@@ -311,6 +313,7 @@ func (s *Store) Close() error {
 	errs = append(errs, closeMultiRow(&s.insertAttempts)...)
 	errs = append(errs, closeMultiRow(&s.claimRows)...)
 	errs = append(errs, closeMultiRow(&s.selectClaimed)...)
+	errs = append(errs, closeMultiRow(&s.claimDigests)...)
 	errs = append(errs, s.checkpointer.Close(), s.reader.Close(), s.writer.Close(), s.wal.close())
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close sqlite database: %w", err)

@@ -63,6 +63,10 @@ var TransferTables = []Table{
 		{"signature_digest", Bytes, true}, {"key_id", Text, true},
 		{"purged_at", Time, true}, {"purged_by", Text, true}, {"purge_reason", Text, true},
 	}},
+	{Name: "signature_digests", Key: 2, Columns: []Column{
+		{"source", Text, false}, {"digest", Bytes, false}, {"provider_event_id", Text, false},
+		{"received_at", Time, false},
+	}},
 	{Name: "deliveries", Key: 1, Identity: true, Columns: []Column{
 		{"id", Int, false}, {"event_id", Text, false}, {"destination", Text, false},
 		{"status", Text, false}, {"attempts", Int, false}, {"replay_count", Int, false},

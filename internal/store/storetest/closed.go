@@ -41,10 +41,6 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			_, err := s.CountEvents(ctx, "")
 			return err
 		},
-		"SignatureReused": func(ctx context.Context) error {
-			_, err := s.SignatureReused(ctx, store.SignatureQuery{Source: "github", Digest: []byte("digest"), ProviderEventID: "delivery-1", Since: now.Add(-time.Hour)})
-			return err
-		},
 		"EventDeliveries": func(ctx context.Context) error {
 			_, err := s.EventDeliveries(ctx, e.ID)
 			return err

@@ -108,9 +108,9 @@ func testConcurrentIngest(t *testing.T, s store.DB) {
 					return
 				}
 				mu.Lock()
-				for i, ok := range got {
+				for i, o := range got {
 					e := items[i].Event
-					if ok {
+					if o == store.IngestStored {
 						winners[e.Source+"/"+e.ProviderEventID] = append(winners[e.Source+"/"+e.ProviderEventID], e)
 					} else {
 						losers = append(losers, e.ID)

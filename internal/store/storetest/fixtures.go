@@ -64,7 +64,7 @@ func randomBytes(n int, seed uint64) []byte {
 
 // ingest calls Ingest and fails the test on error or a result of the wrong
 // length.
-func ingest(t *testing.T, s store.DB, items ...store.IngestItem) []bool {
+func ingest(t *testing.T, s store.DB, items ...store.IngestItem) []store.IngestOutcome {
 	t.Helper()
 	got, err := s.Ingest(context.Background(), items)
 	if err != nil {
@@ -76,11 +76,25 @@ func ingest(t *testing.T, s store.DB, items ...store.IngestItem) []bool {
 	return got
 }
 
-// checkInserted fails unless Ingest's results are want.
-func checkInserted(t *testing.T, got []bool, want ...bool) {
+// checkInserted fails unless Ingest's results are want: true for an
+// event stored, false for a duplicate.
+func checkInserted(t *testing.T, got []store.IngestOutcome, want ...bool) {
 	t.Helper()
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("Ingest inserted %v, want %v", got, want)
+	outcomes := make([]store.IngestOutcome, len(want))
+	for i, stored := range want {
+		outcomes[i] = store.IngestDuplicate
+		if stored {
+			outcomes[i] = store.IngestStored
+		}
+	}
+	checkOutcomes(t, got, outcomes...)
+}
+
+// checkOutcomes fails unless Ingest's results are want.
+func checkOutcomes(t *testing.T, got []store.IngestOutcome, want ...store.IngestOutcome) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Fatalf("Ingest outcomes %v, want %v", got, want)
 	}
 }
 

@@ -97,8 +97,8 @@ func testIngestLargeBatch(t *testing.T, s store.DB) {
 	for i := range items {
 		items[i] = item(newEvent("stripe", fmt.Sprintf("evt_%04d", i)), "billing")
 	}
-	for i, ok := range ingest(t, s, items...) {
-		if !ok {
+	for i, o := range ingest(t, s, items...) {
+		if o != store.IngestStored {
 			t.Fatalf("item %d of %d not inserted", i, n)
 		}
 	}
@@ -115,9 +115,9 @@ func testIngestLargeBatch(t *testing.T, s store.DB) {
 	for i, it := range items {
 		again[i] = item(newEvent(it.Event.Source, it.Event.ProviderEventID), "billing")
 	}
-	for i, ok := range ingest(t, s, again...) {
-		if ok {
-			t.Fatalf("item %d re-ingested as new", i)
+	for i, o := range ingest(t, s, again...) {
+		if o != store.IngestDuplicate {
+			t.Fatalf("item %d re-ingested: %v, want a duplicate", i, o)
 		}
 	}
 }

@@ -43,7 +43,8 @@ var tests = []conformanceTest{
 	{"TextValuesKeptAlike", testTextValuesKeptAlike},
 	{"IngestRefusesUnkeepableIDs", testIngestRefusesUnkeepableIDs},
 	{"OrderingKeysOfAnyValue", testOrderingKeysOfAnyValue},
-	{"SignatureReused", testSignatureReused},
+	{"ReplayedSignature", testReplayedSignature},
+	{"ReplayedSignatureConcurrent", testReplayedSignatureConcurrent},
 	{"BackfillOrderingKeysKeptAlike", testBackfillOrderingKeysKeptAlike},
 
 	{"DeliveriesCreatedPending", testDeliveriesCreated},
@@ -127,6 +128,7 @@ var tests = []conformanceTest{
 	{"PruneOneRuleOnly", testPruneOneRuleOnly},
 	{"PruneRacesReplay", testPruneRacesReplay},
 	{"PruneRacesBackfill", testPruneRacesBackfill},
+	{"PruneReleasesSignatureDigest", testPruneReleasesSignatureDigest},
 
 	{"Activity", testActivity},
 	{"ActivityCounted", testActivityCounted},
