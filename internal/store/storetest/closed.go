@@ -291,6 +291,39 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			_, err := s.MarkAlert(ctx, "signature_failures", "stripe", now, time.Minute)
 			return err
 		},
+
+		// store.Fleet and store.Jobs
+		"RecordNode": func(ctx context.Context) error {
+			return s.RecordNode(ctx, store.Node{ID: "node", StartedAt: now, SeenAt: now})
+		},
+		"Nodes": func(ctx context.Context) error {
+			_, err := s.Nodes(ctx, now.Add(-time.Minute), time.Time{})
+			return err
+		},
+		"AnnounceReload": func(ctx context.Context) error { return s.AnnounceReload(ctx, "node") },
+		"ListenReloads": func(ctx context.Context) error {
+			_, err := s.ListenReloads(ctx)
+			return err
+		},
+		"CreateJob": func(ctx context.Context) error {
+			return s.CreateJob(ctx, store.JobRecord{ID: "job_closed", StartedAt: now})
+		},
+		"SaveJob": func(ctx context.Context) error {
+			_, err := s.SaveJob(ctx, store.JobRecord{ID: "job_closed"})
+			return err
+		},
+		"GetJob": func(ctx context.Context) error {
+			_, err := s.GetJob(ctx, "job_closed")
+			return err
+		},
+		"ListJobs": func(ctx context.Context) error {
+			_, err := s.ListJobs(ctx)
+			return err
+		},
+		"CancelJob": func(ctx context.Context) error {
+			_, err := s.CancelJob(ctx, "job_closed", "ops")
+			return err
+		},
 	}
 }
 
