@@ -84,6 +84,7 @@ type handlerApp struct {
 	config        string // the hookrelay YAML file
 	mu            sync.Mutex
 	calls         map[string]int // guarded by mu; by provider event id
+	relay         *hookrelay.Relay
 }
 
 func startHandlerApp(t *testing.T, d testdb.Driver) *handlerApp {
@@ -103,7 +104,7 @@ destinations:
 	if err != nil {
 		t.Fatal(err)
 	}
-	app := &handlerApp{config: file, calls: map[string]int{}}
+	app := &handlerApp{config: file, calls: map[string]int{}, relay: r}
 	r.Handle(hookrelay.Destination{Name: "orders", Sources: []string{"stripe"}, Types: []string{"invoice.paid"}},
 		func(_ context.Context, _ hookrelay.Tx, ev hookrelay.Event) error {
 			app.mu.Lock()
@@ -136,16 +137,24 @@ func (a *handlerApp) send(t *testing.T, id, typ string) {
 }
 
 // waitHandled waits until the handler has been called want times for
-// each event.
+// each event, and no orders delivery is in flight any more: a call
+// returns before the transaction that marks its delivery done commits.
 func (a *handlerApp) waitHandled(t *testing.T, want map[string]int) {
 	t.Helper()
-	testkit.Eventually(t, 20*time.Second, fmt.Sprintf("handler calls %v", want), func() error {
+	testkit.Eventually(t, 20*time.Second, fmt.Sprintf("handler calls %v, their deliveries done", want), func() error {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		for id, n := range want {
 			if a.calls[id] != n {
 				return fmt.Errorf("calls %v", a.calls)
 			}
+		}
+		st, err := a.relay.Stats(context.Background())
+		if err != nil {
+			return err
+		}
+		if d := st.Destinations["orders"]; d.Processing+d.Pending+d.Failed > 0 {
+			return fmt.Errorf("orders deliveries not done: %+v", d)
 		}
 		return nil
 	})
