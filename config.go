@@ -259,20 +259,25 @@ func (c Config) checkDatabase() error {
 	return nil
 }
 
-// relayOptions returns how the relay reaches the database of c, and the
-// config's database URL resolved: the file of Config.SQLite is read from
-// the handle.
-func (c Config) relayOptions(ctx context.Context) (relay.Options, string, error) {
+// resolved returns the relay's configuration of c and the handler
+// destinations (see internalConfig), with its database resolved — the
+// file of Config.SQLite read from the handle — and how the relay reaches
+// that database.
+func (c Config) resolved(ctx context.Context, handlers []Destination) (*config.Config, relay.Options, error) {
+	cfg, err := internalConfig(c, handlers)
+	if err != nil {
+		return nil, relay.Options{}, err
+	}
 	opts := relay.Options{
 		Store:            storeopen.Options{Schema: c.Schema, Pool: c.Postgres},
 		ManualMigrations: c.ManualMigrations,
 	}
-	if c.SQLite == nil {
-		return opts, "", nil
+	if c.SQLite != nil {
+		path, err := storeopen.SQLitePath(ctx, c.SQLite)
+		if err != nil {
+			return nil, relay.Options{}, fmt.Errorf("hookrelay: config: SQLite: %w", err)
+		}
+		cfg.Database = "sqlite:" + path
 	}
-	path, err := storeopen.SQLitePath(ctx, c.SQLite)
-	if err != nil {
-		return relay.Options{}, "", fmt.Errorf("hookrelay: config: SQLite: %w", err)
-	}
-	return opts, "sqlite:" + path, nil
+	return cfg, opts, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hookrelay/hookrelay/internal/relay"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
@@ -19,23 +20,11 @@ func (r *Relay) Migrate(ctx context.Context) error {
 	r.mu.Lock()
 	c := r.cfg
 	r.mu.Unlock()
-	cfg, err := internalConfig(c, nil)
+	cfg, opts, err := c.resolved(ctx, nil)
 	if err != nil {
 		return err
 	}
-	opts, file, err := c.relayOptions(ctx)
-	if err != nil {
-		return err
-	}
-	if file != "" {
-		cfg.Database = file
-	}
-	keys, err := cfg.KeyRing()
-	if err != nil {
-		return fmt.Errorf("hookrelay: migrate: %w", err)
-	}
-	opts.Store.Keys = keys
-	st, err := storeopen.OpenWith(ctx, cfg.Database, opts.Store, r.logger)
+	st, err := relay.OpenStore(ctx, cfg, opts.Store, r.logger)
 	if err != nil {
 		return fmt.Errorf("hookrelay: migrate: %w", err)
 	}

@@ -106,16 +106,9 @@ func (r *Relay) Start(ctx context.Context) error {
 	if r.state != stateNew {
 		return errors.New("hookrelay: Start called twice or after Close")
 	}
-	cfg, err := internalConfig(r.cfg, r.handlers)
+	cfg, opts, err := r.cfg.resolved(ctx, r.handlers)
 	if err != nil {
 		return err
-	}
-	opts, file, err := r.cfg.relayOptions(ctx)
-	if err != nil {
-		return err
-	}
-	if file != "" {
-		cfg.Database = file
 	}
 	inner, err := relay.NewWith(ctx, cfg, relay.RoleAll, opts, r.logger)
 	if err != nil {

@@ -26,12 +26,9 @@ func (s *Service) Nodes(ctx context.Context) (adminwire.Nodes, error) {
 	if err != nil {
 		return adminwire.Nodes{}, err
 	}
-	out := adminwire.Nodes{Nodes: make([]adminwire.NodeStats, len(nodes))}
-	fingerprints := map[string]bool{}
+	out := adminwire.Nodes{Nodes: make([]adminwire.NodeStats, len(nodes)), ConfigDrift: store.DistinctFingerprints(nodes) > 1}
 	for i, n := range nodes {
 		out.Nodes[i] = adminwire.NodeStats{ID: n.ID, Version: n.Version, ConfigFingerprint: n.ConfigFingerprint, StartedAt: n.StartedAt, SeenAt: n.SeenAt}
-		fingerprints[n.ConfigFingerprint] = true
 	}
-	out.ConfigDrift = len(fingerprints) > 1
 	return out, nil
 }

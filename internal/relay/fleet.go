@@ -155,14 +155,5 @@ func (n *fleetNode) report(ctx context.Context) {
 		return
 	}
 	n.nodes.Set(float64(len(nodes)))
-	n.fingerprints.Set(float64(DistinctFingerprints(nodes)))
-}
-
-// DistinctFingerprints counts the configurations nodes run.
-func DistinctFingerprints(nodes []store.Node) int {
-	seen := map[string]bool{}
-	for _, n := range nodes {
-		seen[n.ConfigFingerprint] = true
-	}
-	return len(seen)
+	n.fingerprints.Set(float64(store.DistinctFingerprints(nodes)))
 }

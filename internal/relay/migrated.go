@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
+	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
 // ErrNotMigrated is what CheckMigrated's error wraps.
@@ -30,4 +33,15 @@ func CheckMigrated(ctx context.Context, st store.DB) error {
 	return fmt.Errorf("%w: %d missing (%s): apply them with the application's migration tool "+
 		"(the SQL of `hookrelay migrate export`, or hookrelay.Migrations), Relay.Migrate, or `hookrelay migrate`",
 		ErrNotMigrated, len(pending), names)
+}
+
+// OpenStore opens the store of cfg's database with opts and the config's
+// encryption keys, without migrating it.
+func OpenStore(ctx context.Context, cfg *config.Config, opts storeopen.Options, logger *slog.Logger) (store.DB, error) {
+	keys, err := cfg.KeyRing()
+	if err != nil {
+		return nil, err
+	}
+	opts.Keys = keys
+	return storeopen.OpenWith(ctx, cfg.Database, opts, logger)
 }

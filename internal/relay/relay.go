@@ -141,12 +141,7 @@ func New(ctx context.Context, cfg *config.Config, role Role, logger *slog.Logger
 
 // NewWith is New with options.
 func NewWith(ctx context.Context, cfg *config.Config, role Role, opts Options, logger *slog.Logger) (*Relay, error) {
-	keys, err := cfg.KeyRing()
-	if err != nil {
-		return nil, err
-	}
-	opts.Store.Keys = keys
-	st, err := storeopen.OpenWith(ctx, cfg.Database, opts.Store, logger)
+	st, err := OpenStore(ctx, cfg, opts.Store, logger)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,16 @@ type Node struct {
 	SeenAt            time.Time
 }
 
+// DistinctFingerprints counts the configurations nodes run: above 1,
+// they disagree.
+func DistinctFingerprints(nodes []Node) int {
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		seen[n.ConfigFingerprint] = true
+	}
+	return len(seen)
+}
+
 // Fleet is what the relay processes of one database tell each other.
 type Fleet interface {
 	// RecordNode writes n, in place of its earlier report.
