@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -216,17 +217,9 @@ func postStripe(t *testing.T, url, id string) string {
 // secret as Stripe signs, and returns the status it is answered.
 func postSigned(t *testing.T, url, secret, id string) int {
 	t.Helper()
-	body := fmt.Appendf(nil, `{"id":%q,"object":"event","type":"invoice.paid","created":%d}`, id, time.Now().Unix())
-	h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: []string{secret}}, 0, signature.Message{Body: body})
+	req, err := stripeRequest(t.Context(), url, secret, id)
 	if err != nil {
 		t.Fatal(err)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range h {
-		req.Header[k] = v
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -235,6 +228,24 @@ func postSigned(t *testing.T, url, secret, id string) int {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// stripeRequest returns the request of a Stripe event of provider id id
+// to url, signed with secret as Stripe signs.
+func stripeRequest(ctx context.Context, url, secret, id string) (*http.Request, error) {
+	body := fmt.Appendf(nil, `{"id":%q,"object":"event","type":"invoice.paid","created":%d}`, id, time.Now().Unix())
+	h, err := signature.Sign(signature.Options{Scheme: "stripe", Secrets: []string{secret}}, 0, signature.Message{Body: body})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	return req, nil
 }
 
 // scrapeMetrics returns the relay's /metrics.

@@ -95,10 +95,13 @@ type Relay struct {
 	delivery     *engineRun // set by Start when this role delivers
 	// node names this process in the election of the fleet's runner;
 	// fleet is its part in it, set by Start (see runner.go), and
-	// signatureAlerts counts the alerts the runner posts.
-	node            string
-	fleet           atomic.Pointer[fleetRun]
-	signatureAlerts *prometheus.CounterVec
+	// signatureAlerts counts the alerts the runner posts, and
+	// retentionPasses and retentionDeleted what its pruner did.
+	node             string
+	fleet            atomic.Pointer[fleetRun]
+	signatureAlerts  *prometheus.CounterVec
+	retentionPasses  *prometheus.CounterVec
+	retentionDeleted prometheus.Counter
 	// routes is the receiver's routing: the config's destinations and
 	// the registered handler destinations, which stopRoutes stops
 	// reading; stopFill stops the backfills of the handler destinations

@@ -21,10 +21,20 @@ type fleetRun struct {
 	alerter *delivery.Alerter // nil without signature-failure alerts
 }
 
-// registerRunner exports hookrelay_signature_alerts_total, and
+// registerRunner exports hookrelay_signature_alerts_total, the retention
+// passes this process ran and the events they deleted, and
 // hookrelay_fleet_runner, which reads whether this process is the fleet's
 // runner now: 0 before Start and after Shutdown.
 func (r *Relay) registerRunner() {
+	r.retentionPasses = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hookrelay_retention_passes_total",
+		Help: "Retention passes this process ran as the fleet's runner, by outcome (ok, failed).",
+	}, []string{"outcome"})
+	r.retentionDeleted = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "hookrelay_retention_deleted_events_total",
+		Help: "Events this process's retention passes deleted.",
+	})
+	r.registry.MustRegister(r.retentionPasses, r.retentionDeleted)
 	r.signatureAlerts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hookrelay_signature_alerts_total",
 		Help: "Signature-failure alerts raised, by source and outcome (sent, failed, dropped).",
@@ -91,6 +101,14 @@ func (r *Relay) pruner() *retention.Pruner {
 		Done:   time.Duration(r.cfg.Retention.Done),
 		Dead:   time.Duration(r.cfg.Retention.Dead),
 		Logger: r.logger,
+		OnPass: func(deleted int64, err error) {
+			outcome := "ok"
+			if err != nil {
+				outcome = "failed"
+			}
+			r.retentionPasses.WithLabelValues(outcome).Inc()
+			r.retentionDeleted.Add(float64(deleted))
+		},
 	})
 }
 

@@ -50,6 +50,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// OnPass, when set, is told after each pass Run makes how many events
+	// it deleted and its error, if it failed: for the relay's metrics.
+	OnPass func(deleted int64, err error)
 }
 
 // Pruner deletes finished events past their retention.
@@ -91,8 +94,15 @@ func (p *Pruner) Run(ctx context.Context) {
 			return
 		case <-timer.C:
 		}
-		if _, err := p.Prune(ctx); err != nil && ctx.Err() == nil {
+		n, err := p.Prune(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
 			p.logger.Error("retention pass failed", logError, err)
+		}
+		if p.opts.OnPass != nil {
+			p.opts.OnPass(n, err)
 		}
 		timer.Reset(p.opts.Interval)
 	}

@@ -234,20 +234,31 @@ func TestPrunerBatches(t *testing.T) {
 }
 
 // TestRunPrunesUntilCancelled runs the pruner: it prunes at once, again
-// every interval as events age past their window, and returns when its
-// context is cancelled.
+// every interval as events age past their window, tells OnPass what each
+// pass deleted, and returns when its context is cancelled.
 func TestRunPrunesUntilCancelled(t *testing.T) {
 	t.Parallel()
 	eachDriver(t, func(t *testing.T, s operational) {
 		first := storeEvent(t, s, "first", 31*day, store.StatusDone)
 		second := storeEvent(t, s, "second", 29*day, store.StatusDone)
 		var (
-			mu    sync.Mutex
-			clock = now
+			mu      sync.Mutex
+			clock   = now
+			deleted int64 // guarded by mu
+			passes  int   // guarded by mu
 		)
 		p := retention.New(retention.Options{
 			Store: s, Done: 30 * day, Interval: 10 * time.Millisecond,
 			Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return clock },
+			OnPass: func(n int64, err error) {
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					t.Errorf("a pass failed: %v", err)
+				}
+				deleted += n
+				passes++
+			},
 		})
 		ctx, cancel := context.WithCancel(context.Background())
 		stopped := make(chan struct{})
@@ -266,6 +277,11 @@ func TestRunPrunesUntilCancelled(t *testing.T) {
 		mu.Unlock()
 		testkit.Eventually(t, 5*time.Second, "the second event pruned", func() error {
 			return testkit.Check(!exists(t, s, second), "it is still stored")
+		})
+		testkit.Eventually(t, 5*time.Second, "OnPass told of both deletions", func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			return testkit.Check(deleted == 2 && passes >= 2, "%d deleted in %d passes", deleted, passes)
 		})
 		cancel()
 		select {
