@@ -47,6 +47,8 @@ type Options struct {
 	Reload ReloadFunc
 	// Jobs holds the replay and backfill jobs; the relay keeps one across
 	// reloads and closes it at shutdown. Nil gives the service its own.
+	// The newest service built over a Jobs runs the jobs it takes over
+	// from nodes that died (see Jobs.Start).
 	Jobs *Jobs
 }
 

@@ -41,7 +41,7 @@ func (s *Service) Backfill(ctx context.Context, actor string, req adminwire.Back
 		return adminwire.BackfillResult{}, err
 	}
 	audit(ctx, keyDestination, b.dest.Name, "since", req.Since, "until", req.Until, "dry_run", req.DryRun)
-	res, err := s.runBackfill(ctx, actor, b, req.DryRun, nil)
+	res, err := s.runBackfill(ctx, actor, b, req.DryRun, backfillWalk{})
 	audit(ctx, "matched", res.Matched, "created", res.Created)
 	return res, err
 }
@@ -69,11 +69,17 @@ func (s *Service) backfillOf(req adminwire.BackfillRequest) (backfillRun, error)
 }
 
 // runBackfill creates the rows b lacks (or counts them on a dry run),
-// telling progress after each page, and writes the audit row, also for a
-// run cut short or stopped: what it created stays created.
-func (s *Service) runBackfill(ctx context.Context, actor string, b backfillRun, dryRun bool, progress pageProgress) (adminwire.BackfillResult, error) {
+// walking as w says, and writes the audit row, also for a run cut short
+// or stopped: what it created stays created. A job's walk that does not
+// end here writes no audit row — another node took the job over, or the
+// walk's context ended and another node will — the node that ends the
+// job writes it.
+func (s *Service) runBackfill(ctx context.Context, actor string, b backfillRun, dryRun bool, w backfillWalk) (adminwire.BackfillResult, error) {
 	now := s.now()
-	res, err := s.createMissing(ctx, b.dest, b.since, b.until, dryRun, now, progress)
+	res, err := s.createMissing(ctx, b.dest, b.since, b.until, dryRun, now, w)
+	if errors.Is(err, store.ErrJobTaken) || (w.job != nil && ctx.Err() != nil) {
+		return res, fmt.Errorf("backfill %s: %w", b.dest.Name, err)
+	}
 	recErr := s.store.RecordBackfill(context.WithoutCancel(ctx), actor, b.dest.Name, b.since, b.until, res.Created, dryRun, now)
 	if res.Created > 0 {
 		s.wake(b.dest.Name)
@@ -89,7 +95,7 @@ func (s *Service) runBackfill(ctx context.Context, actor string, b backfillRun, 
 // it writes no audit row and wakes nothing: it is the relay's own
 // backfill of a handler destination it registered, run again and again.
 func (s *Service) Fill(ctx context.Context, dest *config.Destination, since, until time.Time) (int64, error) {
-	res, err := s.createMissing(ctx, dest, since, until, false, s.now(), nil)
+	res, err := s.createMissing(ctx, dest, since, until, false, s.now(), backfillWalk{})
 	if err != nil {
 		return res.Created, fmt.Errorf("fill %s: %w", dest.Name, err)
 	}
@@ -101,48 +107,91 @@ func (s *Service) Fill(ctx context.Context, dest *config.Destination, since, unt
 // stops the walk there.
 type pageProgress func(done adminwire.BackfillResult, lastEventID string) error
 
+// backfillWalk is where a backfill's walk starts and what it tells: it
+// goes on after the event id after (empty for the start), counting from
+// done; with job, each page commits with the job's progress (see
+// store.Operations.CreateJobDeliveries); progress, when set, is told after
+// each page and may stop the walk.
+type backfillWalk struct {
+	after    string
+	done     adminwire.BackfillResult
+	job      *job
+	progress pageProgress
+}
+
 // createMissing walks the window's candidate events page by page, in id
-// order, routes each through the destination's own subscription, and
-// creates the rows of those it wants, unless dryRun; progress, when set,
-// is told after each page and may stop the walk.
-func (s *Service) createMissing(ctx context.Context, dest *config.Destination, since, until time.Time, dryRun bool, now time.Time, progress pageProgress) (adminwire.BackfillResult, error) {
-	res := adminwire.BackfillResult{DryRun: dryRun}
+// order, as w says, routes each through the destination's own
+// subscription, and creates the rows of those it wants, unless dryRun. A
+// job's walk stops after the page that finds the job cancelled, with
+// store.ErrJobCancelled.
+func (s *Service) createMissing(ctx context.Context, dest *config.Destination, since, until time.Time, dryRun bool, now time.Time, w backfillWalk) (adminwire.BackfillResult, error) {
+	res := w.done
+	res.DryRun = dryRun
 	router, err := route.New([]route.Destination{{Name: dest.Name, Sources: dest.Sources, Types: dest.Types, OrderingKey: dest.OrderingKey}})
 	if err != nil {
 		return res, fmt.Errorf("build router: %w", err)
 	}
 	needKeys := dest.OrderingKey != "" && !dryRun
-	after := ""
+	after := w.after
 	for {
 		events, err := s.store.BackfillCandidates(ctx, dest.Name, dest.Sources, since, until, after, backfillPage)
 		if err != nil {
 			return res, fmt.Errorf("read candidates: %w", err)
+		}
+		if len(events) == 0 {
+			return res, nil
 		}
 		page, err := s.routeCandidates(ctx, router, events, needKeys)
 		if err != nil {
 			return res, err
 		}
 		res.Matched += int64(len(page))
-		if !dryRun && len(page) > 0 {
-			n, err := s.store.CreateDeliveries(ctx, page, now)
-			res.Created += n
-			if err != nil {
-				return res, fmt.Errorf("create deliveries: %w", err)
-			}
-		}
-		if len(events) == 0 {
-			return res, nil
-		}
 		after = events[len(events)-1].Event.ID
-		if progress != nil {
-			if err := progress(res, after); err != nil {
+		cancelledBy, err := s.createPage(ctx, page, now, dryRun, w.job, &res, after)
+		if err != nil {
+			return res, err
+		}
+		if w.progress != nil {
+			if err := w.progress(res, after); err != nil {
 				return res, err
 			}
+		}
+		if cancelledBy != "" {
+			return res, fmt.Errorf("%w by %s", store.ErrJobCancelled, cancelledBy)
 		}
 		if len(events) < backfillPage {
 			return res, nil
 		}
 	}
+}
+
+// createPage creates the deliveries of a page of a backfill, unless
+// dryRun, counting them into res. With j, the page commits with j's
+// progress — its walk having reached the event id last — and it returns
+// who asked j to stop, if anyone did.
+func (s *Service) createPage(ctx context.Context, page []store.BackfillDelivery, now time.Time, dryRun bool, j *job, res *adminwire.BackfillResult, last string) (string, error) {
+	var (
+		n   int64
+		by  string
+		err error
+	)
+	switch {
+	case dryRun:
+		return "", nil
+	case j != nil:
+		n, by, err = s.store.CreateJobDeliveries(ctx, page, now, j.tie(), func(created int64) store.JobProgress {
+			done := *res
+			done.Created += created
+			return store.JobProgress{Done: done.Matched, LastEventID: last, Result: resultOf(adminwire.Job{Backfill: &done})}
+		})
+	case len(page) > 0:
+		n, err = s.store.CreateDeliveries(ctx, page, now)
+	}
+	res.Created += n
+	if err != nil {
+		return "", fmt.Errorf("create deliveries: %w", err)
+	}
+	return by, nil
 }
 
 // backfillBodyBytes bounds the bodies one read of a backfill holds (one

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/adminwire"
+	"github.com/hookrelay/hookrelay/internal/fleet"
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
@@ -30,35 +31,53 @@ const jobPoll = 200 * time.Millisecond
 // Jobs runs the replay and backfill jobs of one process, and keeps every
 // job in the database (store.Jobs), so that each node of a fleet shows
 // them with their progress and can ask any of them to stop: the node that
-// runs a job reads, after each batch, whether someone asked. It outlives
-// the Service of one config, so that a reload neither loses a job nor
-// stops it. A Jobs is safe for concurrent use.
+// runs a job reads, after each batch, whether someone asked. A job is its
+// node's while its lease lasts; once Start has run, Jobs takes over the
+// jobs of nodes that died (see jobs_takeover.go). It outlives the Service
+// of one config, so that a reload neither loses a job nor stops it. A Jobs
+// is safe for concurrent use.
 type Jobs struct {
 	store  store.Jobs
 	node   string
+	lease  time.Duration
 	logger *slog.Logger
+	// life ends only when a test takes the process for dead (see
+	// abandon): its jobs then stop where they are and write nothing more.
+	life context.Context
+	kill context.CancelFunc
 
-	mu      sync.Mutex
-	running map[string]*job // guarded by mu; the jobs this process runs
-	closed  bool            // guarded by mu
-	wg      sync.WaitGroup
+	mu        sync.Mutex
+	running   map[string]*job    // guarded by mu; the jobs this process runs
+	closed    bool               // guarded by mu
+	svc       *Service           // guarded by mu; the newest Service, which runs the jobs taken over
+	stopSweep context.CancelFunc // guarded by mu; nil until Start
+	wg        sync.WaitGroup
 }
 
 // NewJobs returns the jobs of the process named node (see store.Node),
-// kept in st.
-func NewJobs(st store.Jobs, node string, logger *slog.Logger) *Jobs {
+// kept in st. lease is how long a job stays this node's unless renewed
+// (fleet.runner_lease; 0 means fleet.DefaultTTL): a job whose node dies is
+// taken over by another within about that long.
+func NewJobs(st store.Jobs, node string, lease time.Duration, logger *slog.Logger) *Jobs {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Jobs{store: st, node: node, logger: logger, running: map[string]*job{}}
+	if lease <= 0 {
+		lease = fleet.DefaultTTL
+	}
+	life, kill := context.WithCancel(context.Background())
+	return &Jobs{store: st, node: node, lease: lease, logger: logger.With("component", "jobs"), life: life, kill: kill, running: map[string]*job{}}
 }
 
-// Close cancels the running jobs, each stopping between two batches and
-// keeping what it did, and waits for them. It is safe to call more than
-// once; a job started after it is refused.
+// Close stops taking over jobs, cancels the running jobs, each stopping
+// between two batches and keeping what it did, and waits for them. It is
+// safe to call more than once; a job started after it is refused.
 func (js *Jobs) Close() {
 	js.mu.Lock()
 	js.closed = true
+	if js.stopSweep != nil {
+		js.stopSweep()
+	}
 	for _, j := range js.running {
 		j.cancel()
 	}
@@ -66,12 +85,20 @@ func (js *Jobs) Close() {
 	js.wg.Wait()
 }
 
+// use makes svc the service that runs the jobs this process takes over:
+// the newest, built for the running config.
+func (js *Jobs) use(svc *Service) {
+	js.mu.Lock()
+	js.svc = svc
+	js.mu.Unlock()
+}
+
 // job is one job this process runs: its record and what cancels it.
 type job struct {
 	js     *Jobs
 	ctx    context.Context // done when the job is cancelled
 	cancel context.CancelFunc
-	done   chan struct{} // closed once the job has ended
+	done   chan struct{} // closed once the job has ended here
 
 	mu  sync.Mutex
 	rec store.JobRecord // guarded by mu
@@ -85,35 +112,52 @@ func newJobID(now time.Time) string {
 	return fmt.Sprintf("job_%012x%s", now.UnixMilli(), hex.EncodeToString(buf))
 }
 
-// start records a job of kind for actor and runs work in the background.
-// work counts first (state "counting"), then walks (state "running"),
-// telling the job its progress.
-func (js *Jobs) start(ctx context.Context, kind, actor string, now time.Time, work func(*job) error) (adminwire.Job, error) {
-	jctx, cancel := context.WithCancel(context.Background())
-	j := &job{js: js, ctx: jctx, cancel: cancel, done: make(chan struct{}), rec: store.JobRecord{
-		ID: newJobID(now), Kind: kind, Actor: actor, State: adminwire.JobCounting, Node: js.node, StartedAt: now,
-	}}
+// start records a job of kind for actor, which does what request says
+// (see jobRequest), and has svc run it in the background.
+func (js *Jobs) start(ctx context.Context, svc *Service, kind, actor string, now time.Time, request jobRequest) (adminwire.Job, error) {
+	req, err := json.Marshal(request)
+	if err != nil {
+		return adminwire.Job{}, fmt.Errorf("encode the job's request: %w", err)
+	}
+	rec := store.JobRecord{
+		ID: newJobID(now), Kind: kind, Actor: actor, State: adminwire.JobCounting, Node: js.node, Request: req, StartedAt: now,
+	}
 	js.mu.Lock()
 	defer js.mu.Unlock()
 	if js.closed {
-		cancel()
 		return adminwire.Job{}, errShuttingDown
 	}
-	if err := js.store.CreateJob(ctx, j.rec); err != nil {
-		cancel()
+	if err := js.store.CreateJob(ctx, rec, js.lease); err != nil {
 		return adminwire.Job{}, err
 	}
-	js.running[j.rec.ID] = j
+	j := js.run(svc, rec)
+	return viewOf(j.record(), now), nil
+}
+
+// run has svc run the job rec in the background: it counts first (state
+// "counting", unless it counted before being taken over), then walks
+// (state "running"), renewing the job's lease until it ends. Its caller
+// holds js.mu, and has checked that js is not closed.
+func (js *Jobs) run(svc *Service, rec store.JobRecord) *job {
+	jctx, cancel := context.WithCancel(js.life)
+	j := &job{js: js, ctx: jctx, cancel: cancel, done: make(chan struct{}), rec: rec}
+	js.running[rec.ID] = j
 	js.wg.Add(1)
 	go func() {
 		defer js.wg.Done()
 		defer cancel()
-		j.finish(work(j))
+		stop := make(chan struct{})
+		go j.keepLease(stop)
+		err := svc.runJob(j)
+		close(stop)
+		if j.finish(err) {
+			svc.logJob(j, err)
+		}
 		js.mu.Lock()
-		delete(js.running, j.rec.ID)
+		delete(js.running, rec.ID)
 		js.mu.Unlock()
 	}()
-	return viewOf(j.record(), now), nil
+	return j
 }
 
 // local returns the job with id when this process runs it.
@@ -153,14 +197,30 @@ func (j *job) record() store.JobRecord {
 	return j.rec
 }
 
-// save writes the job's record, and cancels the job when someone asked
-// it to stop, through whichever node.
-func (j *job) save(ctx context.Context) {
+// tie ties the batches of the job's walk to the job (see store.JobTie).
+func (j *job) tie() store.JobTie {
 	rec := j.record()
-	by, err := j.js.store.SaveJob(ctx, rec)
-	if err != nil {
-		j.js.logger.Warn("save job progress", "job", rec.ID, "error", err)
-		return
+	return store.JobTie{ID: rec.ID, Node: rec.Node, Lease: j.js.lease}
+}
+
+// walkContext is the context of the job's walk: the walk is not
+// cancelled in the middle of a batch but between two (see progressed), so
+// that what it reports is what it did; only the process's death stops it
+// where it is.
+func (j *job) walkContext() context.Context { return j.js.life }
+
+// save writes the job's state, and cancels the job when someone asked it
+// to stop, through whichever node. It fails with store.ErrJobTaken when
+// another node took the job over; other failures are logged, and the job
+// goes on.
+func (j *job) save(ctx context.Context) error {
+	rec := j.record()
+	by, err := j.js.store.SaveJob(ctx, rec, j.js.lease)
+	if errors.Is(err, store.ErrJobTaken) {
+		return err
+	} else if err != nil {
+		j.js.logger.Warn("save job", "job", rec.ID, "error", err)
+		return nil
 	}
 	if by != "" {
 		j.mu.Lock()
@@ -168,41 +228,52 @@ func (j *job) save(ctx context.Context) {
 		j.mu.Unlock()
 		j.cancel()
 	}
+	return nil
 }
 
-// counted ends the count: the job now walks total items.
-func (j *job) counted(total int64, now time.Time) {
+// counted ends the count: the job now walks total items. It fails with
+// store.ErrJobTaken when another node took the job over meanwhile.
+func (j *job) counted(total int64, now time.Time) error {
 	j.mu.Lock()
 	j.rec.Total, j.rec.State, j.rec.RunningAt = total, adminwire.JobRunning, now
 	j.mu.Unlock()
-	j.save(j.ctx)
+	return j.save(j.ctx)
 }
 
-// progressed records what the walk did so far; it returns errJobCancelled
-// once the job is cancelled, here or through another node, which stops
-// the walk there.
+// progressed records, here, what the walk did so far (each batch wrote
+// it to the job as it committed); it returns errJobCancelled once the job
+// is cancelled through this process, which stops the walk there.
 func (j *job) progressed(update func(*adminwire.Job)) error {
 	j.mu.Lock()
 	v := viewOf(j.rec, time.Time{})
 	update(&v)
 	j.rec.Done, j.rec.LastEventID, j.rec.Result = v.Done, v.LastEventID, resultOf(v)
 	j.mu.Unlock()
-	j.save(context.WithoutCancel(j.ctx))
 	if j.ctx.Err() != nil {
 		return errJobCancelled
 	}
 	return nil
 }
 
-// finish records how the job ended, and tells those waiting for it.
-func (j *job) finish(err error) {
+// finish records how the job ended, and tells those waiting for it here;
+// it reports whether the job ended here. A job another node took over
+// goes on there, and one whose process is taken for dead writes nothing.
+func (j *job) finish(err error) bool {
 	defer close(j.done)
+	id := j.record().ID
+	switch {
+	case j.js.life.Err() != nil:
+		return false
+	case errors.Is(err, store.ErrJobTaken):
+		j.js.logger.Warn("job taken over by another node: it goes on there", "job", id)
+		return false
+	}
 	j.mu.Lock()
 	j.rec.FinishedAt = time.Now().UTC()
 	switch {
 	case err == nil:
 		j.rec.State = adminwire.JobDone
-	case errors.Is(err, errJobCancelled) || j.ctx.Err() != nil:
+	case errors.Is(err, errJobCancelled) || errors.Is(err, store.ErrJobCancelled) || j.ctx.Err() != nil:
 		j.rec.State = adminwire.JobCancelled
 	default:
 		j.rec.State, j.rec.Error = adminwire.JobFailed, err.Error()
@@ -210,7 +281,11 @@ func (j *job) finish(err error) {
 	j.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	j.save(ctx)
+	if err := j.save(ctx); err != nil {
+		j.js.logger.Warn("job taken over by another node as it ended: it ends there", "job", id)
+		return false
+	}
+	return true
 }
 
 // resultOf encodes what a job did so far, as its record keeps it.
@@ -238,17 +313,27 @@ func viewOf(rec store.JobRecord, now time.Time) adminwire.Job {
 	v := adminwire.Job{
 		ID: rec.ID, Kind: rec.Kind, State: rec.State, Actor: rec.Actor, Total: rec.Total, Done: rec.Done,
 		LastEventID: rec.LastEventID, Error: rec.Error, StartedAt: rec.StartedAt, Node: rec.Node, CancelledBy: rec.CancelledBy,
+		TakenOverFrom: rec.TakenOverFrom,
 	}
-	if len(rec.Result) > 0 {
+	if json.Valid(rec.Request) {
+		v.Request = rec.Request
+	}
+	if rec.FinishedAt.IsZero() && !rec.LeaseUntil.IsZero() {
+		l := rec.LeaseUntil
+		v.LeaseUntil = &l
+	}
+	// Each batch of the walk writes the result so far: a job that ended
+	// without one walked nothing, and did nothing.
+	if len(rec.Result) > 0 || !rec.FinishedAt.IsZero() {
 		switch rec.Kind {
 		case adminwire.JobReplay:
 			var r adminwire.ReplayResult
-			if json.Unmarshal(rec.Result, &r) == nil {
+			if len(rec.Result) == 0 || json.Unmarshal(rec.Result, &r) == nil {
 				v.Replay = &r
 			}
 		case adminwire.JobBackfill:
 			var b adminwire.BackfillResult
-			if json.Unmarshal(rec.Result, &b) == nil {
+			if len(rec.Result) == 0 || json.Unmarshal(rec.Result, &b) == nil {
 				v.Backfill = &b
 			}
 		}

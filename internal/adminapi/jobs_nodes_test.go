@@ -21,7 +21,7 @@ func TestJobsAcrossNodes(t *testing.T) {
 		node := func(name string) string {
 			srv := httptest.NewServer(adminapi.New(adminapi.Options{
 				Store: b.store, Config: b.cfg, Logger: slog.New(slog.DiscardHandler),
-				Jobs: adminapi.NewJobs(b.store, name, nil),
+				Jobs: adminapi.NewJobs(b.store, name, 0, nil),
 			}))
 			t.Cleanup(srv.Close)
 			return srv.URL

@@ -10,26 +10,11 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// minJobBatch is the smallest batch a job's walk takes by default; a job
-// takes a hundredth of its total when that is more (and never more than
-// the store's own batch), so that its progress moves in about a hundred
-// steps.
-const minJobBatch = 100
-
-// jobBatch returns the batch of a job's walk: req's max_batch when set,
-// else a hundredth of the total, at least minJobBatch.
-func jobBatch(maxBatch int, total int64) int {
-	if maxBatch > 0 {
-		return maxBatch
-	}
-	return int(max(total/100, minJobBatch))
-}
-
 // StartReplay checks a replay as POST /api/v1/replay does and starts it
 // as a job: it counts the deliveries the filter matches (a dry run
 // without an audit row: the replay writes its own), then re-arms them
-// batch by batch. A mistake in the
-// request is answered at once; the job is returned running.
+// batch by batch. A mistake in the request is answered at once; the job
+// is returned running.
 func (s *Service) StartReplay(ctx context.Context, actor string, req adminwire.JobReplayRequest) (adminwire.Job, error) {
 	if req.DryRun {
 		return adminwire.Job{}, badRequest("a dry run is not a job: POST /api/v1/replay answers it at once")
@@ -42,30 +27,7 @@ func (s *Service) StartReplay(ctx context.Context, actor string, req adminwire.J
 		return adminwire.Job{}, err
 	}
 	audit(ctx, "filter", req.Filter)
-	j, err := s.jobs.start(ctx, adminwire.JobReplay, actor, s.now(), func(j *job) error {
-		count, err := s.store.Replay(j.ctx, store.ReplayRequest{Filter: filter, DryRun: true, NoAuditRow: true, Actor: actor, Now: s.now()})
-		if err != nil {
-			return err
-		}
-		j.counted(count.Matched, s.now())
-		// The walk is not cancelled in the middle of a batch: it stops
-		// between two, so that what it reports is what it did.
-		res, err := s.replay(context.WithoutCancel(j.ctx), store.ReplayRequest{
-			Filter: filter, Actor: actor, Now: s.now(), MaxBatch: jobBatch(req.MaxBatch, count.Matched),
-			Progress: func(done store.ReplayResult, last string) error {
-				if done.Rearmed > 0 {
-					s.wakeReplayed(filter.Destination)
-				}
-				return j.progressed(func(v *adminwire.Job) {
-					v.Done, v.LastEventID = done.Matched, last
-					v.Replay = &adminwire.ReplayResult{Matched: done.Matched, Rearmed: done.Rearmed, InFlight: done.InFlight}
-				})
-			},
-		})
-		_ = j.progressed(func(v *adminwire.Job) { v.Done, v.Replay = res.Matched, &res })
-		s.logJob(j, err)
-		return err
-	})
+	j, err := s.jobs.start(ctx, s, adminwire.JobReplay, actor, s.now(), replayJobRequest(filter, req.MaxBatch))
 	if err == nil {
 		audit(ctx, "job", j.ID)
 	}
@@ -84,32 +46,22 @@ func (s *Service) StartBackfill(ctx context.Context, actor string, req adminwire
 		return adminwire.Job{}, err
 	}
 	audit(ctx, keyDestination, b.dest.Name, "since", req.Since, "until", req.Until)
-	j, err := s.jobs.start(ctx, adminwire.JobBackfill, actor, s.now(), func(j *job) error {
-		count, err := s.createMissing(j.ctx, b.dest, b.since, b.until, true, s.now(), nil)
-		if err != nil {
-			return err
-		}
-		j.counted(count.Matched, s.now())
-		res, err := s.runBackfill(context.WithoutCancel(j.ctx), actor, b, false, func(done adminwire.BackfillResult, last string) error {
-			return j.progressed(func(v *adminwire.Job) {
-				v.Done, v.LastEventID, v.Backfill = done.Matched, last, &done
-			})
-		})
-		_ = j.progressed(func(v *adminwire.Job) { v.Done, v.Backfill = res.Matched, &res })
-		s.logJob(j, err)
-		return err
-	})
+	j, err := s.jobs.start(ctx, s, adminwire.JobBackfill, actor, s.now(), jobRequest{Destination: b.dest.Name, Since: b.since, Until: b.until})
 	if err == nil {
 		audit(ctx, "job", j.ID)
 	}
 	return j, err
 }
 
-// logJob writes the audit line of a job that ended: who started it and
-// what it did.
+// logJob writes the audit line of a job that ended: who started it, the
+// node that ended it (and the one it took the job over from), and what it
+// did.
 func (s *Service) logJob(j *job, err error) {
 	v := viewOf(j.record(), s.now())
 	attrs := []any{keyToken, v.Actor, "job", v.ID, "kind", v.Kind, "node", v.Node, "total", v.Total, "done", v.Done, "last_event_id", v.LastEventID}
+	if v.TakenOverFrom != "" {
+		attrs = append(attrs, "taken_over_from", v.TakenOverFrom)
+	}
 	if v.CancelledBy != "" {
 		attrs = append(attrs, "cancelled_by", v.CancelledBy)
 	}

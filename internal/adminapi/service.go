@@ -52,8 +52,9 @@ func NewService(o Options) *Service {
 		jobs:     o.Jobs,
 	}
 	if s.jobs == nil {
-		s.jobs = NewJobs(o.Store, "", s.logger)
+		s.jobs = NewJobs(o.Store, "", 0, s.logger)
 	}
+	s.jobs.use(s)
 	s.puller = o.Puller
 	if s.puller == nil {
 		// Without the relay's Puller: no alerts and no metrics.

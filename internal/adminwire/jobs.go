@@ -1,6 +1,9 @@
 package adminwire
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Job states.
 const (
@@ -67,11 +70,25 @@ type Job struct {
 	Error      string     `json:"error,omitempty"`
 	StartedAt  time.Time  `json:"started_at"`
 	FinishedAt *time.Time `json:"finished_at"`
-	// Node is the relay process that runs the job (see GET
-	// /api/v1/stats' nodes): every node shows it and can cancel it.
+	// Node is the relay process that runs the job, or that ended it (see
+	// GET /api/v1/stats' nodes): every node shows it and can cancel it.
 	Node string `json:"node,omitempty"`
+	// TakenOverFrom names the node that ran the job before Node took it
+	// over, that node having stopped renewing the job's lease (it died);
+	// absent when no node did.
+	TakenOverFrom string `json:"taken_over_from,omitempty"`
+	// LeaseUntil is, while the job has not ended, when it stops being
+	// Node's unless Node renews it, which it does every third of
+	// fleet.runner_lease while it runs: a job whose lease has run out is
+	// taken over by another node. Absent once the job has ended.
+	LeaseUntil *time.Time `json:"lease_until,omitempty"`
 	// CancelledBy names who asked the job to stop, through any node.
 	CancelledBy string `json:"cancelled_by,omitempty"`
+	// Request is what the job does, as the node that started it resolved
+	// the request (names checked, times made absolute): a replay's
+	// filter and max_batch, or a backfill's destination, since and until.
+	// A node that takes the job over walks from it.
+	Request json.RawMessage `json:"request,omitempty"`
 }
 
 // JobList is the answer of GET /api/v1/jobs.

@@ -28,11 +28,14 @@ type AuditEntry struct {
 	ID    int64     `json:"id"`
 	At    time.Time `json:"at"`
 	Actor string    `json:"actor"`
-	// Kind is replay, backfill, purge, pause, resume or skip.
+	// Kind is replay, backfill, purge, pause, resume, skip or
+	// job_takeover (Actor is then the node that took the job over).
 	Kind string `json:"kind"`
 	// Detail is what the action selected: a replay's filter, a backfill's
 	// destination and window, a purge's selector (a value's keyed hash,
-	// never the value) and reason, a destination, a delivery.
+	// never the value) and reason, a destination, a delivery; for a
+	// job_takeover, job_id, job_kind, from_node (the node that stopped
+	// renewing the job's lease) and to_node.
 	Detail   map[string]any `json:"detail"`
 	Matched  int64          `json:"matched"`
 	Rearmed  int64          `json:"rearmed"`

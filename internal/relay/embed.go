@@ -40,7 +40,8 @@ func (r *Relay) StartWork(ctx context.Context) error {
 }
 
 // startWork starts the delivery engine, when this role delivers to push
-// or handler destinations, and retention; its caller holds r.reload.mu.
+// or handler destinations, retention, and the takeover of the jobs of
+// nodes that died; its caller holds r.reload.mu.
 func (r *Relay) startWork(ctx context.Context) error {
 	stopFill, err := r.registerHandlers(ctx)
 	if err != nil {
@@ -64,6 +65,7 @@ func (r *Relay) startWork(ctx context.Context) error {
 		r.forwardNotifications(ctx)
 	}
 	r.member.start(context.WithoutCancel(ctx))
+	r.jobs.Start() // takes over the jobs of nodes that died
 	return r.startRunner()
 }
 

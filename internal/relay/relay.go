@@ -172,7 +172,7 @@ func NewWith(ctx context.Context, cfg *config.Config, role Role, opts Options, l
 	r.registerBacklog(cfg)
 	r.fingerprint.Store(new(cfg.Fingerprint()))
 	r.member = newFleetNode(r)
-	r.jobs = adminapi.NewJobs(st, r.node, logger)
+	r.jobs = adminapi.NewJobs(st, r.node, time.Duration(cfg.Fleet.RunnerLease), logger)
 	r.registerRunner()
 	if r.puller, err = r.newPuller(); err != nil {
 		_ = st.Close()

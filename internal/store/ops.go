@@ -78,6 +78,36 @@ type ReplayRequest struct {
 	// was re-armed is exactly what it was last told; Replay then writes
 	// the audit row and returns the result so far with that error.
 	Progress func(done ReplayResult, lastEventID string) error
+	// Job, when set on a replay that re-arms, ties each batch to a job
+	// (see JobTie): the batch's transaction also writes to the job what
+	// JobProgress returns from the totals so far and the key of the last
+	// delivery the walk reached. A batch whose job another node took
+	// over is rolled back, and the walk ends with ErrJobTaken and writes
+	// no audit row (the node that took the job over writes it), as does a
+	// walk whose context ended (the job will be taken over). After a
+	// batch that finds someone asked the job to stop, Progress is told
+	// and the walk ends with ErrJobCancelled.
+	Job         *JobTie
+	JobProgress func(done ReplayResult, last ReplayKey) JobProgress
+	// Resume continues a walk that stopped part way (a job another node
+	// began): it goes on after Resume.After, counting from Resume.Done,
+	// so that its totals, its progress and its audit row count the whole
+	// walk. The zero Resume starts from the beginning.
+	Resume ReplayResume
+}
+
+// ReplayKey is the position of a delivery in a replay's walk, which goes
+// in (event id, destination) order.
+type ReplayKey struct {
+	EventID     string
+	Destination string
+}
+
+// ReplayResume is where a replay resumes: after the delivery at After,
+// with the totals Done it had reached.
+type ReplayResume struct {
+	After ReplayKey
+	Done  ReplayResult
 }
 
 // ReplayResult counts delivery rows.
@@ -169,6 +199,15 @@ type Operations interface {
 	// CreateDeliveries inserts pending delivery rows, due at now, skipping
 	// any (event, destination) that exists; it returns how many it created.
 	CreateDeliveries(ctx context.Context, ds []BackfillDelivery, now time.Time) (int64, error)
+
+	// CreateJobDeliveries is CreateDeliveries for a page of a backfill
+	// job tied to it (see JobTie): the same transaction writes to the job
+	// what progress returns from the number created, and commits only
+	// while the job is tie.Node's, else nothing is created and it fails
+	// with ErrJobTaken. It also writes the progress of a page that
+	// creates nothing (ds empty). It returns who asked the job to stop,
+	// if anyone did.
+	CreateJobDeliveries(ctx context.Context, ds []BackfillDelivery, now time.Time, tie JobTie, progress func(created int64) JobProgress) (created int64, cancelledBy string, err error)
 
 	// RecordBackfill writes the audit row of a backfill.
 	RecordBackfill(ctx context.Context, actor, destination string, since, until time.Time, created int64, dryRun bool, now time.Time) error

@@ -112,3 +112,15 @@ func CheckPurge(req store.PurgeRequest) error {
 	}
 	return nil
 }
+
+// AuditTakeover returns the detail of the audit row of a job that a node
+// took over: the job, the node that had it and the node that took it.
+func AuditTakeover(j store.JobRecord) string {
+	b, _ := json.Marshal(struct { // cannot fail for strings
+		JobID    string `json:"job_id"`
+		JobKind  string `json:"job_kind"`
+		FromNode string `json:"from_node"`
+		ToNode   string `json:"to_node"`
+	}{j.ID, j.Kind, j.TakenOverFrom, j.Node})
+	return string(b)
+}

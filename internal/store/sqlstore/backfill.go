@@ -126,6 +126,50 @@ func (o *Ops) CreateDeliveries(ctx context.Context, ds []store.BackfillDelivery,
 	if len(ds) == 0 {
 		return 0, nil
 	}
+	var created int64
+	err = o.b.InTx(ctx, func(tx Conn) error {
+		created, err = o.createDeliveries(ctx, tx, ds, now)
+		return err
+	})
+	if err != nil {
+		return 0, o.fail(ctx, "create deliveries", err)
+	}
+	return created, nil
+}
+
+// CreateJobDeliveries creates deliveries as CreateDeliveries does, and
+// writes the progress of the backfill job tied to them in the same
+// transaction (see tieJob), also for a page that creates none.
+func (o *Ops) CreateJobDeliveries(ctx context.Context, ds []store.BackfillDelivery, now time.Time, tie store.JobTie, progress func(created int64) store.JobProgress) (int64, string, error) {
+	what := "create deliveries of job " + tie.ID
+	release, err := o.enter()
+	if err != nil {
+		return 0, "", fmt.Errorf("%s: %w", what, err)
+	}
+	defer release()
+	var (
+		created     int64
+		cancelledBy string
+	)
+	err = o.b.InTx(ctx, func(tx Conn) error {
+		if created, err = o.createDeliveries(ctx, tx, ds, now); err != nil {
+			return err
+		}
+		cancelledBy, err = o.tieJob(ctx, tx, tie, progress(created))
+		return err
+	})
+	if err != nil {
+		return 0, "", o.fail(ctx, what, err)
+	}
+	return created, cancelledBy, nil
+}
+
+// createDeliveries inserts the deliveries ds in tx (see CreateDeliveries)
+// and wakes the listeners of their destinations when it created any.
+func (o *Ops) createDeliveries(ctx context.Context, tx Conn, ds []store.BackfillDelivery, now time.Time) (int64, error) {
+	if len(ds) == 0 {
+		return 0, nil
+	}
 	if now.IsZero() {
 		now = time.Now()
 	}
@@ -138,19 +182,11 @@ func (o *Ops) CreateDeliveries(ctx context.Context, ds []store.BackfillDelivery,
 	b, _ := json.Marshal(triples) // cannot fail for strings
 	d := o.b.Dialect
 	query := fmt.Sprintf(createDeliveries, fmt.Sprintf(d.JSONRows, "?1"), d.locking("FOR SHARE OF e"))
-	var created int64
-	err = o.b.InTx(ctx, func(tx Conn) error {
-		n, err := tx.Exec(ctx, query, string(b), d.Time(now))
-		if err != nil || n == 0 {
-			return err
-		}
-		created = n
-		return o.notify(ctx, tx, dests)
-	})
-	if err != nil {
-		return 0, o.fail(ctx, "create deliveries", err)
+	n, err := tx.Exec(ctx, query, string(b), d.Time(now))
+	if err != nil || n == 0 {
+		return 0, err
 	}
-	return created, nil
+	return n, o.notify(ctx, tx, dests)
 }
 
 // RecordBackfill writes the audit row of a backfill: kind 'backfill', the

@@ -3,22 +3,27 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 const (
-	jobColumns = `id, kind, actor, state, node, total, done, last_event_id, result, error,
-	started_at, running_at, finished_at, cancelled_by`
+	jobColumns = `id, kind, actor, state, node, request, total, done, last_event_id, last_destination, result, error,
+	started_at, running_at, finished_at, cancelled_by, lease_until, taken_over_from`
 
 	insertJob = `INSERT INTO hookrelay.jobs (` + jobColumns + `)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, '')`
 
-	// saveJob writes a job's progress; the job's identity, start and
-	// cancellation are not its runner's to change.
-	saveJob = `UPDATE hookrelay.jobs SET state = ?, node = ?, total = ?, done = ?, last_event_id = ?, result = ?, error = ?,
-	running_at = ?, finished_at = ?
-WHERE id = ? RETURNING cancelled_by`
+	// saveJob writes a job's state and end and renews its lease while the
+	// node ?8 holds it. The job's identity, start, request and
+	// cancellation are not its runner's to change, and its progress is
+	// written with each batch (see tieJob). No row back: the job is
+	// unknown, or another node took it over.
+	saveJob = `UPDATE hookrelay.jobs SET state = ?, total = ?, error = ?, running_at = ?, finished_at = ?, lease_until = ?
+WHERE id = ? AND node = ? RETURNING cancelled_by`
+
+	jobExists = `SELECT id FROM hookrelay.jobs WHERE id = ?`
 
 	selectJob = `SELECT ` + jobColumns + ` FROM hookrelay.jobs WHERE id = ?`
 
@@ -32,15 +37,23 @@ WHERE id = ? RETURNING cancelled_by`
 )
 
 // CreateJob implements store.Jobs.
-func (o *Ops) CreateJob(ctx context.Context, j store.JobRecord) error {
+func (o *Ops) CreateJob(ctx context.Context, j store.JobRecord, lease time.Duration) error {
 	release, err := o.enter()
 	if err != nil {
 		return fmt.Errorf("create job %s: %w", j.ID, err)
 	}
 	defer release()
 	d := o.b.Dialect
-	_, err = o.b.Write.Exec(ctx, insertJob, j.ID, j.Kind, j.Actor, j.State, j.Node, j.Total, j.Done, j.LastEventID,
-		NonNil(j.Result), j.Error, d.Time(j.StartedAt), d.NullTime(j.RunningAt), d.NullTime(j.FinishedAt))
+	err = o.b.InTx(ctx, func(tx Conn) error {
+		now, err := o.now(ctx, tx)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, insertJob, j.ID, j.Kind, j.Actor, j.State, j.Node, NonNil(j.Request), j.Total, j.Done,
+			j.LastEventID, j.LastDestination, NonNil(j.Result), j.Error, d.Time(j.StartedAt), d.NullTime(j.RunningAt),
+			d.NullTime(j.FinishedAt), d.Time(now.Add(lease)))
+		return err
+	})
 	if err != nil {
 		return o.fail(ctx, "create job "+j.ID, err)
 	}
@@ -48,20 +61,59 @@ func (o *Ops) CreateJob(ctx context.Context, j store.JobRecord) error {
 }
 
 // SaveJob implements store.Jobs.
-func (o *Ops) SaveJob(ctx context.Context, j store.JobRecord) (string, error) {
+func (o *Ops) SaveJob(ctx context.Context, j store.JobRecord, lease time.Duration) (string, error) {
+	what := "save job " + j.ID
 	release, err := o.enter()
 	if err != nil {
-		return "", fmt.Errorf("save job %s: %w", j.ID, err)
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
 	defer release()
 	d := o.b.Dialect
 	var cancelledBy string
-	err = o.b.Write.QueryRow(ctx, saveJob, j.State, j.Node, j.Total, j.Done, j.LastEventID, NonNil(j.Result), j.Error,
-		d.NullTime(j.RunningAt), d.NullTime(j.FinishedAt), j.ID).Scan(&cancelledBy)
+	err = o.b.InTx(ctx, func(tx Conn) error {
+		now, err := o.now(ctx, tx)
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, saveJob, j.State, j.Total, j.Error, d.NullTime(j.RunningAt), d.NullTime(j.FinishedAt),
+			d.Time(now.Add(lease)), j.ID, j.Node)
+		by, err := collect(rows, err, scanString)
+		if err != nil {
+			return err
+		}
+		if len(by) == 0 {
+			return o.jobNotHeld(ctx, tx, j.ID)
+		}
+		cancelledBy = by[0]
+		return nil
+	})
 	if err != nil {
-		return "", o.fail(ctx, "save job "+j.ID, err)
+		return "", o.fail(ctx, what, err)
 	}
 	return cancelledBy, nil
+}
+
+// jobNotHeld tells why a write conditioned on a job's node (and lease)
+// changed no row: the job is unknown (store.ErrNotFound), or it is not as
+// the write required — another node's, ended, or for a takeover not free
+// (store.ErrJobTaken).
+func (o *Ops) jobNotHeld(ctx context.Context, c Conn, id string) error {
+	rows, err := c.Query(ctx, jobExists, id)
+	found, err := collect(rows, err, scanString)
+	switch {
+	case err != nil:
+		return err
+	case len(found) == 0:
+		return store.ErrNotFound
+	}
+	return store.ErrJobTaken
+}
+
+// scanString reads a row of one text column.
+func scanString(row Rows) (string, error) {
+	var s string
+	err := row.Scan(&s)
+	return s, err
 }
 
 // GetJob implements store.Jobs.
@@ -113,7 +165,7 @@ func (o *Ops) CancelJob(ctx context.Context, id, actor string) (store.JobRecord,
 // scanJob reads one row of jobColumns.
 func scanJob(row Row) (store.JobRecord, error) {
 	var j store.JobRecord
-	err := row.Scan(&j.ID, &j.Kind, &j.Actor, &j.State, &j.Node, &j.Total, &j.Done, &j.LastEventID, &j.Result, &j.Error,
-		At(&j.StartedAt), At(&j.RunningAt), At(&j.FinishedAt), &j.CancelledBy)
+	err := row.Scan(&j.ID, &j.Kind, &j.Actor, &j.State, &j.Node, &j.Request, &j.Total, &j.Done, &j.LastEventID, &j.LastDestination,
+		&j.Result, &j.Error, At(&j.StartedAt), At(&j.RunningAt), At(&j.FinishedAt), &j.CancelledBy, At(&j.LeaseUntil), &j.TakenOverFrom)
 	return j, err
 }

@@ -38,14 +38,17 @@ WHERE %[1]s AND d.status = 'processing' %[2]s`
 // rearm re-arms the deliveries w selects, up to limit (a LIMIT clause,
 // or none), in one transaction that, where it may, commits without
 // waiting for its flush (the audit row's commit waits, for every batch),
-// and that wakes the listeners of what it re-armed.
+// and that wakes the listeners of what it re-armed. With job, a batch that
+// selected any writes job's progress to the job of r.req.Job in that
+// transaction, which rolls back when the job is no longer its node's (see
+// tieJob): the batch and the job's progress commit together or not at all.
 //
 // Where the driver has a RearmBatch statement, that one statement
 // selects and re-arms the batch. Elsewhere the batch is read first, so
 // that only its re-arming holds the writer, and re-armed by id; then
 // those of it processing are counted, so that a delivery claimed
 // meanwhile is counted once, in flight.
-func (r replayer) rearm(ctx context.Context, w *Where, limit string) (ReplayBatch, error) {
+func (r replayer) rearm(ctx context.Context, w *Where, limit string, job JobWrite) (ReplayBatch, error) {
 	d := r.o.b.Dialect
 	var (
 		b     ReplayBatch
@@ -78,8 +81,16 @@ func (r replayer) rearm(ctx context.Context, w *Where, limit string) (ReplayBatc
 		} else {
 			err = r.rearmIDs(ctx, tx, ids, status, &b)
 		}
-		if err != nil || b.Rearmed == 0 {
+		if err != nil {
 			return err
+		}
+		if job != nil && b.Selected > 0 {
+			if b.CancelledBy, err = r.o.tieJob(ctx, tx, *r.req.Job, job(b)); err != nil {
+				return err
+			}
+		}
+		if b.Rearmed == 0 {
+			return nil
 		}
 		return r.o.notify(ctx, tx, dests)
 	})

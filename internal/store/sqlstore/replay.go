@@ -21,10 +21,7 @@ import (
 // during a single statement would be.
 
 // ReplayKey is the position of a delivery in a replay's walk.
-type ReplayKey struct {
-	EventID     string
-	Destination string
-}
+type ReplayKey = store.ReplayKey
 
 // ReplayBatch is what one batch of a replay did.
 type ReplayBatch struct {
@@ -36,14 +33,25 @@ type ReplayBatch struct {
 	// Rearmed is how many it re-armed (0 on a dry run), InFlight how
 	// many were processing; on a dry run, Selected is what it matched.
 	Rearmed, InFlight int64
+	// CancelledBy is, for a batch tied to a job, who had asked the job
+	// to stop when the batch committed; empty when no one had.
+	CancelledBy string
 }
+
+// JobWrite is what the transaction of a batch tied to a job (see
+// store.ReplayRequest.Job) writes to the job once the batch is applied:
+// its progress, from what the batch did.
+type JobWrite func(ReplayBatch) store.JobProgress
 
 // ReplayDriver is what a driver provides for RunReplay.
 type ReplayDriver interface {
 	// ReplayBatch reads up to n deliveries of the selection after key
 	// after (the zero key for the start), in key order, and, unless
-	// dryRun, re-arms in one transaction those not processing.
-	ReplayBatch(ctx context.Context, after ReplayKey, n int, dryRun bool) (ReplayBatch, error)
+	// dryRun, re-arms in one transaction those not processing. With job,
+	// a batch that selects any also writes job's progress to the job it
+	// is tied to, in that transaction, and rolls back with
+	// store.ErrJobTaken when the job is no longer its node's.
+	ReplayBatch(ctx context.Context, after ReplayKey, n int, dryRun bool, job JobWrite) (ReplayBatch, error)
 	// ReplayAudit writes the audit row of the replay.
 	ReplayAudit(ctx context.Context, res store.ReplayResult) error
 }
@@ -67,7 +75,12 @@ type RangeReplayer interface {
 // then writes the audit row. When a batch fails after others were
 // re-armed, the audit row records what was, and the error is returned.
 // When req.Progress stops the walk, the result so far is returned with
-// its error. req.NoAuditRow leaves the audit row out.
+// its error. req.NoAuditRow leaves the audit row out, and so does a walk
+// tied to a job that does not end here: one whose job another node took
+// over (store.ErrJobTaken), or whose context ended (its process is going
+// away, and another node will take the job over); the node that ends the
+// job writes its row. req.Resume starts the walk part way, its totals
+// counted in.
 //
 // A replay that re-arms and is not told of its progress runs through a
 // RangeReplayer that allows several stretches at once (see replayStretches).
@@ -80,7 +93,7 @@ func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, bat
 		err     error
 		stopped bool
 	)
-	if r, ok := d.(RangeReplayer); ok && !req.DryRun && req.Progress == nil && r.ReplayStretches() > 1 {
+	if r, ok := d.(RangeReplayer); ok && !req.DryRun && req.Progress == nil && req.Job == nil && req.Resume == (store.ReplayResume{}) && r.ReplayStretches() > 1 {
 		res, err = replayStretches(ctx, r, batch)
 	} else {
 		res, stopped, err = replayInTurn(ctx, d, req, batch)
@@ -88,7 +101,7 @@ func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, bat
 	if err != nil && res.Rearmed == 0 && !stopped {
 		return store.ReplayResult{}, err
 	}
-	if req.NoAuditRow {
+	if req.NoAuditRow || errors.Is(err, store.ErrJobTaken) || (req.Job != nil && ctx.Err() != nil) {
 		return res, err
 	}
 	if aerr := d.ReplayAudit(context.WithoutCancel(ctx), res); aerr != nil {
@@ -110,12 +123,21 @@ func (b ReplayBatch) addTo(res *store.ReplayResult, dryRun bool) {
 }
 
 // replayInTurn walks req's selection through d one batch after the other,
-// telling req.Progress after each. stopped reports that Progress stopped
-// the walk, with its error.
+// from req.Resume, telling req.Progress after each; a walk tied to a job
+// writes its progress with each batch. stopped reports that Progress, or
+// the job's cancellation, stopped the walk, with its error.
 func replayInTurn(ctx context.Context, d ReplayDriver, req store.ReplayRequest, batch int) (res store.ReplayResult, stopped bool, err error) {
-	var after ReplayKey
+	after, res := req.Resume.After, req.Resume.Done
+	var job JobWrite
+	if req.Job != nil && !req.DryRun {
+		job = func(b ReplayBatch) store.JobProgress {
+			done := res
+			b.addTo(&done, false)
+			return req.JobProgress(done, b.Last)
+		}
+	}
 	for {
-		b, err := d.ReplayBatch(ctx, after, batch, req.DryRun)
+		b, err := d.ReplayBatch(ctx, after, batch, req.DryRun, job)
 		if err != nil {
 			return res, false, fmt.Errorf("replay a batch: %w", err)
 		}
@@ -124,6 +146,9 @@ func replayInTurn(ctx context.Context, d ReplayDriver, req store.ReplayRequest, 
 			if err := req.Progress(res, b.Last.EventID); err != nil {
 				return res, true, err
 			}
+		}
+		if b.CancelledBy != "" {
+			return res, true, fmt.Errorf("%w by %s", store.ErrJobCancelled, b.CancelledBy)
 		}
 		if b.Selected < batch {
 			return res, false, nil
@@ -156,7 +181,7 @@ func replayStretches(ctx context.Context, r RangeReplayer, batch int) (store.Rep
 		defer close(todo)
 		var after ReplayKey
 		for {
-			b, err := r.ReplayBatch(ctx, after, batch, true)
+			b, err := r.ReplayBatch(ctx, after, batch, true, nil)
 			if err != nil {
 				walkErr = fmt.Errorf("walk the selection: %w", err)
 				return

@@ -46,7 +46,7 @@ func (r *keyedReplayer) from(after ReplayKey) int {
 	return i
 }
 
-func (r *keyedReplayer) ReplayBatch(_ context.Context, after ReplayKey, n int, dryRun bool) (ReplayBatch, error) {
+func (r *keyedReplayer) ReplayBatch(_ context.Context, after ReplayKey, n int, dryRun bool, _ JobWrite) (ReplayBatch, error) {
 	i := r.from(after)
 	sel := r.keys[i:min(len(r.keys), i+n)]
 	if !dryRun {

@@ -94,14 +94,14 @@ type replayer struct {
 func (r replayer) ReplayStretches() int { return r.o.b.Dialect.ReplayStretches }
 
 // ReplayBatch counts, in one statement, or re-arms a batch (see rearm).
-func (r replayer) ReplayBatch(ctx context.Context, after ReplayKey, n int, dryRun bool) (ReplayBatch, error) {
+func (r replayer) ReplayBatch(ctx context.Context, after ReplayKey, n int, dryRun bool, job JobWrite) (ReplayBatch, error) {
 	w := NewWhere(r.o.b.Dialect, after.EventID, after.Destination)
 	if err := w.FilterDeliveries(r.req.Filter); err != nil {
 		return ReplayBatch{}, err
 	}
 	limit := "LIMIT " + w.Arg(n)
 	if !dryRun {
-		return r.rearm(ctx, w, limit)
+		return r.rearm(ctx, w, limit, job)
 	}
 	var b ReplayBatch
 	err := r.o.b.Read.QueryRow(ctx, fmt.Sprintf(replayCount, w.SQL(), limit), w.Args()...).
@@ -119,7 +119,7 @@ func (r replayer) ReplayRange(ctx context.Context, after, upto ReplayKey, open b
 	if !open {
 		w.Add("(d.event_id, d.destination) <= (%s, %s) AND e.id <= %s", upto.EventID, upto.Destination, upto.EventID)
 	}
-	return r.rearm(ctx, w, "")
+	return r.rearm(ctx, w, "", nil)
 }
 
 // ReplayAudit writes the audit row of the replay.

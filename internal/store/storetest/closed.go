@@ -130,6 +130,11 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			_, err := s.CreateDeliveries(ctx, []store.BackfillDelivery{{EventID: e.ID, Destination: "billing"}}, now)
 			return err
 		},
+		"CreateJobDeliveries": func(ctx context.Context) error {
+			_, _, err := s.CreateJobDeliveries(ctx, []store.BackfillDelivery{{EventID: e.ID, Destination: "billing"}}, now,
+				store.JobTie{ID: "job_closed", Node: "node", Lease: time.Minute}, func(int64) store.JobProgress { return store.JobProgress{} })
+			return err
+		},
 		"RecordBackfill": func(ctx context.Context) error {
 			return s.RecordBackfill(ctx, "ops", "billing", now.Add(-time.Hour), now, 1, false, now)
 		},
@@ -306,10 +311,19 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 			return err
 		},
 		"CreateJob": func(ctx context.Context) error {
-			return s.CreateJob(ctx, store.JobRecord{ID: "job_closed", StartedAt: now})
+			return s.CreateJob(ctx, store.JobRecord{ID: "job_closed", StartedAt: now}, time.Minute)
 		},
 		"SaveJob": func(ctx context.Context) error {
-			_, err := s.SaveJob(ctx, store.JobRecord{ID: "job_closed"})
+			_, err := s.SaveJob(ctx, store.JobRecord{ID: "job_closed"}, time.Minute)
+			return err
+		},
+		"RenewJob": func(ctx context.Context) error { return s.RenewJob(ctx, "job_closed", "node", time.Minute) },
+		"ExpiredJobs": func(ctx context.Context) error {
+			_, err := s.ExpiredJobs(ctx)
+			return err
+		},
+		"TakeOverJob": func(ctx context.Context) error {
+			_, err := s.TakeOverJob(ctx, "job_closed", "node", time.Minute)
 			return err
 		},
 		"GetJob": func(ctx context.Context) error {

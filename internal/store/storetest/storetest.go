@@ -160,6 +160,11 @@ var tests = []conformanceTest{
 	{"WithinHoldsOffClaimers", testWithinHoldsOffClaimers},
 	{"FleetNodes", testFleetNodes},
 	{"Jobs", testJobs},
+	{"JobTakeover", testJobTakeover},
+	{"JobTakeoverOnce", testJobTakeoverOnce},
+	{"JobTiedReplay", testJobTiedReplay},
+	{"JobTiedReplayCancel", testJobTiedReplayCancel},
+	{"JobTiedBackfill", testJobTiedBackfill},
 
 	{"FleetLeaseElection", testFleetLeaseElection},
 	{"FleetLeaseRunsOut", testFleetLeaseRunsOut},
