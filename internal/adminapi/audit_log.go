@@ -10,7 +10,7 @@ import (
 )
 
 // auditLog answers GET /api/v1/audit?since=&limit=: replays, backfills,
-// purges, pauses, resumes and skips, newest first.
+// purges, pauses, resumes, skips and job takeovers, newest first.
 func (h *handler) auditLog(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if err := checkQuery(q, "since", "limit"); err != nil {

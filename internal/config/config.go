@@ -64,7 +64,8 @@ type Config struct {
 	// Log configures hookrelay's own logs.
 	Log Log `yaml:"log"`
 	// Fleet tunes how the processes that share one database pick the one
-	// that runs what must run once: retention and alert evaluation.
+	// that runs what must run once (retention and alert evaluation), and
+	// how soon one takes over the jobs of a process that died.
 	Fleet Fleet `yaml:"fleet"`
 	// Encryption, when it lists keys, seals the payloads hookrelay stores.
 	Encryption Encryption `yaml:"encryption,omitempty"`
@@ -308,11 +309,15 @@ type Ingest struct {
 
 // Fleet tunes the election, among the processes that share one database,
 // of the fleet's runner: the one process that runs retention and evaluates
-// the signature-failure rule.
+// the signature-failure rule; and the leases of the replay and backfill
+// jobs, by which a job whose process dies is taken over by another.
 type Fleet struct {
 	// RunnerLease is how long the runner's lease lasts unless renewed (it
 	// is renewed every third of it): when the runner dies, another process
-	// takes over within about that long; when it stops, at once. Give
+	// takes over within about that long; when it stops, at once. A replay
+	// or backfill job holds a lease as long, renewed as it runs: the jobs
+	// of a process that dies wait about that long (and up to a third more)
+	// before another process takes them over and finishes them. Give
 	// every process of a fleet the same.
 	RunnerLease Duration `yaml:"runner_lease"`
 }

@@ -19,17 +19,18 @@ const (
 )
 
 // AuditEntry is one row of the audit log: a replay, a backfill, a purge,
-// or an operator's pause, resume or skip.
+// an operator's pause, resume or skip, or a job taken over.
 type AuditEntry struct {
 	ID    int64
 	At    time.Time
 	Actor string
-	// Kind is "replay", "backfill", AuditPurge, AuditPause, AuditResume
-	// or AuditSkip.
+	// Kind is "replay", "backfill", AuditPurge, AuditPause, AuditResume,
+	// AuditSkip or AuditTakeover.
 	Kind string
 	// Detail is what the action selected, as a JSON object: a replay's
 	// filter, a backfill's destination and window, a purge's selector and
-	// reason, the destination paused or resumed, the delivery skipped.
+	// reason, the destination paused or resumed, the delivery skipped,
+	// the job taken over and the two nodes (see AuditTakeover).
 	Detail string
 	// Matched, Rearmed and InFlight count a replay's deliveries; Created a
 	// backfill's; Matched and Purged a purge's events.
