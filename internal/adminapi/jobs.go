@@ -112,9 +112,9 @@ func newJobID(now time.Time) string {
 	return fmt.Sprintf("job_%012x%s", now.UnixMilli(), hex.EncodeToString(buf))
 }
 
-// start records a job of kind for actor, which does what request says
-// (see jobRequest), and has svc run it in the background.
-func (js *Jobs) start(ctx context.Context, svc *Service, kind, actor string, now time.Time, request jobRequest) (adminwire.Job, error) {
+// start records a job of kind for actor, which does what request says,
+// and has svc run it in the background.
+func (js *Jobs) start(ctx context.Context, svc *Service, kind, actor string, now time.Time, request adminwire.JobRequest) (adminwire.Job, error) {
 	req, err := json.Marshal(request)
 	if err != nil {
 		return adminwire.Job{}, fmt.Errorf("encode the job's request: %w", err)
@@ -315,8 +315,11 @@ func viewOf(rec store.JobRecord, now time.Time) adminwire.Job {
 		LastEventID: rec.LastEventID, Error: rec.Error, StartedAt: rec.StartedAt, Node: rec.Node, CancelledBy: rec.CancelledBy,
 		TakenOverFrom: rec.TakenOverFrom,
 	}
-	if json.Valid(rec.Request) {
-		v.Request = rec.Request
+	if len(rec.Request) > 0 {
+		var req adminwire.JobRequest
+		if json.Unmarshal(rec.Request, &req) == nil {
+			v.Request = &req
+		}
 	}
 	if rec.FinishedAt.IsZero() && !rec.LeaseUntil.IsZero() {
 		l := rec.LeaseUntil

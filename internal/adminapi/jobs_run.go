@@ -46,7 +46,7 @@ func (s *Service) StartBackfill(ctx context.Context, actor string, req adminwire
 		return adminwire.Job{}, err
 	}
 	audit(ctx, keyDestination, b.dest.Name, "since", req.Since, "until", req.Until)
-	j, err := s.jobs.start(ctx, s, adminwire.JobBackfill, actor, s.now(), jobRequest{Destination: b.dest.Name, Since: b.since, Until: b.until})
+	j, err := s.jobs.start(ctx, s, adminwire.JobBackfill, actor, s.now(), adminwire.JobRequest{Destination: b.dest.Name, Since: b.since, Until: b.until})
 	if err == nil {
 		audit(ctx, "job", j.ID)
 	}

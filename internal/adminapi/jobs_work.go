@@ -15,30 +15,15 @@ import (
 // by a version that did not keep it.
 var errNoRequest = errors.New("the job keeps no request to resume from: it was started by an earlier version")
 
-// jobRequest is what a job does, as the node that started it resolved the
-// request and as the job's record keeps it, so that a node that takes the
-// job over walks the same selection: a replay's filter (its names
-// checked, its times absolute) and batch, or a backfill's destination and
-// window.
-type jobRequest struct {
-	IDs         []string  `json:"ids,omitempty"`
-	Source      string    `json:"source,omitempty"`
-	Type        string    `json:"type,omitempty"`
-	Destination string    `json:"destination,omitempty"`
-	Status      string    `json:"status,omitempty"`
-	Since       time.Time `json:"since,omitzero"`
-	Until       time.Time `json:"until,omitzero"`
-	MaxBatch    int       `json:"max_batch,omitempty"`
-}
-
-// replayJobRequest is the request of a replay job of filter.
-func replayJobRequest(f store.EventFilter, maxBatch int) jobRequest {
-	return jobRequest{IDs: f.IDs, Source: f.Source, Type: f.Type, Destination: f.Destination, Status: string(f.Status),
+// replayJobRequest is the request of a replay job of filter, as the job
+// keeps it (JSON, in its record's Request).
+func replayJobRequest(f store.EventFilter, maxBatch int) adminwire.JobRequest {
+	return adminwire.JobRequest{IDs: f.IDs, Source: f.Source, Type: f.Type, Destination: f.Destination, Status: string(f.Status),
 		Since: f.Since, Until: f.Until, MaxBatch: maxBatch}
 }
 
-// filter is the replay filter of the request.
-func (r jobRequest) filter() store.EventFilter {
+// requestFilter is the replay filter of a job's request.
+func requestFilter(r adminwire.JobRequest) store.EventFilter {
 	return store.EventFilter{IDs: r.IDs, Source: r.Source, Type: r.Type, Destination: r.Destination,
 		Status: store.DeliveryStatus(r.Status), Since: r.Since, Until: r.Until}
 }
@@ -68,7 +53,7 @@ func (s *Service) runJob(j *job) error {
 	if rec.CancelledBy != "" {
 		return errJobCancelled
 	}
-	var req jobRequest
+	var req adminwire.JobRequest
 	if len(rec.Request) == 0 {
 		return errNoRequest
 	}
@@ -88,8 +73,8 @@ func (s *Service) runJob(j *job) error {
 // counted already, then re-arms them batch by batch from where the walk
 // stopped, each batch committed with the job's progress (see
 // store.ReplayRequest.Job).
-func (s *Service) runReplayJob(j *job, req jobRequest) error {
-	filter := req.filter()
+func (s *Service) runReplayJob(j *job, req adminwire.JobRequest) error {
+	filter := requestFilter(req)
 	rec := j.record()
 	if rec.State == adminwire.JobCounting {
 		count, err := s.store.Replay(j.ctx, store.ReplayRequest{Filter: filter, DryRun: true, NoAuditRow: true, Actor: rec.Actor, Now: s.now()})
@@ -136,7 +121,7 @@ func (s *Service) runReplayJob(j *job, req jobRequest) error {
 // it counted already, then creates them page by page from where the walk
 // stopped, each page committed with the job's progress. The destination
 // is the running config's.
-func (s *Service) runBackfillJob(j *job, req jobRequest) error {
+func (s *Service) runBackfillJob(j *job, req adminwire.JobRequest) error {
 	dest, ok := s.cfg.Destination(req.Destination)
 	if !ok {
 		return errors.New(config.UnknownName("destination", req.Destination, s.cfg.DestinationNames()))

@@ -1,9 +1,6 @@
 package adminwire
 
-import (
-	"encoding/json"
-	"time"
-)
+import "time"
 
 // Job states.
 const (
@@ -84,11 +81,25 @@ type Job struct {
 	LeaseUntil *time.Time `json:"lease_until,omitempty"`
 	// CancelledBy names who asked the job to stop, through any node.
 	CancelledBy string `json:"cancelled_by,omitempty"`
-	// Request is what the job does, as the node that started it resolved
-	// the request (names checked, times made absolute): a replay's
-	// filter and max_batch, or a backfill's destination, since and until.
-	// A node that takes the job over walks from it.
-	Request json.RawMessage `json:"request,omitempty"`
+	// Request is what the job does; absent for a job started by a
+	// version that did not keep it.
+	Request *JobRequest `json:"request,omitempty"`
+}
+
+// JobRequest is what a job does, as the node that started it resolved
+// the request (names checked, times made absolute) and as the job keeps
+// it, so that a node that takes the job over walks the same selection: a
+// replay's filter and MaxBatch, or a backfill's Destination, Since and
+// Until.
+type JobRequest struct {
+	IDs         []string  `json:"ids,omitempty"`
+	Source      string    `json:"source,omitempty"`
+	Type        string    `json:"type,omitempty"`
+	Destination string    `json:"destination,omitempty"`
+	Status      string    `json:"status,omitempty"`
+	Since       time.Time `json:"since,omitzero"`
+	Until       time.Time `json:"until,omitzero"`
+	MaxBatch    int       `json:"max_batch,omitempty"`
 }
 
 // JobList is the answer of GET /api/v1/jobs.
