@@ -41,8 +41,9 @@ type Jobs struct {
 	node   string
 	lease  time.Duration
 	logger *slog.Logger
-	// life ends only when a test takes the process for dead (see
-	// abandon): its jobs then stop where they are and write nothing more.
+	// life ends only when a test takes the process for dead (Abandon, in
+	// export_test.go): its jobs then stop where they are, as a SIGKILL
+	// would stop them, and write nothing more.
 	life context.Context
 	kill context.CancelFunc
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hookrelay/hookrelay/internal/adminapi"
 	"github.com/hookrelay/hookrelay/internal/adminwire"
+	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
@@ -87,32 +88,36 @@ func startNode(t *testing.T, b *testBundle, st store.DB, name string) fleetNode 
 	return n
 }
 
-// twoNodes starts node-a, whose job stalls as stallAfter says, and node-b
-// on b's store.
-func twoNodes(t *testing.T, b *testBundle, stallAfter int) (a, other fleetNode, stalled <-chan struct{}) {
+// takeoverFleet sets up a database of the driver with events Stripe
+// events, received with the base config, and starts two nodes on it with
+// nodeConfig (nil: the base config): node-a, whose job stalls as
+// stallAfter says, and node-b.
+func takeoverFleet(t *testing.T, driver testdb.Driver, events, stallAfter int, nodeConfig *config.Config) (b *testBundle, a, other fleetNode, stalled <-chan struct{}) {
+	t.Helper()
+	b = setup(t, driver, nil)
+	for i := range events {
+		b.sendStripe(t, fmt.Sprintf("evt_takeover%d", i), "invoice.paid")
+	}
+	if nodeConfig != nil {
+		b.cfg = nodeConfig
+	}
 	st := &stallingStore{DB: b.store, stallAfter: stallAfter, stalled: make(chan struct{})}
-	return startNode(t, b, st, "node-a"), startNode(t, b, b.store, "node-b"), st.stalled
+	return b, startNode(t, b, st, "node-a"), startNode(t, b, b.store, "node-b"), st.stalled
 }
 
-// replayCounts returns how many times each delivery of source's events
-// was re-armed, by delivery id, from the store.
-func replayCounts(t *testing.T, st store.DB, source string) map[int64]int {
+// startThenKill starts a job through node a with a POST of body to path,
+// waits until it stalls there, calls meanwhile (when set) with its id,
+// kills node a, and returns the job once node other has ended it.
+func startThenKill(t *testing.T, a, other fleetNode, stalled <-chan struct{}, path string, body any, meanwhile func(id string)) adminwire.Job {
 	t.Helper()
-	counts := map[int64]int{}
-	page, _, err := st.ListEvents(context.Background(), store.ListRequest{Filter: store.EventFilter{Source: source}, Limit: 1000})
-	if err != nil {
-		t.Fatal(err)
+	var started adminwire.Job
+	wantStatus(t, "start on a", call(t, a.url, adminToken, "POST", path, body, &started), 202)
+	<-stalled
+	if meanwhile != nil {
+		meanwhile(started.ID)
 	}
-	for _, ev := range page {
-		ds, err := st.EventDeliveries(context.Background(), ev.Event.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range ds {
-			counts[d.ID] = d.ReplayCount
-		}
-	}
-	return counts
+	a.jobs.Abandon()
+	return waitJob(t, other.url, started.ID)
 }
 
 // checkOncePerDelivery fails unless every one of want deliveries was
@@ -196,19 +201,9 @@ func auditLines(t *testing.T, logs *syncBuffer, msg string) []map[string]any {
 // ended it.
 func TestReplayJobTakenOver(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
-		b := setup(t, driver, nil)
 		const events, perEvent = 10, 3 // stripe's events go to billing, dev-alice and dev-bob
-		for i := range events {
-			b.sendStripe(t, fmt.Sprintf("evt_takeover%d", i), "invoice.paid")
-		}
-		a, other, stalled := twoNodes(t, b, 7)
-		var started adminwire.Job
-		wantStatus(t, "start on a", call(t, a.url, adminToken, "POST", "/api/v1/jobs/replay",
-			map[string]any{"source": "stripe", "max_batch": 1}, &started), 202)
-		<-stalled
-		a.jobs.Abandon()
-
-		j := waitJob(t, other.url, started.ID)
+		b, a, other, stalled := takeoverFleet(t, driver, events, 7, nil)
+		j := startThenKill(t, a, other, stalled, "/api/v1/jobs/replay", map[string]any{"source": "stripe", "max_batch": 1}, nil)
 		if j.State != adminwire.JobDone || j.Total != events*perEvent || j.Done != j.Total || j.Replay == nil || j.Replay.Rearmed != j.Total {
 			t.Fatalf("job = %+v (replay %+v), want done with all %d re-armed", j, j.Replay, events*perEvent)
 		}
@@ -236,24 +231,14 @@ func TestReplayJobTakenOver(t *testing.T) {
 // counts is counted again by the node that takes it over, then walked.
 func TestReplayJobTakenOverWhileCounting(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
-		b := setup(t, driver, nil)
-		for i := range 4 {
-			b.sendStripe(t, fmt.Sprintf("evt_counting%d", i), "invoice.paid")
-		}
-		a, other, stalled := twoNodes(t, b, 0)
-		var started adminwire.Job
-		wantStatus(t, "start on a", call(t, a.url, adminToken, "POST", "/api/v1/jobs/replay",
-			map[string]any{"source": "stripe", "destination": "billing", "max_batch": 1}, &started), 202)
-		<-stalled
-		a.jobs.Abandon()
-
-		j := waitJob(t, other.url, started.ID)
+		b, a, other, stalled := takeoverFleet(t, driver, 4, 0, nil)
+		j := startThenKill(t, a, other, stalled, "/api/v1/jobs/replay",
+			map[string]any{"source": "stripe", "destination": "billing", "max_batch": 1}, nil)
 		if j.State != adminwire.JobDone || j.Total != 4 || j.Done != 4 || j.Replay == nil || j.Replay.Rearmed != 4 {
 			t.Fatalf("job = %+v (replay %+v), want done with 4 of 4 re-armed", j, j.Replay)
 		}
-		counts := replayCounts(t, b.store, "stripe")
 		rearmed := 0
-		for _, n := range counts {
+		for _, n := range replayCounts(t, b.store, "stripe") {
 			rearmed += n
 		}
 		if rearmed != 4 {
@@ -267,21 +252,13 @@ func TestReplayJobTakenOverWhileCounting(t *testing.T) {
 // as cancelled by the node that takes it over, without walking further.
 func TestJobCancelledWhileOrphaned(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
-		b := setup(t, driver, nil)
-		for i := range 6 {
-			b.sendStripe(t, fmt.Sprintf("evt_orphan%d", i), "invoice.paid")
-		}
-		a, other, stalled := twoNodes(t, b, 2)
-		var started adminwire.Job
-		wantStatus(t, "start on a", call(t, a.url, adminToken, "POST", "/api/v1/jobs/replay",
-			map[string]any{"source": "stripe", "destination": "billing", "max_batch": 1}, &started), 202)
-		<-stalled
+		b, a, other, stalled := takeoverFleet(t, driver, 6, 2, nil)
 		// Cancelled through node-b while node-a, about to die, reads it
 		// no more.
-		wantStatus(t, "cancel on b", call(t, other.url, adminToken, "POST", "/api/v1/jobs/"+started.ID+"/cancel", nil, nil), 200)
-		a.jobs.Abandon()
-
-		j := waitJob(t, other.url, started.ID)
+		j := startThenKill(t, a, other, stalled, "/api/v1/jobs/replay",
+			map[string]any{"source": "stripe", "destination": "billing", "max_batch": 1}, func(id string) {
+				wantStatus(t, "cancel on b", call(t, other.url, adminToken, "POST", "/api/v1/jobs/"+id+"/cancel", nil, nil), 200)
+			})
 		if j.State != adminwire.JobCancelled || j.CancelledBy != "ops" || j.Done != 2 || j.Total != 6 {
 			t.Fatalf("job = %+v, want cancelled by ops after node-a's 2 batches", j)
 		}
@@ -296,25 +273,15 @@ func TestJobCancelledWhileOrphaned(t *testing.T) {
 // the node that takes it over, with the destination of its own config.
 func TestBackfillJobTakenOver(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, driver testdb.Driver) {
-		b := setup(t, driver, nil)
-		for i := range 5 {
-			b.sendStripe(t, fmt.Sprintf("evt_bto%d", i), "invoice.paid")
-		}
 		// The nodes have a destination the receiver did not have.
-		b.cfg = parseConfig(t, `
+		_, a, other, stalled := takeoverFleet(t, driver, 5, 0, parseConfig(t, `
   - name: late
     url: http://127.0.0.1:9/late
     secret: "${BILLING_SIGN}"
     sources: [stripe]
-`)
-		a, other, stalled := twoNodes(t, b, 0)
-		var started adminwire.Job
-		wantStatus(t, "start on a", call(t, a.url, adminToken, "POST", "/api/v1/jobs/backfill",
-			map[string]any{"destination": "late", "since": "2020-01-01T00:00:00Z", "until": "2099-01-01T00:00:00Z"}, &started), 202)
-		<-stalled
-		a.jobs.Abandon()
-
-		j := waitJob(t, other.url, started.ID)
+`))
+		j := startThenKill(t, a, other, stalled, "/api/v1/jobs/backfill",
+			map[string]any{"destination": "late", "since": "2020-01-01T00:00:00Z", "until": "2099-01-01T00:00:00Z"}, nil)
 		if j.State != adminwire.JobDone || j.Total != 5 || j.Done != 5 || j.Backfill == nil || j.Backfill.Created != 5 {
 			t.Fatalf("job = %+v (backfill %+v), want 5 created", j, j.Backfill)
 		}

@@ -29,6 +29,19 @@ func waitJob(t *testing.T, base, id string) adminwire.Job {
 func replayedDeliveries(t *testing.T, st store.DB, source string) int64 {
 	t.Helper()
 	var n int64
+	for _, c := range replayCounts(t, st, source) {
+		if c > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// replayCounts returns how many times each delivery of source's events
+// was re-armed, by delivery id, from the store.
+func replayCounts(t *testing.T, st store.DB, source string) map[int64]int {
+	t.Helper()
+	counts := map[int64]int{}
 	cursor := ""
 	for {
 		page, next, err := st.ListEvents(context.Background(), store.ListRequest{Filter: store.EventFilter{Source: source}, Cursor: cursor, Limit: 1000})
@@ -41,13 +54,11 @@ func replayedDeliveries(t *testing.T, st store.DB, source string) int64 {
 				t.Fatal(err)
 			}
 			for _, d := range ds {
-				if d.ReplayCount > 0 {
-					n++
-				}
+				counts[d.ID] = d.ReplayCount
 			}
 		}
 		if next == "" {
-			return n
+			return counts
 		}
 		cursor = next
 	}

@@ -38,43 +38,20 @@ WHERE id = ? AND node = ? RETURNING cancelled_by`
 
 // CreateJob implements store.Jobs.
 func (o *Ops) CreateJob(ctx context.Context, j store.JobRecord, lease time.Duration) error {
-	release, err := o.enter()
-	if err != nil {
-		return fmt.Errorf("create job %s: %w", j.ID, err)
-	}
-	defer release()
 	d := o.b.Dialect
-	err = o.b.InTx(ctx, func(tx Conn) error {
-		now, err := o.now(ctx, tx)
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, insertJob, j.ID, j.Kind, j.Actor, j.State, j.Node, NonNil(j.Request), j.Total, j.Done,
+	return o.leaseTx(ctx, "create job "+j.ID, func(tx Conn, now time.Time) error {
+		_, err := tx.Exec(ctx, insertJob, j.ID, j.Kind, j.Actor, j.State, j.Node, NonNil(j.Request), j.Total, j.Done,
 			j.LastEventID, j.LastDestination, NonNil(j.Result), j.Error, d.Time(j.StartedAt), d.NullTime(j.RunningAt),
 			d.NullTime(j.FinishedAt), d.Time(now.Add(lease)))
 		return err
 	})
-	if err != nil {
-		return o.fail(ctx, "create job "+j.ID, err)
-	}
-	return nil
 }
 
 // SaveJob implements store.Jobs.
 func (o *Ops) SaveJob(ctx context.Context, j store.JobRecord, lease time.Duration) (string, error) {
-	what := "save job " + j.ID
-	release, err := o.enter()
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	defer release()
 	d := o.b.Dialect
 	var cancelledBy string
-	err = o.b.InTx(ctx, func(tx Conn) error {
-		now, err := o.now(ctx, tx)
-		if err != nil {
-			return err
-		}
+	err := o.leaseTx(ctx, "save job "+j.ID, func(tx Conn, now time.Time) error {
 		rows, err := tx.Query(ctx, saveJob, j.State, j.Total, j.Error, d.NullTime(j.RunningAt), d.NullTime(j.FinishedAt),
 			d.Time(now.Add(lease)), j.ID, j.Node)
 		by, err := collect(rows, err, scanString)
@@ -87,10 +64,29 @@ func (o *Ops) SaveJob(ctx context.Context, j store.JobRecord, lease time.Duratio
 		cancelledBy = by[0]
 		return nil
 	})
+	return cancelledBy, err
+}
+
+// leaseTx runs fn in one write transaction, with the time of the clock
+// that job leases are read against (see Ops.now); what names the
+// operation in its error.
+func (o *Ops) leaseTx(ctx context.Context, what string, fn func(tx Conn, now time.Time) error) error {
+	release, err := o.enter()
 	if err != nil {
-		return "", o.fail(ctx, what, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	return cancelledBy, nil
+	defer release()
+	err = o.b.InTx(ctx, func(tx Conn) error {
+		now, err := o.now(ctx, tx)
+		if err != nil {
+			return err
+		}
+		return fn(tx, now)
+	})
+	if err != nil {
+		return o.fail(ctx, what, err)
+	}
+	return nil
 }
 
 // jobNotHeld tells why a write conditioned on a job's node (and lease)

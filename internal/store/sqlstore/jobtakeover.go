@@ -68,27 +68,13 @@ func (o *Ops) tieJob(ctx context.Context, tx Conn, tie store.JobTie, p store.Job
 
 // RenewJob implements store.Jobs.
 func (o *Ops) RenewJob(ctx context.Context, id, node string, lease time.Duration) error {
-	what := "renew job " + id
-	release, err := o.enter()
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	defer release()
-	err = o.b.InTx(ctx, func(tx Conn) error {
-		now, err := o.now(ctx, tx)
-		if err != nil {
-			return err
-		}
+	return o.leaseTx(ctx, "renew job "+id, func(tx Conn, now time.Time) error {
 		n, err := tx.Exec(ctx, renewJob, o.b.Dialect.Time(now.Add(lease)), id, node)
 		if err != nil || n > 0 {
 			return err
 		}
 		return o.jobNotHeld(ctx, tx, id)
 	})
-	if err != nil {
-		return o.fail(ctx, what, err)
-	}
-	return nil
 }
 
 // ExpiredJobs implements store.Jobs.
@@ -108,19 +94,9 @@ func (o *Ops) ExpiredJobs(ctx context.Context) ([]string, error) {
 
 // TakeOverJob implements store.Jobs.
 func (o *Ops) TakeOverJob(ctx context.Context, id, node string, lease time.Duration) (store.JobRecord, error) {
-	what := "take over job " + id
-	release, err := o.enter()
-	if err != nil {
-		return store.JobRecord{}, fmt.Errorf("%s: %w", what, err)
-	}
-	defer release()
 	d := o.b.Dialect
 	var j store.JobRecord
-	err = o.b.InTx(ctx, func(tx Conn) error {
-		now, err := o.now(ctx, tx)
-		if err != nil {
-			return err
-		}
+	err := o.leaseTx(ctx, "take over job "+id, func(tx Conn, now time.Time) error {
 		rows, err := tx.Query(ctx, takeOverJob, node, d.Time(now.Add(lease)), id, d.Time(now))
 		js, err := collect(rows, err, func(row Rows) (store.JobRecord, error) { return scanJob(row) })
 		if err != nil {
@@ -134,7 +110,7 @@ func (o *Ops) TakeOverJob(ctx context.Context, id, node string, lease time.Durat
 		return err
 	})
 	if err != nil {
-		return store.JobRecord{}, o.fail(ctx, what, err)
+		return store.JobRecord{}, err
 	}
 	return j, nil
 }
