@@ -108,7 +108,9 @@ func (f *threeNodes) rewrite(t *testing.T, spec fleetSpec) {
 // dashboard's dead and backlog panels show the database's counts, not
 // three times them; bad signatures spread over the nodes raise one alert,
 // by the fleet's total; a replay job started on one node is seen with its
-// progress on another and cancelled through the third; a console session
+// progress on another and cancelled through the third, and one whose node
+// is SIGKILLed is finished by another, the audit log naming the takeover;
+// a console session
 // opened on one node opens all three, and a logout or a token revoked
 // through one node holds on all; a stripe secret rotated by one node's
 // reload is accepted by all.
@@ -129,6 +131,7 @@ func TestFleetOfThree(t *testing.T) {
 	t.Run("dashboard counts", func(t *testing.T) { f.dashboardCounts(t) })
 	t.Run("one signature alert", func(t *testing.T) { f.oneSignatureAlert(t, alerts) })
 	t.Run("a job across nodes", f.jobAcrossNodes)
+	t.Run("a job whose node is killed", f.jobTakenOver)
 	t.Run("console sessions", f.consoleSessions)
 	t.Run("secret rotated through one node", f.secretRotated)
 	t.Run("one runner and one pruner at the end", func(t *testing.T) {
@@ -287,7 +290,18 @@ func (f *threeNodes) roundRobinWithKill(t *testing.T, sink *receiptSink) {
 			return testkit.Check(n == events, "%s has %d of %d events", dest, n, events)
 		})
 	}
+	// A delivery the killed node had leased is done once its lease has run
+	// out (twice the destination's timeout, plus 30 s) and another node
+	// has pushed it again.
 	st := openStore(t, f.db)
+	testkit.Eventually(t, 90*time.Second, "every delivery done", func() error {
+		stats, err := st.Stats(t.Context(), time.Now())
+		if err != nil {
+			return err
+		}
+		ledger, mailer := stats.Destinations["ledger"].Counts[store.StatusDone], stats.Destinations["mailer"].Counts[store.StatusDone]
+		return testkit.Check(ledger == events && mailer == events, "done: ledger %d, mailer %d of %d", ledger, mailer, events)
+	})
 	if n, err := st.CountEvents(t.Context(), "stripe"); err != nil || n != events {
 		t.Fatalf("%d stripe events stored (%v), want %d", n, err, events)
 	}
@@ -448,5 +462,53 @@ func (f *threeNodes) jobAcrossNodes(t *testing.T) {
 		if ended.CancelledBy != fleetOpsToken || ended.Done >= ended.Total || ended.Replay == nil || ended.Replay.Rearmed == 0 {
 			t.Errorf("through %s: %+v; want cancelled by %s part way, with what it re-armed", p.admin, ended, fleetOpsToken)
 		}
+	}
+}
+
+// jobTakenOver starts a replay job through node 0 and kills node 0 with
+// SIGKILL once its walk has begun: another node takes the job over once
+// its lease has run out and finishes it, and the audit log, read through
+// the third node, names the takeover. Node 0 is started again.
+func (f *threeNodes) jobTakenOver(t *testing.T) {
+	a := f.nodes[0]
+	var started adminwire.Job
+	req := map[string]any{"destination": "mailer", "source": "stripe", "max_batch": 1}
+	if code := adminCall(t, a, fleetOpsToken, http.MethodPost, "/api/v1/jobs/replay", req, &started); code != http.StatusAccepted {
+		t.Fatalf("start a replay job on node 0: %d", code)
+	}
+	testkit.Eventually(t, 30*time.Second, "node 0's walk to begin", func() error {
+		j := jobOn(t, a, started.ID)
+		return testkit.Check(j.Done > 0, "%s, %d done", j.State, j.Done)
+	})
+	a.kill(t)
+	if j := jobOn(t, f.nodes[1], started.ID); j.FinishedAt != nil {
+		t.Fatalf("the job ended before node 0 was killed: %+v", j)
+	}
+	var j adminwire.Job
+	testkit.Eventually(t, 2*fleetLease+60*time.Second, "the job finished by another node", func() error {
+		j = jobOn(t, f.nodes[1], started.ID)
+		return testkit.Check(j.FinishedAt != nil, "%s on %s, %d of %d", j.State, j.Node, j.Done, j.Total)
+	})
+	if j.State != adminwire.JobDone || j.Done != j.Total || j.TakenOverFrom != started.Node || j.Node == started.Node {
+		t.Errorf("job = %+v; want done by another node than %s, taken over from it", j, started.Node)
+	}
+	var log adminwire.AuditLog
+	if code := adminCall(t, f.nodes[2], fleetOpsToken, http.MethodGet, "/api/v1/audit?since=2020-01-01T00:00:00Z", nil, &log); code != http.StatusOK {
+		t.Fatalf("audit through node 2: %d", code)
+	}
+	takeovers := 0
+	for _, e := range log.Entries {
+		if e.Kind == store.AuditTakeover && e.Detail["job_id"] == j.ID {
+			takeovers++
+			if e.Detail["from_node"] != started.Node || e.Detail["to_node"] != j.Node {
+				t.Errorf("takeover row = %+v", e)
+			}
+		}
+	}
+	if takeovers != 1 {
+		t.Errorf("%d takeover rows of the job, want 1", takeovers)
+	}
+	if f.nodes[0] = f.start(t, a.Options); f.nodes[0] == nil {
+		t.FailNow()
 	}
 }
