@@ -238,16 +238,11 @@ func consoleLogin(t *testing.T, node *relayProcess, secret string) *consoleUser 
 
 func (u *consoleUser) get(t *testing.T, node *relayProcess, path string) (int, string) {
 	t.Helper()
-	resp, err := u.client.Get("http://" + node.admin + path)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://"+node.admin+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(b)
+	return testkit.SendWith(t, u.client, req)
 }
 
 // loggedIn reports whether the user's session opens node's events page.

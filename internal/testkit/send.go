@@ -10,7 +10,13 @@ import (
 // and body; it fails the test (FailNow) when no answer comes.
 func Send(t testing.TB, req *http.Request) (status int, body string) {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	return SendWith(t, http.DefaultClient, req)
+}
+
+// SendWith is Send with client: its cookies, its timeout.
+func SendWith(t testing.TB, client *http.Client, req *http.Request) (status int, body string) {
+	t.Helper()
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
 	}
