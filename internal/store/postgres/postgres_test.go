@@ -62,3 +62,24 @@ func BenchmarkClaimCountingLost(b *testing.B) {
 func BenchmarkClaimSizes(b *testing.B) {
 	storetest.BenchClaimSizes(b, openTest(b))
 }
+
+// openPartitioned opens a store on a schema of its own, migrated with
+// its event log partitioned by period, closed when the test ends.
+func openPartitioned(tb testing.TB, period store.PartitionPeriod) *postgres.Store {
+	tb.Helper()
+	url := testdb.PostgresURL(tb)
+	return storetest.Migrated(tb, func(ctx context.Context) (*postgres.Store, error) {
+		return postgres.Open(ctx, url, postgres.Options{Partitions: period, IngestConns: 4, OtherConns: 8}, slog.New(slog.DiscardHandler))
+	})
+}
+
+// TestConformancePartitioned runs the conformance suite on an event log
+// partitioned by day.
+func TestConformancePartitioned(t *testing.T) {
+	t.Parallel()
+	storetest.RunOnly(t, func(t *testing.T) store.DB {
+		s := openPartitioned(t, store.PartitionsDaily)
+		postgres.SetReplayBatch(s, 2)
+		return s
+	})
+}

@@ -140,6 +140,11 @@ func (o *Ops) CreateDeliveries(ctx context.Context, ds []store.BackfillDelivery,
 	query := fmt.Sprintf(createDeliveries, fmt.Sprintf(d.JSONRows, "?1"), d.locking("FOR SHARE OF e"))
 	var created int64
 	err = o.b.InTx(ctx, func(tx Conn) error {
+		if d.RetireLock != "" {
+			if _, err := tx.Exec(ctx, d.RetireLock); err != nil {
+				return err
+			}
+		}
 		n, err := tx.Exec(ctx, query, string(b), d.Time(now))
 		if err != nil || n == 0 {
 			return err
