@@ -223,8 +223,8 @@ type Retention struct {
 
 // PartitionsKept is how many partitions of each table a partitioned
 // event log keeps at most: those of the longer retention and those
-// created ahead. Past a few hundred, the queries that cannot skip
-// partitions by their time (a claim, a lookup by delivery id) slow down.
+// created ahead. The queries that cannot skip partitions by their time
+// (a claim, a lookup by delivery id) slow down with their number.
 func (r Retention) PartitionsKept() int {
 	period := map[string]time.Duration{"daily": 24 * time.Hour, "hourly": time.Hour}[r.Partitions]
 	if period == 0 {

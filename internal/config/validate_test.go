@@ -436,7 +436,8 @@ func TestPartitionsWarned(t *testing.T) {
 		warnings  []string
 	}{
 		{"{partitions: daily}", nil},
-		{"{partitions: hourly, done: 2d, dead: 7d}", nil},
+		{"{partitions: hourly, done: 2d, dead: 3d}", nil},
+		{"{partitions: daily, done: 30d, dead: 90d}", nil},
 		{"{partitions: hourly}", []string{"retention.partitions: hourly with the retention of 90d keeps about 2168 partitions of each table; " +
 			"claims and lookups by delivery id probe each: prefer daily ones or a shorter retention"}},
 		{"{partitions: daily, done: 365d, dead: 730d}", []string{"retention.partitions: daily with the retention of 730d keeps about 734 partitions of each table; " +

@@ -54,7 +54,7 @@ func (c *Config) warnSources() {
 
 // partitionsWarned is how many partitions of each table a partitioned
 // event log may keep before a warning says so.
-const partitionsWarned = 400
+const partitionsWarned = 100
 
 // warnPartitions warns when the retention keeps so many partitions that
 // the queries which probe each of them slow down.

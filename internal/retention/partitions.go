@@ -54,7 +54,7 @@ func (p *Pruner) logReport(report store.PartitionReport, now time.Time) {
 		p.logger.Info("partitions created", logPartition, strings.Join(names, ","))
 	}
 	for _, d := range report.Dropped {
-		p.logger.Info("partition dropped", logPartition, d.Name, logEvents, d.Events, logDeliveries, d.Deliveries)
+		p.logger.Info("partition dropped", logPartition, d.Name, logEvents, d.Events, logDeliveries, d.Deliveries, logLocked, d.Locked)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

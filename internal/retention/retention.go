@@ -35,6 +35,7 @@ const (
 	logEvents     = "events"
 	logDeliveries = "deliveries"
 	logLive       = "live"
+	logLocked     = "locked"
 )
 
 // waitingRepeat is how often a partition kept past its retention by live

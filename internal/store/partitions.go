@@ -101,6 +101,10 @@ type Partition struct {
 	// and failed deliveries that keep a partition past its retention
 	// from being dropped.
 	Live map[string]map[DeliveryStatus]int64
+	// Locked is, for a partition dropped, how long its drop held the
+	// event log's tables locked against every other statement: from the
+	// lock's request to the commit.
+	Locked time.Duration
 }
 
 // PartitionRequest asks for one pass of partition maintenance.

@@ -14,8 +14,13 @@ const selectLayout = `SELECT coalesce((SELECT relkind = 'p' FROM pg_class WHERE 
 // readLayout reads whether the event log is partitioned, which decides
 // how Ingest writes the dedupe's key (see ingestBatch).
 func (s *Store) readLayout(ctx context.Context) error {
+	return s.readLayoutOn(ctx, s.other)
+}
+
+// readLayoutOn is readLayout on q.
+func (s *Store) readLayoutOn(ctx context.Context, q querier) error {
 	var partitioned bool
-	if err := s.other.QueryRow(ctx, s.sql.SQL(selectLayout)).Scan(&partitioned); err != nil {
+	if err := q.QueryRow(ctx, s.sql.SQL(selectLayout)).Scan(&partitioned); err != nil {
 		return err
 	}
 	s.partitioned.Store(partitioned)

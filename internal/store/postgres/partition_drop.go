@@ -4,15 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 )
 
-// dropPeriod drops the partitions of r, in one transaction, unless they
-// hold a live delivery: then it returns the partition with the live
-// deliveries' counts and dropped false, having changed nothing.
+// dropPeriod retires the partitions of r in one transaction, then drops
+// their tables, unless they hold a live delivery: then it returns the
+// partition with the live deliveries' counts and dropped false, having
+// changed nothing.
 //
 // The transaction first takes the exclusive side of the retire lock
 // (retireExclusive), which waits for the replays and backfills under way
@@ -25,11 +27,13 @@ import (
 // and failure counts (a DROP fires no delete trigger), and deletes the
 // events' dedupe keys, by the range of their ids, and the signature
 // digests they hold. Last it locks the parents (ACCESS EXCLUSIVE, which
-// dropping a partition takes anyway), checks once more that no live
+// detaching a partition takes anyway), checks once more that no live
 // delivery came in — a receiver whose clock is behind by more than the
-// retention writes into old partitions — and drops the three tables:
+// retention writes into old partitions — and detaches the three tables:
 // every statement on the event log waits for that lock, a few
-// milliseconds once granted, at most dropLockTimeout until it is.
+// milliseconds once granted, at most dropLockTimeout until it is. Once
+// it commits, they are dropped (see dropDetached); a drop cut short
+// there is finished by the next pass (see dropLeftovers).
 //
 // A receiver that far behind which also completes a delivery it stored
 // there within the few seconds of the drop is the one case left out: its
@@ -37,6 +41,7 @@ import (
 func (s *Store) dropPeriod(ctx context.Context, r partitionRange) (store.Partition, bool, error) {
 	p := r.partition()
 	deliveries := s.table("deliveries", r.name)
+	var locking time.Time
 	err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
 		for _, stmt := range []string{dropLockTimeout, retireExclusive} {
 			if _, err := tx.Exec(ctx, stmt); err != nil {
@@ -58,15 +63,20 @@ func (s *Store) dropPeriod(ctx context.Context, r partitionRange) (store.Partiti
 		if _, err := tx.Exec(ctx, s.sql.SQL(fmt.Sprintf(deletePartitionDigests, s.table("events", r.name)))); err != nil {
 			return fmt.Errorf("delete signature digests: %w", err)
 		}
+		locking = time.Now()
 		if _, err := tx.Exec(ctx, s.sql.SQL(lockParents)); err != nil {
 			return err
 		}
 		if p.Live, err = s.liveIn(ctx, tx, deliveries); err != nil || len(p.Live) > 0 {
 			return orErr(err, errLive)
 		}
-		_, err = tx.Exec(ctx, fmt.Sprintf("DROP TABLE %s, %s, %s",
-			s.table("attempts", r.name), deliveries, s.table("events", r.name)))
-		return err
+		for _, t := range partitionedTables {
+			stmt := fmt.Sprintf("ALTER TABLE %s DETACH PARTITION %s", s.sql.SQL("hookrelay."+t.name), s.table(t.name, r.name))
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	switch {
 	case errors.Is(err, errLive):
@@ -74,7 +84,18 @@ func (s *Store) dropPeriod(ctx context.Context, r partitionRange) (store.Partiti
 	case err != nil:
 		return p, false, err
 	}
-	return p, true, nil
+	p.Locked = time.Since(locking)
+	return p, true, s.dropDetached(ctx, r.name)
+}
+
+// dropDetached drops the tables of partition name, detached from the
+// parents. Their files are removed as the DROP commits, a time that
+// grows with their size (a third of a second a GB here): detached, they
+// hold no lock any other statement waits for.
+func (s *Store) dropDetached(ctx context.Context, name string) error {
+	_, err := s.other.Exec(ctx, fmt.Sprintf("DROP TABLE IF EXISTS %s, %s, %s",
+		s.table("attempts", name), s.table("deliveries", name), s.table("events", name)))
+	return err
 }
 
 // liveIn counts the live deliveries of a deliveries partition, by

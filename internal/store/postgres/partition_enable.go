@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
 // errPartitioned reports a conversion of an event log that is
@@ -87,24 +89,53 @@ func (s *Store) enablePartitions(ctx context.Context, period store.PartitionPeri
 		return err
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), unlockConvert, convertLockKey) //nolint:errcheck // the session ends the lock too
-	if err := s.readLayout(ctx); err != nil {
+	// Every statement goes through conn: with a pool of one connection,
+	// another would wait for it forever.
+	if err := s.readLayoutOn(ctx, conn); err != nil {
 		return err
 	}
 	if s.partitioned.Load() {
 		return errPartitioned
 	}
-	if pending, err := s.PendingMigrations(ctx); err != nil || len(pending) > 0 {
-		return orErr(err, fmt.Errorf("migrations %s are not applied: migrate first", strings.Join(pending, ", ")))
+	if err := s.checkMigrated(ctx, conn); err != nil {
+		return err
 	}
 	c := conversion{s: s, conn: conn.Conn(), period: period, now: now, progress: progress,
 		bound: period.Start(now).Add(period.Length())}
 	if err := c.run(ctx); err != nil {
 		return err
 	}
-	if err := s.readLayout(ctx); err != nil {
+	if err := s.readLayoutOn(ctx, conn); err != nil {
 		return err
 	}
 	s.logger.Info("event log partitioned", "period", string(period), "bound", c.bound)
+	return nil
+}
+
+// checkMigrated fails unless every migration is applied, as read on q:
+// a conversion partitions the tables as the last migration left them.
+func (s *Store) checkMigrated(ctx context.Context, q querier) error {
+	ms, err := sqlstore.ReadMigrations(migrationFiles, "migrations")
+	if err != nil {
+		return err
+	}
+	rows, err := q.Query(ctx, s.sql.SQL(selectMigrations))
+	if err != nil {
+		return err
+	}
+	done, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return err
+	}
+	var pending []string
+	for _, m := range ms {
+		if !slices.Contains(done, m.Version) {
+			pending = append(pending, m.Name)
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("migrations %s are not applied: migrate first", strings.Join(pending, ", "))
+	}
 	return nil
 }
 
@@ -322,16 +353,7 @@ func (c *conversion) describe(ctx context.Context, tx pgx.Tx, name, key string) 
 		return nil, nil, fmt.Errorf("read the indexes: %w", err)
 	}
 	rows, err = tx.Query(ctx, selectTableTriggers, c.s.sql.SQL("hookrelay."+name))
-	if err != nil {
-		return nil, nil, err
-	}
-	triggers := map[string]string{}
-	_, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct{}, error) {
-		var tg, def string
-		err := row.Scan(&tg, &def)
-		triggers[tg] = def
-		return struct{}{}, err
-	})
+	triggers, err := collectMap[string, string](rows, err)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the triggers: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
-	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
 // snapshot is what a store shows of its events: each event's listing,
@@ -55,7 +54,7 @@ func snapshot(t *testing.T, s *Store, ids []string) string {
 // stored before.
 func TestEnablePartitionsConverts(t *testing.T) {
 	t.Parallel()
-	s := openURL(t, testdb.PostgresURL(t))
+	s := openPlain(t)
 	ctx := context.Background()
 	now := time.Now()
 	today := store.PartitionsDaily.Start(now)

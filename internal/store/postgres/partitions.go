@@ -104,8 +104,9 @@ func (s *Store) partitionRanges(ctx context.Context, q querier) ([]listedRange, 
 }
 
 // MaintainPartitions creates the partitions ahead and drops those past
-// req.DropBefore that hold no live delivery (see store.Partitions), then,
-// when it changed any, analyzes the parents.
+// req.DropBefore that hold no live delivery (see store.Partitions); when
+// it created any, it then analyzes the parents, whose own statistics
+// autovacuum never gathers (it does each partition's), once a period.
 func (s *Store) MaintainPartitions(ctx context.Context, req store.PartitionRequest) (store.PartitionReport, error) {
 	var report store.PartitionReport
 	release, err := s.enter()
@@ -126,7 +127,7 @@ func (s *Store) MaintainPartitions(ctx context.Context, req store.PartitionReque
 		return report, fmt.Errorf("maintain partitions: %w", store.ErrNotPartitioned)
 	}
 	err = s.maintain(ctx, req, &report)
-	if err == nil && len(report.Created)+len(report.Dropped) > 0 {
+	if err == nil && len(report.Created) > 0 {
 		_, err = s.other.Exec(ctx, s.sql.SQL(analyzeParents))
 	}
 	if err != nil {
@@ -138,6 +139,9 @@ func (s *Store) MaintainPartitions(ctx context.Context, req store.PartitionReque
 // maintain creates the partitions ahead, then drops the expired ones,
 // oldest first, into report.
 func (s *Store) maintain(ctx context.Context, req store.PartitionRequest, report *store.PartitionReport) error {
+	if err := s.dropLeftovers(ctx); err != nil {
+		return fmt.Errorf("drop detached partitions: %w", err)
+	}
 	ranges, def, err := s.partitionRanges(ctx, s.other)
 	if err != nil {
 		return err
@@ -161,14 +165,35 @@ func (s *Store) maintain(ctx context.Context, req store.PartitionRequest, report
 			break
 		}
 		p, dropped, err := s.dropPeriod(ctx, r.partitionRange)
+		switch {
+		case dropped:
+			report.Dropped = append(report.Dropped, p)
+		case err == nil:
+			report.Waiting = append(report.Waiting, p)
+		}
 		if err != nil {
 			return fmt.Errorf("drop partition %s: %w", r.name, err)
 		}
-		if dropped {
-			report.Dropped = append(report.Dropped, p)
-		} else {
-			report.Waiting = append(report.Waiting, p)
+	}
+	return nil
+}
+
+// dropLeftovers drops the tables that a drop detached and did not drop:
+// their counts, keys and digests went as they were detached.
+func (s *Store) dropLeftovers(ctx context.Context) error {
+	rows, err := s.other.Query(ctx, selectLeftovers, s.tables.Schema())
+	if err != nil {
+		return err
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := s.dropDetached(ctx, name); err != nil {
+			return err
 		}
+		s.logger.Warn("detached partition dropped", logPartition, name)
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -118,19 +117,7 @@ func prefixed(prefix string, m map[string]int64) map[string]int64 {
 func sums(t *testing.T, s *Store, query string) map[string]int64 {
 	t.Helper()
 	rows, err := s.other.Query(context.Background(), s.sql.SQL(query))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]int64{}
-	_, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct{}, error) {
-		var (
-			k string
-			n int64
-		)
-		err := row.Scan(&k, &n)
-		out[k] = n
-		return struct{}{}, err
-	})
+	out, err := collectMap[string, int64](rows, err)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,12 +177,22 @@ func TestPartitionedDedupeAcrossPeriods(t *testing.T) {
 	}
 }
 
+// openPlain opens a store on a schema of its own whose event log stays
+// unpartitioned, whatever PartitionsEnv says.
+func openPlain(t testing.TB) *Store {
+	t.Helper()
+	url := testdb.PostgresURL(t)
+	return storetest.Migrated(t, func(ctx context.Context) (*Store, error) {
+		return Open(ctx, url, Options{}, nil)
+	})
+}
+
 // partitionedSince returns a store whose event log was partitioned by day
 // as of days ago, with the partitions of every day since made as
 // maintenance would have made them day after day.
-func partitionedSince(t *testing.T, days int) (*Store, time.Time) {
+func partitionedSince(t testing.TB, days int) (*Store, time.Time) {
 	t.Helper()
-	s := openURL(t, testdb.PostgresURL(t))
+	s := openPlain(t)
 	ctx := context.Background()
 	now := time.Now()
 	if err := s.EnablePartitions(ctx, store.PartitionsDaily, now.AddDate(0, 0, -days), nil); err != nil {
@@ -287,6 +284,21 @@ func TestPartitionDrop(t *testing.T) {
 	checkCountsTrue(t, s, "after the second drop")
 	if _, err := s.GetEvent(ctx, kept.Event.ID); err != nil {
 		t.Errorf("GetEvent(evt_kept): %v", err)
+	}
+
+	// A drop whose process stopped between detaching the tables and
+	// dropping them leaves them detached: the next pass drops them.
+	last := periodName(today.AddDate(0, 0, 2))
+	for _, table := range []string{"events", "deliveries", "attempts"} {
+		if _, err := s.other.Exec(ctx, fmt.Sprintf("ALTER TABLE %s DETACH PARTITION %s", s.sql.SQL("hookrelay."+table), s.table(table, last))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.MaintainPartitions(ctx, req); err != nil {
+		t.Fatalf("MaintainPartitions after a detach: %v", err)
+	}
+	if n := count(t, s, `SELECT count(*) FROM pg_class WHERE relname LIKE '%_`+last+`' AND relkind = 'r' AND NOT relispartition`); n != 0 {
+		t.Errorf("%d detached tables of %s left", n, last)
 	}
 }
 

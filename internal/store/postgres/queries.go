@@ -251,9 +251,9 @@ SELECT d.id, d.event_id, d.destination, d.status, d.attempts, d.replay_count, d.
 FROM d JOIN hookrelay.events e ON e.id = d.event_id
 WHERE d.dead`
 
-	// claimCandidates picks, locks and returns in order the ids of up to
-	// $3 deliveries of destination $1 claimable at $2: due ones from the
-	// due index, expired leases from the processing index, each in
+	// claimCandidates picks, locks and returns in order the ids and event
+	// ids of up to $3 deliveries of destination $1 claimable at $2: due
+	// ones from the due index, expired leases from the processing index, each in
 	// (next_attempt_at, id) order and merged; expired leases only when $5
 	// holds, which it does not when recordLost ran first and turned them
 	// into due deliveries or dead ones. Rows other claimers hold
@@ -263,14 +263,14 @@ WHERE d.dead`
 	// caller re-checks with claimRows, in a later statement, once it
 	// holds the key.
 	claimCandidates = `WITH due AS MATERIALIZED (
-	SELECT c.id, c.next_attempt_at, c.ordering_key FROM hookrelay.deliveries c
+	SELECT c.id, c.event_id, c.next_attempt_at, c.ordering_key FROM hookrelay.deliveries c
 	WHERE c.destination = $1 AND c.status IN ('pending', 'failed') AND c.next_attempt_at <= $2
 		AND ` + keyIsFree + `
 	ORDER BY c.next_attempt_at, c.id
 	LIMIT $3
 	FOR UPDATE OF c SKIP LOCKED
 ), expired AS MATERIALIZED (
-	SELECT c.id, c.next_attempt_at, c.ordering_key FROM hookrelay.deliveries c
+	SELECT c.id, c.event_id, c.next_attempt_at, c.ordering_key FROM hookrelay.deliveries c
 	WHERE c.destination = $1 AND c.status = 'processing' AND c.lease_until <= $2 AND $5::boolean
 		AND ` + keyIsFree + `
 	ORDER BY c.next_attempt_at, c.id
@@ -281,7 +281,7 @@ WHERE d.dead`
 	ORDER BY next_attempt_at, id
 	LIMIT $3
 )
-SELECT id FROM picked
+SELECT id, event_id FROM picked
 WHERE CASE WHEN ordering_key = '' THEN true
 	ELSE pg_try_advisory_xact_lock($4::integer, hashtext($1 || E'\n' || ordering_key)) END
 ORDER BY next_attempt_at, id`

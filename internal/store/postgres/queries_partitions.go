@@ -49,10 +49,16 @@ WHERE i.inhparent = to_regclass('hookrelay.events')`
 	lockParents = `LOCK TABLE ONLY hookrelay.events, hookrelay.deliveries, hookrelay.attempts IN ACCESS EXCLUSIVE MODE`
 
 	// selectLive counts, by destination and status, the pending,
-	// processing and failed deliveries of a deliveries partition (%s),
-	// from its partial indexes.
-	selectLive = `SELECT destination, status, count(*) FROM %s
-WHERE status IN ('pending', 'processing', 'failed') GROUP BY destination, status`
+	// processing and failed deliveries of a deliveries partition (%[1]s),
+	// from its partial indexes: each branch's condition is the predicate
+	// of one (the claim's deliveries_due and deliveries_processing), so
+	// that the planner reads them and not the partition's finished rows,
+	// which a condition on the three statuses at once would scan.
+	selectLive = `SELECT destination, status, count(*) FROM %[1]s
+WHERE status IN ('pending', 'failed') GROUP BY destination, status
+UNION ALL
+SELECT destination, status, count(*) FROM %[1]s
+WHERE status = 'processing' GROUP BY destination, status`
 
 	// subtractCounts takes the deliveries of a partition (%s) out of the
 	// delivery counts and failure counts that the triggers of migrations
@@ -87,8 +93,16 @@ WHERE o.signature_digest IS NOT NULL
 
 	// analyzeParents refreshes the parents' own statistics, which
 	// autovacuum never gathers for a partitioned table (it does for each
-	// partition).
+	// partition); it reads a sample of every partition.
 	analyzeParents = `ANALYZE hookrelay.events, hookrelay.deliveries, hookrelay.attempts`
+
+	// selectLeftovers returns the names (without events_) of the
+	// tables of events of the store's schema named as partitions are
+	// that are not partitions: detached by a drop whose process stopped
+	// before it dropped them.
+	selectLeftovers = `SELECT substr(relname, 8) FROM pg_class
+WHERE relnamespace = to_regnamespace($1) AND relkind = 'r' AND NOT relispartition
+	AND relname ~ '^events_(p[0-9]{8}_[0-9]{4}|before_[0-9]{8}_[0-9]{4})$'`
 
 	// The conversion (EnablePartitions).
 

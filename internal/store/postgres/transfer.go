@@ -74,19 +74,7 @@ func (s *Store) withEventIDs(ctx context.Context, tx pgx.Tx, at int, vals [][]an
 		ids[i] = row[at].(int64)
 	}
 	rows, err := tx.Query(ctx, s.sql.SQL(selectDeliveryEvents), ids)
-	if err != nil {
-		return nil, err
-	}
-	events := map[int64]string{}
-	_, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct{}, error) {
-		var (
-			id    int64
-			event string
-		)
-		err := row.Scan(&id, &event)
-		events[id] = event
-		return struct{}{}, err
-	})
+	events, err := collectMap[int64, string](rows, err)
 	if err != nil {
 		return nil, err
 	}
