@@ -49,6 +49,13 @@
 //	# event is delivered to the no-op target, then over 10 s of idle
 //	go run ./cmd/hookrelay-bench wal --senders 32 --duration 40s --idle 10s
 //
+//	# on PostgreSQL: one day of 1 and of 5 million done deliveries (4 per
+//	# event), 40 days old, retired by one retention pass: the row-level
+//	# Prune of an unpartitioned event log, then the drop of the day's
+//	# partitions of one partitioned by day; wall time, WAL written, the
+//	# tables' size before, after and after the VACUUM deleting leaves
+//	go run ./cmd/hookrelay-bench prune --deliveries 1000000,5000000 --destinations 4
+//
 //	# the no-op target on its own: prints its address, answers 200 to
 //	# anything after reading the body, stops on SIGTERM
 //	go run ./cmd/hookrelay-bench noop --listen 127.0.0.1:0
@@ -88,6 +95,7 @@ func commands() []command {
 		{"sustained", "highest ingest rate whose deliveries keep up, with the drain ratio", runSustained},
 		{"scaleout", "drain and ingest rates as worker and receiver processes are added (PostgreSQL)", runScaleout},
 		{"wal", "SQLite WAL size under sustained ingest and delivery, and once idle", runWAL},
+		{"prune", "retiring a day of deliveries: row-level Prune against dropping partitions (PostgreSQL)", runPrune},
 		{"noop", "serve the no-op target (used by ingest)", runNoop},
 	}
 }

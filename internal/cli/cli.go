@@ -40,6 +40,7 @@ func commands() []command {
 	return []command{
 		{"serve", runServe},
 		{"migrate", runMigrate},
+		{"partitions", runPartitions},
 		{"copy-store", runCopyStore},
 		{"keys", runKeys},
 		{"backup", runBackup},

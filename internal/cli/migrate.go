@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 )
 
@@ -17,7 +18,7 @@ func runMigrate(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	logger := newLogger(env.Stderr, cfg.Log.Level, cfg.Log.Format)
-	st, err := storeopen.Open(ctx, cfg.Database, logger)
+	st, err := storeopen.OpenWith(ctx, cfg.Database, storeopen.Options{Partitions: store.PartitionPeriod(cfg.Retention.Partitions)}, logger)
 	if err != nil {
 		return err
 	}

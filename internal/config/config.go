@@ -213,6 +213,27 @@ type Retention struct {
 	Done Duration `yaml:"done"`
 	// Dead is how long an event with a dead delivery is kept.
 	Dead Duration `yaml:"dead"`
+	// Partitions, on PostgreSQL, splits the event log into one partition
+	// per UTC day ("daily") or hour ("hourly"), which retention drops
+	// whole once the longer of done and dead has passed its end, instead
+	// of deleting its rows (see docs/retention.md); empty keeps one table,
+	// pruned row by row. A database that holds events is converted by
+	// `hookrelay partitions enable`, one that holds none by migrate.
+	Partitions string `yaml:"partitions,omitempty"`
+}
+
+// PartitionsKept is how many partitions of each table a partitioned
+// event log keeps at most: those of the longer retention and those
+// created ahead. The queries that cannot skip partitions by their time
+// (a claim, a lookup by delivery id) slow down with their number.
+func (r Retention) PartitionsKept() int {
+	period := map[string]time.Duration{"daily": 24 * time.Hour, "hourly": time.Hour}[r.Partitions]
+	if period == 0 {
+		return 0
+	}
+	keep := max(r.Done.Std(), r.Dead.Std())
+	ahead := map[string]int{"daily": 3, "hourly": 7}[r.Partitions]
+	return int((keep+period-1)/period) + 1 + ahead
 }
 
 // Alerts configures where operators hear about dead letters and about

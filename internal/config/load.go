@@ -93,6 +93,7 @@ func parseParts(data []byte, baseDir string, getenv func(string) string, parts [
 	c.warnSources()
 	c.warnMetricsToken()
 	c.warnAlertSecret()
+	c.warnPartitions()
 	return c, nil
 }
 

@@ -92,6 +92,7 @@ func (c *Config) Validate() error {
 	v.metricsToken()
 	v.durationPositive("retention.done", c.Retention.Done)
 	v.durationPositive("retention.dead", c.Retention.Dead)
+	v.partitions()
 	v.alerts()
 	v.ingest()
 	v.admin()
@@ -224,6 +225,18 @@ func (v *validator) admin() {
 
 // fleet checks the runner's lease: at least a second, which the runner
 // renews every third of.
+// partitions checks retention.partitions: a period, on PostgreSQL.
+func (v *validator) partitions() {
+	p := v.c.Retention.Partitions
+	switch {
+	case p == "":
+	case p != "daily" && p != "hourly":
+		v.add("retention.partitions", "%q is not a period (want daily or hourly, or leave it out)", p)
+	case !isPostgresURL(v.c.Database):
+		v.add("retention.partitions", "partitions are PostgreSQL's: a SQLite event log is pruned row by row; remove the key, or use a postgres:// database")
+	}
+}
+
 func (v *validator) fleet() {
 	if l := v.c.Fleet.RunnerLease; l < Duration(time.Second) {
 		v.add("fleet.runner_lease", "%s is less than 1s", l)

@@ -177,6 +177,12 @@ func TestValidate(t *testing.T) {
 		// retention, alerts, ingest, log
 		{"retention done zero", func(c *Config) { c.Retention.Done = 0 }, []string{"retention.done: 0s is not more than 0"}},
 		{"retention dead negative", func(c *Config) { c.Retention.Dead = Duration(-24 * time.Hour) }, []string{"retention.dead: -1d is not more than 0"}},
+		{"retention partitions", func(c *Config) { c.Database, c.Retention.Partitions = "postgres://db.internal/hookrelay", "daily" }, nil},
+		{"retention partitions hourly", func(c *Config) { c.Database, c.Retention.Partitions = "postgres://db.internal/hookrelay", "hourly" }, nil},
+		{"retention partitions unknown", func(c *Config) { c.Database, c.Retention.Partitions = "postgres://db.internal/hookrelay", "weekly" }, []string{
+			`retention.partitions: "weekly" is not a period (want daily or hourly, or leave it out)`}},
+		{"retention partitions on sqlite", func(c *Config) { c.Retention.Partitions = "daily" }, []string{
+			"retention.partitions: partitions are PostgreSQL's: a SQLite event log is pruned row by row; remove the key, or use a postgres:// database"}},
 		{"alerts url", func(c *Config) { c.Alerts.URL = "https://alerts.example.com/hook" }, nil},
 		{"alerts url bad", func(c *Config) { c.Alerts.URL = "alerts.example.com" }, []string{"alerts.url: want an absolute http or https URL"}},
 		{"signature alerts", func(c *Config) {
@@ -418,5 +424,32 @@ func TestAlertSecret(t *testing.T) {
 				t.Errorf("warnings = %q, want %q", c.Warnings, tt.warnings)
 			}
 		})
+	}
+}
+
+// TestPartitionsWarned checks the warning of a retention that keeps too
+// many partitions: hourly ones over months, not daily ones.
+func TestPartitionsWarned(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		retention string
+		warnings  []string
+	}{
+		{"{partitions: daily}", nil},
+		{"{partitions: hourly, done: 2d, dead: 3d}", nil},
+		{"{partitions: daily, done: 30d, dead: 90d}", nil},
+		{"{partitions: hourly}", []string{"retention.partitions: hourly with the retention of 90d keeps about 2168 partitions of each table; " +
+			"claims and lookups by delivery id probe each: prefer daily ones or a shorter retention"}},
+		{"{partitions: daily, done: 365d, dead: 730d}", []string{"retention.partitions: daily with the retention of 730d keeps about 734 partitions of each table; " +
+			"claims and lookups by delivery id probe each: prefer daily ones or a shorter retention"}},
+	}
+	for _, tt := range tests {
+		c, err := Parse([]byte("database: postgres://db.internal/hookrelay\nretention: "+tt.retention+"\n"), t.TempDir(), env(nil))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.retention, err)
+		}
+		if !slices.Equal(c.Warnings, tt.warnings) {
+			t.Errorf("%s: warnings = %q, want %q", tt.retention, c.Warnings, tt.warnings)
+		}
 	}
 }

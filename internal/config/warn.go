@@ -51,3 +51,16 @@ func (c *Config) warnSources() {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%s.%s: source %q has no %s%s; its requests are answered 503", key, field, s.Name, what, hint))
 	}
 }
+
+// partitionsWarned is how many partitions of each table a partitioned
+// event log may keep before a warning says so.
+const partitionsWarned = 100
+
+// warnPartitions warns when the retention keeps so many partitions that
+// the queries which probe each of them slow down.
+func (c *Config) warnPartitions() {
+	if n := c.Retention.PartitionsKept(); n > partitionsWarned {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("retention.partitions: %s with the retention of %s keeps about %d partitions of each table; "+
+			"claims and lookups by delivery id probe each: prefer daily ones or a shorter retention", c.Retention.Partitions, max(c.Retention.Done, c.Retention.Dead), n))
+	}
+}

@@ -17,7 +17,7 @@ func (h *handlerWorker) failed(c store.Claim, cause error, start time.Time, took
 	d := c.Delivery
 	now := h.engine.now()
 	comp := store.Completion{
-		DeliveryID: d.ID, LeaseToken: c.LeaseToken, Now: now,
+		DeliveryID: d.ID, EventID: d.EventID, LeaseToken: c.LeaseToken, Now: now,
 		Attempt: store.Attempt{AttemptedAt: start, Duration: took, Error: ShortError(cause.Error())},
 	}
 	comp.Status, comp.NextAttemptAt = h.policy.DecideHandler(cause, d.Attempts, now)

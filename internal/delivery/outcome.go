@@ -23,6 +23,7 @@ func (w *worker) deliver(c store.Claim, done func()) {
 	now := w.engine.now()
 	comp := store.Completion{
 		DeliveryID: d.ID,
+		EventID:    d.EventID,
 		LeaseToken: c.LeaseToken,
 		Status:     res.Outcome,
 		Attempt:    res.Attempt(d.ID),

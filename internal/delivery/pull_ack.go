@@ -40,6 +40,7 @@ func (p *Puller) Ack(ctx context.Context, dest config.Destination, l Lease, o Pu
 	now := p.now()
 	c := store.Completion{
 		DeliveryID: l.DeliveryID,
+		EventID:    held.EventID,
 		LeaseToken: l.storeToken,
 		Status:     o.Status,
 		Attempt: store.Attempt{

@@ -153,6 +153,9 @@ func NewWith(ctx context.Context, cfg *config.Config, role Role, opts Options, l
 	} else if err = st.Migrate(ctx); err != nil {
 		err = fmt.Errorf("migrate: %w", err)
 	}
+	if err == nil {
+		err = CheckPartitions(ctx, cfg, st)
+	}
 	if err != nil {
 		_ = st.Close()
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/fleet"
 	"github.com/hookrelay/hookrelay/internal/receiver"
 	"github.com/hookrelay/hookrelay/internal/retention"
+	"github.com/hookrelay/hookrelay/internal/store"
 )
 
 // fleetRun is this process's part in the fleet's runner: the election, and
@@ -97,10 +98,12 @@ func (r *Relay) stopRunner() {
 // configured retention.
 func (r *Relay) pruner() *retention.Pruner {
 	return retention.New(retention.Options{
-		Store:  r.store,
-		Done:   time.Duration(r.cfg.Retention.Done),
-		Dead:   time.Duration(r.cfg.Retention.Dead),
-		Logger: r.logger,
+		Store:      r.store,
+		Done:       time.Duration(r.cfg.Retention.Done),
+		Dead:       time.Duration(r.cfg.Retention.Dead),
+		Period:     store.PartitionPeriod(r.cfg.Retention.Partitions),
+		Partitions: r.store,
+		Logger:     r.logger,
 		OnPass: func(deleted int64, err error) {
 			outcome := "ok"
 			if err != nil {

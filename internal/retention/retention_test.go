@@ -291,3 +291,66 @@ func TestRunPrunesUntilCancelled(t *testing.T) {
 		}
 	})
 }
+
+// TestPrunerDropsPartitions prunes a PostgreSQL event log partitioned by
+// day, with both retentions of 30 days: the days that ended before them
+// are dropped whole, one that a pending delivery keeps loses only its
+// finished events, row by row, and an event of the day that straddles the
+// bound waits for its day to be dropped.
+func TestPrunerDropsPartitions(t *testing.T) {
+	t.Parallel()
+	s, err := postgres.Open(context.Background(), testdb.PostgresURL(t), postgres.Options{IngestConns: 2, OtherConns: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx := context.Background()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EnablePartitions(ctx, store.PartitionsDaily, now.Add(-40*day), nil); err != nil {
+		t.Fatalf("EnablePartitions: %v", err)
+	}
+	for d := 39; d >= 0; d-- { // the partitions maintenance made day after day
+		if _, err := s.MaintainPartitions(ctx, store.PartitionRequest{Period: store.PartitionsDaily, Now: now.Add(-time.Duration(d) * day)}); err != nil {
+			t.Fatalf("MaintainPartitions: %v", err)
+		}
+	}
+	ids := map[string]string{
+		"dropped":    storeEvent(t, s, "dropped", 36*day, store.StatusDone),
+		"live":       storeEvent(t, s, "live", 35*day, store.StatusPending),
+		"beside":     storeEvent(t, s, "beside", 35*day, store.StatusDone),
+		"straddling": storeEvent(t, s, "straddling", 30*day+time.Hour, store.StatusDone),
+		"recent":     storeEvent(t, s, "recent", 10*day, store.StatusDone),
+	}
+	var logs bytes.Buffer
+	p := retention.New(retention.Options{
+		Store: s, Done: 30 * day, Dead: 30 * day, Period: store.PartitionsDaily, Partitions: s,
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)), Now: func() time.Time { return now },
+	})
+	n, err := p.Prune(ctx)
+	if err != nil {
+		t.Fatalf("Prune: %v", err)
+	}
+	if n != 1 {
+		t.Errorf("Prune deleted %d events row by row, want 1 (beside)", n)
+	}
+	for name, want := range map[string]bool{"dropped": false, "live": true, "beside": false, "straddling": true, "recent": true} {
+		if got := exists(t, s, ids[name]); got != want {
+			t.Errorf("%s: stored %t, want %t", name, got, want)
+		}
+	}
+	for _, want := range []string{`"partition":"p20260426_0000","events":1,"deliveries":1`,
+		`"partition":"p20260427_0000","live":"live-d0:pending=1"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log %s lacks %s", logs.String(), want)
+		}
+	}
+	ps, err := s.ListPartitions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := ps[len(ps)-2]; !last.To.After(now.Add(store.PartitionsDaily.Lead())) {
+		t.Errorf("the partitions end at %v, want them made ahead of %v", last.To, now)
+	}
+}

@@ -40,6 +40,7 @@ type DB interface {
 	ConsoleSessions
 	FleetLeases
 	FleetAlerts
+	Partitions
 
 	// SupportsListener tells whether Listen delivers notifications: true
 	// on PostgreSQL, false on SQLite, where one process owns the database

@@ -109,6 +109,11 @@ const (
 // Completion records the outcome of one claimed attempt.
 type Completion struct {
 	DeliveryID int64
+	// EventID, when set, must be the delivery's event (its claim's
+	// Delivery.EventID): on a partitioned event log the outcome then
+	// reads that event's partition alone, rather than every partition's
+	// index of delivery ids.
+	EventID    string
 	LeaseToken string
 	// Status is the delivery's new status: done, skipped, failed or dead.
 	Status DeliveryStatus

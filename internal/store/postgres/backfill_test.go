@@ -17,7 +17,7 @@ import (
 func TestCountersBackfilled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, err := Open(ctx, testdb.PostgresURL(t), Options{}, nil)
+	s, err := Open(ctx, testdb.PostgresURL(t), WithTestPartitions(Options{}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

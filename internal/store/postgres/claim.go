@@ -53,7 +53,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		return claims, nil // a paused destination's deliveries wait
 	}
 	err = pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
-		lost, ids, err := s.claimCandidates(ctx, tx, req, now)
+		lost, ids, events, err := s.claimCandidates(ctx, tx, req, now)
 		if err != nil {
 			return err
 		}
@@ -65,7 +65,11 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 		if err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, s.sql.SQL(claimRows), req.Destination, now, now.Add(req.Lease), ids, tokens)
+		statement, args := claimRows, []any{req.Destination, now, now.Add(req.Lease), ids, tokens}
+		if s.partitioned.Load() {
+			statement, args = claimRowsKeyed, append(args, events)
+		}
+		rows, err := tx.Query(ctx, s.sql.SQL(statement), args...)
 		if err != nil {
 			return err
 		}
@@ -88,7 +92,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 // lets tx commit without waiting for its WAL flush; the settings and the
 // statement go in one round trip, preceded, when req sets MaxAttempts, by
 // recordLost. It returns the deliveries recordLost found lost and marked
-// dead, and the ids claimCandidates picked.
+// dead, and the ids claimCandidates picked with their event ids.
 //
 // A claim lost in a server crash only hands its deliveries out again,
 // which at-least-once delivery allows: the holder's outcomes then find no
@@ -97,7 +101,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 // (ClaimDeliveries turns it back on), since losing it could let a second
 // claimer hold that key's head while the first still pushes it. A lost
 // attempt lost in a server crash is found lost again by a later claim.
-func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req store.ClaimRequest, now time.Time) (lost []store.Claim, ids []int64, err error) {
+func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req store.ClaimRequest, now time.Time) (lost []store.Claim, ids []int64, events []string, err error) {
 	b := &pgx.Batch{}
 	b.Queue(genericPlans)
 	b.Queue(asyncCommit)
@@ -114,24 +118,32 @@ func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req store.ClaimR
 	}()
 	for range 2 {
 		if _, err := br.Exec(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if countLost {
 		rows, err := br.Query()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if lost, err = pgx.CollectRows(rows, s.scanClaim); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	rows, err := br.Query()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
-	return lost, ids, err
+	_, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct{}, error) {
+		var (
+			id    int64
+			event string
+		)
+		err := row.Scan(&id, &event)
+		ids, events = append(ids, id), append(events, event)
+		return struct{}{}, err
+	})
+	return lost, ids, events, err
 }
 
 // NextDue returns the earliest due time or lease end among the

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -50,7 +51,11 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	// server crash only hands the delivery out again when its lease runs
 	// out, which at-least-once delivery allows, while waiting for the
 	// flush made outcomes the limit of a drain.
-	got, err := idsAfterSettings(ctx, s.other, []string{asyncCommit}, s.sql.SQL(completeDeliveries), a.args()...)
+	statement, args := completeDeliveries, a.args()
+	if s.partitioned.Load() && !slices.Contains(a.events, "") {
+		statement, args = completeDeliveriesKeyed, append(args, a.events)
+	}
+	got, err := idsAfterSettings(ctx, s.other, []string{asyncCommit}, s.sql.SQL(statement), args...)
 	if err != nil {
 		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), s.mapErr(ctx, err))
 	}
@@ -75,6 +80,7 @@ type completionArrays struct {
 	snippets, headers        [][]byte
 	keyIDs                   []*string
 	kinds                    []string
+	events                   []string // "" where the caller did not say
 }
 
 // args returns the arrays as completeDeliveries takes them.
@@ -98,6 +104,7 @@ func (a *completionArrays) add(r sqlstore.CompletionRow) {
 	a.keyIDs = append(a.keyIDs, r.KeyID)
 	a.headers = append(a.headers, r.Headers)
 	a.kinds = append(a.kinds, string(r.Kind))
+	a.events = append(a.events, r.EventID)
 }
 
 // ReleaseDeliveries hands back the deliveries of rs still held under

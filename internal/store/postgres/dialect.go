@@ -49,6 +49,7 @@ var dialect = sqlstore.Dialect{
 	JSONRows:        "jsonb_array_elements(%s::jsonb)",
 	RowLocks:        true,
 	AsyncCommit:     asyncCommit,
+	RetireLock:      retireShared,
 	ReplayStretches: replayStretches,
 	RearmBatch:      rearmBatch,
 	BackfillIDs:     backfillIDs,

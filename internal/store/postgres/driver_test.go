@@ -24,7 +24,7 @@ import (
 func openURL(t *testing.T, dbURL string) *Store {
 	t.Helper()
 	return storetest.Migrated(t, func(ctx context.Context) (*Store, error) {
-		return Open(ctx, dbURL, Options{IngestConns: 2, OtherConns: 2}, slog.New(slog.DiscardHandler))
+		return Open(ctx, dbURL, WithTestPartitions(Options{IngestConns: 2, OtherConns: 2}), slog.New(slog.DiscardHandler))
 	})
 }
 
@@ -96,7 +96,7 @@ func TestConcurrentMigrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	open := func(ctx context.Context) (*Store, error) {
-		return Open(ctx, dbURL, Options{IngestConns: 1, OtherConns: 1}, nil)
+		return Open(ctx, dbURL, WithTestPartitions(Options{IngestConns: 1, OtherConns: 1}), nil)
 	}
 	recorded := func(s *Store) (n int, err error) {
 		err = s.other.QueryRow(context.Background(), s.sql.SQL("SELECT count(*) FROM hookrelay.schema_migrations")).Scan(&n)

@@ -52,14 +52,30 @@ func (s *Store) Ingest(ctx context.Context, items []store.IngestItem) ([]store.I
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
+	outcomes, err := s.ingest1(ctx, items, args, leased)
+	if isLayoutChanged(err) && s.readLayout(ctx) == nil {
+		// The event log was partitioned since this store read its
+		// layout (see EnablePartitions): the batch rolled back whole.
+		outcomes, err = s.ingest1(ctx, items, args, leased)
+	}
+	return outcomes, err
+}
 
+// ingest1 sends ingestBatch, in the layout the store knows, with args,
+// and the notifications of items' destinations, in one implicit
+// transaction.
+func (s *Store) ingest1(ctx context.Context, items []store.IngestItem, args []any, leased *sqlstore.LeasedRows) ([]store.IngestOutcome, error) {
+	statement := ingestBatch
+	if s.partitioned.Load() {
+		statement = ingestBatchKeyed
+	}
 	batch := &pgx.Batch{}
 	if s.shared {
 		// The pool is the application's, whose sessions may not wait for
 		// the flush: this transaction does (see OpenPool).
 		batch.Queue(syncCommit)
 	}
-	batch.Queue(s.sql.SQL(ingestBatch), args...)
+	batch.Queue(s.sql.SQL(statement), args...)
 	dests := destinations(items)
 	if len(dests) > 0 {
 		batch.Queue(notifyDestinations, dests)

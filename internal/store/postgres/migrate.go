@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
@@ -45,7 +47,31 @@ func (s *Store) Migrate(ctx context.Context) error {
 	for _, name := range applied {
 		s.logger.Info("migration applied", logMigration, name)
 	}
+	if err := s.partitionEmpty(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", s.mapErr(ctx, err))
+	}
 	return nil
+}
+
+// partitionEmpty partitions the event log by the period of the store's
+// options when it holds no event yet, which takes no time; one that
+// holds events is converted by EnablePartitions alone.
+func (s *Store) partitionEmpty(ctx context.Context) error {
+	if s.partitions == store.PartitionsOff {
+		return s.readLayout(ctx)
+	}
+	var empty bool
+	if err := s.other.QueryRow(ctx, s.sql.SQL(`SELECT NOT EXISTS (SELECT 1 FROM hookrelay.events)`)).Scan(&empty); err != nil {
+		return err
+	}
+	if err := s.readLayout(ctx); err != nil || s.partitioned.Load() || !empty {
+		return err
+	}
+	err := s.enablePartitions(ctx, s.partitions, time.Now(), nil)
+	if errors.Is(err, errPartitioned) {
+		return nil // another process did
+	}
+	return err
 }
 
 // apply applies, in tx, the migrations of ms not yet recorded, and returns

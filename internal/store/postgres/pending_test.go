@@ -13,7 +13,7 @@ func TestPendingUntilMigrated(t *testing.T) {
 	t.Parallel()
 	dbURL := testdb.PostgresURL(t)
 	storetest.PendingUntilMigrated(t, func(ctx context.Context) (*Store, error) {
-		return Open(ctx, dbURL, Options{IngestConns: 1, OtherConns: 1}, nil)
+		return Open(ctx, dbURL, WithTestPartitions(Options{IngestConns: 1, OtherConns: 1}), nil)
 	}, migrationNames(t))
 }
 

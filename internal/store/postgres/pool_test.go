@@ -50,7 +50,7 @@ func TestConformanceOnApplicationPool(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.DB {
 		pool, schema := appPool(t)
 		s := storetest.Migrated(t, func(ctx context.Context) (*postgres.Store, error) {
-			return postgres.OpenPool(ctx, pool, postgres.Options{Schema: schema}, slog.New(slog.DiscardHandler))
+			return postgres.OpenPool(ctx, pool, postgres.WithTestPartitions(postgres.Options{Schema: schema}), slog.New(slog.DiscardHandler))
 		})
 		postgres.SetReplayBatch(s, 2)
 		return s

@@ -24,7 +24,7 @@ func openTest(tb testing.TB) *postgres.Store {
 func openTestURL(tb testing.TB, url string) *postgres.Store {
 	tb.Helper()
 	return storetest.Migrated(tb, func(ctx context.Context) (*postgres.Store, error) {
-		return postgres.Open(ctx, url, postgres.Options{}, slog.New(slog.DiscardHandler))
+		return postgres.Open(ctx, url, postgres.WithTestPartitions(postgres.Options{}), slog.New(slog.DiscardHandler))
 	})
 }
 
@@ -61,4 +61,35 @@ func BenchmarkClaimCountingLost(b *testing.B) {
 // outcomes in one batch: the store's time per delivery for each.
 func BenchmarkClaimSizes(b *testing.B) {
 	storetest.BenchClaimSizes(b, openTest(b))
+}
+
+// openPartitioned opens a store on a schema of its own, migrated with
+// its event log partitioned by period, closed when the test ends.
+func openPartitioned(tb testing.TB, period store.PartitionPeriod) *postgres.Store {
+	tb.Helper()
+	url := testdb.PostgresURL(tb)
+	return storetest.Migrated(tb, func(ctx context.Context) (*postgres.Store, error) {
+		return postgres.Open(ctx, url, postgres.Options{Partitions: period, IngestConns: 4, OtherConns: 8}, slog.New(slog.DiscardHandler))
+	})
+}
+
+// TestConformancePartitioned runs, on an event log partitioned by day,
+// the conformance tests of what partitioning changes: ingest and its
+// dedupe, lookups by provider id, claims and outcomes (by delivery id
+// across partitions), pruning (its delete triggers), replay and
+// backfill, the counts, search, purge and the copy between stores. The
+// whole suite runs partitioned too with the package's tests, when
+// PartitionsEnv says so (HOOKRELAY_TEST_PARTITIONS=daily).
+func TestConformancePartitioned(t *testing.T) {
+	t.Parallel()
+	storetest.RunOnly(t, func(t *testing.T) store.DB {
+		s := openPartitioned(t, store.PartitionsDaily)
+		postgres.SetReplayBatch(s, 2)
+		return s
+	}, "MigrateTwice", "CloseMakesUnavailable", "NoPendingMigrations",
+		"Ingest", "Duplicate", "SameProviderID", "TakenID", "ReplayedSignature", "EventByProviderID", "GetDelivery",
+		"ClaimOldest", "ClaimCountsLost", "Complete", "Release", "Snooze", "OrderingInterleaved", "LostHead",
+		"Prune", "Replay", "Rearm", "Backfill", "CreateDeliveries", "StatsCounts", "StatsExactThroughTransitions",
+		"SearchIDPrefix", "SearchManyProviderIDs", "PurgeErasesPayload", "TransferCopiesEverything",
+		"WithinCommitsTogether", "AttemptRounds", "FailuresGrouped", "ListFilters")
 }

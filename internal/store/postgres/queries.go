@@ -25,7 +25,9 @@ const (
 	// ingestBatch stores a whole batch in one statement: the events arrive
 	// as parallel arrays (in the order the caller sorted them), the
 	// deliveries as arrays keyed by event id, $20 is
-	// store.ReplayWindow in microseconds.
+	// store.ReplayWindow in microseconds. It is ingestHead, then the
+	// insert of the events of one layout of the event log (ingestEvents
+	// unpartitioned, ingestKeyed partitioned), then ingestTail.
 	//
 	// First each signature digest of the batch is claimed for its
 	// provider id (claimed; the first item of the batch that carries it
@@ -43,22 +45,30 @@ const (
 	// An event is inserted when it carries no digest or its provider id
 	// holds it; a duplicate (source, provider_event_id), also of an earlier
 	// row of the same batch, is skipped; only the events inserted get
-	// deliveries. ins sorts by n what it reads of claimed, so every digest
-	// is claimed before any event is inserted: a batch never holds an
-	// event's key while it waits for a digest, and batches that claim
-	// digests in (source, digest) order and insert events in (source,
-	// provider id) order cannot deadlock. A delivery with a lease token is
-	// created leased at ingest, as a claim leaves it (processing, the
-	// attempt counted, the token and its lease_until); one with an empty
-	// token is created pending.
+	// deliveries. The dedupe is a unique index on (source,
+	// provider_event_id): the events' own, or, partitioned, event_keys's
+	// primary key, inserted before its event (see ingestKeyed). The
+	// statement sorts by n what it reads of claimed, so every digest is
+	// claimed before any key is inserted: a batch never holds an event's
+	// key while it waits for a digest, and batches that claim digests in
+	// (source, digest) order and insert keys in (source, provider id)
+	// order cannot deadlock. A delivery with a lease token is created
+	// leased at ingest, as a claim leaves it (processing, the attempt
+	// counted, the token and its lease_until); one with an empty token is
+	// created pending.
 	//
 	// It returns one row per event inserted (its id, NULLs and
 	// 'stored'), one per leased delivery created (its event id,
 	// destination, id and 'leased'), and one per event not inserted whose
 	// digest another provider id holds: 'duplicate' when the statement's
-	// snapshot holds an event under its own (source, provider id),
+	// snapshot holds a key under its own (source, provider id),
 	// 'replayed' otherwise.
-	ingestBatch = `WITH input AS (
+	ingestBatch = ingestHead + ingestEvents + ingestTail
+
+	// ingestBatchKeyed is ingestBatch on a partitioned event log.
+	ingestBatchKeyed = ingestHead + ingestKeyed + ingestTail
+
+	ingestHead = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::text[],
 		$8::text[], $9::integer[], $10::timestamptz[], $11::timestamptz[], $15::text[], $16::bytea[], $17::text[]
@@ -79,7 +89,12 @@ const (
 	WHERE h.provider_event_id = excluded.provider_event_id
 		OR h.received_at < excluded.received_at - $20::bigint * interval '1 microsecond'
 	RETURNING source, digest, provider_event_id
-), ins AS (
+)`
+
+	// ingestEvents inserts the events into an unpartitioned events
+	// table, whose unique index (source, provider_event_id) skips the
+	// duplicates.
+	ingestEvents = `, ins AS (
 	INSERT INTO hookrelay.events (
 		id, source, provider_event_id, id_origin, type, body, content_type,
 		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query
@@ -91,7 +106,36 @@ const (
 	ORDER BY i.n
 	ON CONFLICT (source, provider_event_id) DO NOTHING
 	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
-), d AS (
+)`
+
+	// ingestKeyed inserts the keys of the events into event_keys, whose
+	// primary key (source, provider_event_id) skips the duplicates, and
+	// then the events whose key it inserted into the partitioned events
+	// table. A concurrent batch inserting the same key waits for this
+	// one's commit on the key and then skips its event, as it would on
+	// the events' unique index; the events' primary key (their id, the
+	// partition key) needs no lock in common.
+	ingestKeyed = `, keyed AS (
+	INSERT INTO hookrelay.event_keys (source, provider_event_id, event_id)
+	SELECT i.source, i.provider_event_id, i.id
+	FROM input i LEFT JOIN claimed c ON c.source = i.source AND c.digest = i.signature_digest
+	WHERE i.signature_digest IS NULL OR c.provider_event_id = i.provider_event_id
+	ORDER BY i.n
+	ON CONFLICT (source, provider_event_id) DO NOTHING
+	RETURNING event_id
+), ins AS (
+	INSERT INTO hookrelay.events (
+		id, source, provider_event_id, id_origin, type, body, content_type,
+		headers, signature_slot, occurred_at, received_at, key_id, signature_digest, raw_query
+	)
+	SELECT i.id, i.source, i.provider_event_id, i.id_origin, i.type, i.body, i.content_type,
+		i.headers, i.signature_slot, i.occurred_at, i.received_at, i.key_id, i.signature_digest, i.raw_query
+	FROM input i JOIN keyed k ON k.event_id = i.id
+	ORDER BY i.n
+	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
+)`
+
+	ingestTail = `, d AS (
 	INSERT INTO hookrelay.deliveries (
 		event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at,
 		lease_until, lease_token, created_at, updated_at
@@ -112,7 +156,7 @@ UNION ALL
 SELECT event_id, destination, id, 'leased' FROM d WHERE lease_token IS NOT NULL
 UNION ALL
 SELECT i.id, NULL, NULL, CASE WHEN EXISTS (
-		SELECT 1 FROM hookrelay.events e WHERE e.source = i.source AND e.provider_event_id = i.provider_event_id
+		SELECT 1 FROM hookrelay.event_keys k WHERE k.source = i.source AND k.provider_event_id = i.provider_event_id
 	) THEN 'duplicate' ELSE 'replayed' END
 FROM input i LEFT JOIN claimed c ON c.source = i.source AND c.digest = i.signature_digest
 WHERE i.signature_digest IS NOT NULL AND c.provider_event_id IS DISTINCT FROM i.provider_event_id`
@@ -179,14 +223,14 @@ WHERE i.signature_digest IS NOT NULL AND c.provider_event_id IS DISTINCT FROM i.
 	// claimer about to lease it, or the transaction of CompleteWithin,
 	// whose handler still runs whatever its lease says.
 	recordLost = `WITH lost AS MATERIALIZED (
-	SELECT c.id, c.updated_at, c.lease_until, c.replay_count, c.attempts >= $4 AS dead FROM hookrelay.deliveries c
+	SELECT c.id, c.event_id, c.updated_at, c.lease_until, c.replay_count, c.attempts >= $4 AS dead FROM hookrelay.deliveries c
 	WHERE c.destination = $1 AND c.status = 'processing' AND c.lease_until <= $2
 	ORDER BY c.lease_until, c.id
 	LIMIT $3
 	FOR UPDATE OF c SKIP LOCKED
 ), a AS (
-	INSERT INTO hookrelay.attempts (delivery_id, attempted_at, duration_ms, error, round)
-	SELECT id, updated_at, (extract(epoch FROM lease_until - updated_at) * 1000)::bigint, $5, replay_count
+	INSERT INTO hookrelay.attempts (delivery_id, event_id, attempted_at, duration_ms, error, round)
+	SELECT id, event_id, updated_at, (extract(epoch FROM lease_until - updated_at) * 1000)::bigint, $5, replay_count
 	FROM lost ORDER BY lease_until, id
 ), d AS (
 	UPDATE hookrelay.deliveries c SET
@@ -207,9 +251,9 @@ SELECT d.id, d.event_id, d.destination, d.status, d.attempts, d.replay_count, d.
 FROM d JOIN hookrelay.events e ON e.id = d.event_id
 WHERE d.dead`
 
-	// claimCandidates picks, locks and returns in order the ids of up to
-	// $3 deliveries of destination $1 claimable at $2: due ones from the
-	// due index, expired leases from the processing index, each in
+	// claimCandidates picks, locks and returns in order the ids and event
+	// ids of up to $3 deliveries of destination $1 claimable at $2: due
+	// ones from the due index, expired leases from the processing index, each in
 	// (next_attempt_at, id) order and merged; expired leases only when $5
 	// holds, which it does not when recordLost ran first and turned them
 	// into due deliveries or dead ones. Rows other claimers hold
@@ -219,14 +263,14 @@ WHERE d.dead`
 	// caller re-checks with claimRows, in a later statement, once it
 	// holds the key.
 	claimCandidates = `WITH due AS MATERIALIZED (
-	SELECT c.id, c.next_attempt_at, c.ordering_key FROM hookrelay.deliveries c
+	SELECT c.id, c.event_id, c.next_attempt_at, c.ordering_key FROM hookrelay.deliveries c
 	WHERE c.destination = $1 AND c.status IN ('pending', 'failed') AND c.next_attempt_at <= $2
 		AND ` + keyIsFree + `
 	ORDER BY c.next_attempt_at, c.id
 	LIMIT $3
 	FOR UPDATE OF c SKIP LOCKED
 ), expired AS MATERIALIZED (
-	SELECT c.id, c.next_attempt_at, c.ordering_key FROM hookrelay.deliveries c
+	SELECT c.id, c.event_id, c.next_attempt_at, c.ordering_key FROM hookrelay.deliveries c
 	WHERE c.destination = $1 AND c.status = 'processing' AND c.lease_until <= $2 AND $5::boolean
 		AND ` + keyIsFree + `
 	ORDER BY c.next_attempt_at, c.id
@@ -237,7 +281,7 @@ WHERE d.dead`
 	ORDER BY next_attempt_at, id
 	LIMIT $3
 )
-SELECT id FROM picked
+SELECT id, event_id FROM picked
 WHERE CASE WHEN ordering_key = '' THEN true
 	ELSE pg_try_advisory_xact_lock($4::integer, hashtext($1 || E'\n' || ordering_key)) END
 ORDER BY next_attempt_at, id`
@@ -310,10 +354,10 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 	FROM input i
 	WHERE hookrelay.deliveries.id = ANY($1::bigint[]) AND hookrelay.deliveries.id = i.id
 		AND CASE hookrelay.deliveries.status WHEN 'processing' THEN hookrelay.deliveries.lease_token = i.token ELSE false END
-	RETURNING hookrelay.deliveries.id, hookrelay.deliveries.replay_count
+	RETURNING hookrelay.deliveries.id, hookrelay.deliveries.event_id, hookrelay.deliveries.replay_count
 ), a AS (
-	INSERT INTO hookrelay.attempts (delivery_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, headers, round)
-	SELECT i.id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id, i.headers, d.replay_count
+	INSERT INTO hookrelay.attempts (delivery_id, event_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, headers, round)
+	SELECT i.id, d.event_id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id, i.headers, d.replay_count
 	FROM input i JOIN d ON d.id = i.id
 	WHERE i.status <> 'done'
 	ORDER BY i.n

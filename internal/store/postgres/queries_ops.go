@@ -20,8 +20,8 @@ const (
 ), last AS (
 	SELECT event_id, destination FROM sel ORDER BY event_id DESC, destination DESC LIMIT 1
 ), kept AS (
-	INSERT INTO hookrelay.attempts (delivery_id, attempted_at, duration_ms, status_code, round)
-	SELECT d.id, d.last_attempted_at, d.last_duration_ms, d.last_status_code, d.replay_count
+	INSERT INTO hookrelay.attempts (delivery_id, event_id, attempted_at, duration_ms, status_code, round)
+	SELECT d.id, d.event_id, d.last_attempted_at, d.last_duration_ms, d.last_status_code, d.replay_count
 	FROM hookrelay.deliveries d JOIN sel ON d.id = sel.id
 	WHERE d.status = 'done' AND d.last_attempted_at IS NOT NULL AND %[3]s
 ), upd AS (

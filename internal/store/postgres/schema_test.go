@@ -75,7 +75,7 @@ func TestSchemaOption(t *testing.T) {
 	url := testdb.PostgresDatabaseURL(t)
 	open := func(schema string) *Store {
 		return storetest.Migrated(t, func(ctx context.Context) (*Store, error) {
-			return Open(ctx, url, Options{Schema: schema, IngestConns: 2, OtherConns: 2}, slog.New(slog.DiscardHandler))
+			return Open(ctx, url, WithTestPartitions(Options{Schema: schema, IngestConns: 2, OtherConns: 2}), slog.New(slog.DiscardHandler))
 		})
 	}
 	def, other := open(""), open("relay_two")

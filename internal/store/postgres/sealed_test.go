@@ -19,7 +19,7 @@ import (
 func openKeyed(tb testing.TB, url string, keys *payloadcrypt.Ring) *postgres.Store {
 	tb.Helper()
 	return storetest.Migrated(tb, func(ctx context.Context) (*postgres.Store, error) {
-		return postgres.Open(ctx, url, postgres.Options{Keys: keys}, slog.New(slog.DiscardHandler))
+		return postgres.Open(ctx, url, postgres.WithTestPartitions(postgres.Options{Keys: keys}), slog.New(slog.DiscardHandler))
 	})
 }
 

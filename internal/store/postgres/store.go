@@ -35,6 +35,12 @@ type Options struct {
 	// Keys seal the payloads the store writes and open those it reads;
 	// nil stores payloads plain (and still reads plain rows).
 	Keys *payloadcrypt.Ring
+	// Partitions is the period the event log is partitioned by, as the
+	// config asks (retention.partitions): Migrate partitions a database
+	// that holds no event yet. One that holds events is converted by
+	// EnablePartitions alone. Every statement follows the layout the
+	// database has, whatever this says.
+	Partitions store.PartitionPeriod
 }
 
 // Default pool sizes.
@@ -52,6 +58,7 @@ const (
 	logSchema    = "schema"
 	logShared    = "shared_pool"
 	logError     = "error"
+	logPartition = "partition"
 )
 
 // Store is the PostgreSQL implementation of store.DB.
@@ -73,6 +80,9 @@ type Store struct {
 	inFlight sync.WaitGroup // calls enter admitted
 
 	replayBatch int // deliveries per transaction of a replay
+
+	partitions  store.PartitionPeriod // what Migrate makes of an empty database
+	partitioned atomic.Bool           // the event log is partitioned (see readLayout)
 
 	closeOnce sync.Once
 	done      chan struct{} // closed by Close; stops listeners and folds
@@ -158,6 +168,7 @@ func newStore(conn *pgx.ConnConfig, tables sqlstore.Tables, opts Options, logger
 
 		foldsDone:   make(chan struct{}),
 		replayBatch: replayBatch,
+		partitions:  opts.Partitions,
 	}
 }
 
@@ -168,6 +179,11 @@ func (s *Store) start(ctx context.Context) (*Store, error) {
 		close(s.foldsDone) // no folds ran
 		s.Close()
 		return nil, fmt.Errorf("open postgres database: %w", unavailable(err))
+	}
+	if err := s.readLayout(ctx); err != nil {
+		close(s.foldsDone) // no folds ran
+		s.Close()
+		return nil, fmt.Errorf("open postgres database: %w", s.mapErr(ctx, err))
 	}
 	go s.runFolds()
 	s.logger.Info("database opened", logHost, s.conn.Host, logDatabase, s.conn.Database, logSchema, s.tables.Schema(),

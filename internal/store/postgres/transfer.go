@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -10,10 +11,22 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
+const (
+	// selectDeliveryEvents returns the event ids of the deliveries $1.
+	selectDeliveryEvents = `SELECT id, event_id FROM hookrelay.deliveries WHERE id = ANY($1::bigint[])`
+
+	// insertImportedKeys writes the dedupe keys of the events $1 into a
+	// partitioned event log's event_keys.
+	insertImportedKeys = `INSERT INTO hookrelay.event_keys (source, provider_event_id, event_id)
+SELECT source, provider_event_id, id FROM hookrelay.events WHERE id = ANY($1::text[])`
+)
+
 // ImportRows inserts exported rows, ids included, in one transaction,
 // with COPY in place of the INSERTs of sqlstore.Ops.ImportRows: it takes
 // any number of rows in one round trip, and writes the ids of identity
-// columns as given.
+// columns as given. What a copy does not carry it derives: the event id
+// of each attempt, from its delivery (imported before it), and, on a
+// partitioned event log, the events' dedupe keys.
 func (s *Store) ImportRows(ctx context.Context, rows store.TableRows) error {
 	release, err := s.enter()
 	if err != nil {
@@ -24,12 +37,54 @@ func (s *Store) ImportRows(ctx context.Context, rows store.TableRows) error {
 	if err != nil {
 		return err
 	}
+	columns := t.ColumnNames()
 	err = pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error {
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{s.tables.Schema(), t.Name}, t.ColumnNames(), pgx.CopyFromRows(vals))
+		if t.Name == "attempts" {
+			if vals, err = s.withEventIDs(ctx, tx, slices.Index(columns, "delivery_id"), vals); err != nil {
+				return err
+			}
+			columns = append(columns, "event_id")
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.tables.Schema(), t.Name}, columns, pgx.CopyFromRows(vals)); err != nil {
+			return err
+		}
+		if t.Name != "events" || !s.partitioned.Load() {
+			return nil
+		}
+		at := slices.Index(columns, "id")
+		ids := make([]string, len(vals))
+		for i, row := range vals {
+			ids[i] = row[at].(string)
+		}
+		_, err := tx.Exec(ctx, s.sql.SQL(insertImportedKeys), ids)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("import %s: %w", t.Name, s.mapErr(ctx, err))
 	}
 	return nil
+}
+
+// withEventIDs returns the rows of attempts vals, whose delivery ids
+// are their values at column at, each with the event id of its delivery
+// appended, read in tx.
+func (s *Store) withEventIDs(ctx context.Context, tx pgx.Tx, at int, vals [][]any) ([][]any, error) {
+	ids := make([]int64, len(vals))
+	for i, row := range vals {
+		ids[i] = row[at].(int64)
+	}
+	rows, err := tx.Query(ctx, s.sql.SQL(selectDeliveryEvents), ids)
+	events, err := collectMap[int64, string](rows, err)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]any, len(vals))
+	for i, row := range vals {
+		event, ok := events[ids[i]]
+		if !ok {
+			return nil, fmt.Errorf("attempt %v: its delivery %d is not imported", row[0], ids[i])
+		}
+		out[i] = append(row[:len(row):len(row)], event)
+	}
+	return out, nil
 }

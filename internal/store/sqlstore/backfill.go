@@ -182,6 +182,11 @@ func (o *Ops) createDeliveries(ctx context.Context, tx Conn, ds []store.Backfill
 	b, _ := json.Marshal(triples) // cannot fail for strings
 	d := o.b.Dialect
 	query := fmt.Sprintf(createDeliveries, fmt.Sprintf(d.JSONRows, "?1"), d.locking("FOR SHARE OF e"))
+	if d.RetireLock != "" {
+		if _, err := tx.Exec(ctx, d.RetireLock); err != nil {
+			return 0, err
+		}
+	}
 	n, err := tx.Exec(ctx, query, string(b), d.Time(now))
 	if err != nil || n == 0 {
 		return 0, err

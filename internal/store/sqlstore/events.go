@@ -11,8 +11,12 @@ const (
 	selectEvent = `SELECT ` + eventColumns + `
 FROM hookrelay.events WHERE id = ?`
 
+	// selectEventByProviderID finds the event by its key in event_keys
+	// (migration 0038): the events' unique index, or on a partitioned
+	// PostgreSQL event log a table of its own.
 	selectEventByProviderID = `SELECT ` + eventColumns + `
-FROM hookrelay.events WHERE source = ? AND provider_event_id = ?`
+FROM hookrelay.events
+WHERE id = (SELECT event_id FROM hookrelay.event_keys WHERE source = ? AND provider_event_id = ?)`
 
 	countEvents = `SELECT count(*) FROM hookrelay.events`
 

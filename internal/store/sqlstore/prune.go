@@ -197,11 +197,16 @@ func ActivityBound(req store.PruneRequest) time.Time {
 }
 
 // pruneActivity deletes the activity counters, folded and not, of the
-// minutes before ActivityBound(req).
+// minutes before ActivityBound(req): the deltas not yet folded first, then
+// the minutes. A fold (PostgreSQL) that moves deltas into their minutes
+// meanwhile either commits before the deltas' delete reaches its rows, and
+// the minutes' delete, a later statement, sees the minutes it wrote, or
+// finds those deltas gone. In the other order a fold could write a minute
+// back after its delete.
 func (o *Ops) pruneActivity(ctx context.Context, req store.PruneRequest) error {
 	d := o.b.Dialect
 	before := d.Time(ActivityBound(req))
-	for _, table := range []string{"hookrelay.activity_minutes", d.ActivityDeltas} {
+	for _, table := range []string{d.ActivityDeltas, "hookrelay.activity_minutes"} {
 		if table == "" {
 			continue
 		}

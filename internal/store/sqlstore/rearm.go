@@ -70,8 +70,11 @@ func (r replayer) rearm(ctx context.Context, w *Where, limit string, job JobWrit
 	}
 	status := ReplayStatus(r.req.Filter.Status)
 	err := r.o.b.InTx(ctx, func(tx Conn) error {
-		if d.AsyncCommit != "" {
-			if _, err := tx.Exec(ctx, d.AsyncCommit); err != nil {
+		for _, st := range []string{d.RetireLock, d.AsyncCommit} {
+			if st == "" {
+				continue
+			}
+			if _, err := tx.Exec(ctx, st); err != nil {
 				return err
 			}
 		}

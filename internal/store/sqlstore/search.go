@@ -14,20 +14,20 @@ import (
 const (
 	// providerPrefixIDs returns the ids of up to ?3 events whose provider
 	// id is in [?1, ?2), from the (source, provider_event_id) index of
-	// each source stored: the sources are found one index probe each
-	// (the least source above the last one found) rather than by reading
-	// every event's.
+	// event_keys (migration 0038) for each source stored: the sources are
+	// found one index probe each (the least source above the last one
+	// found) rather than by reading every event's.
 	providerPrefixIDs = `WITH RECURSIVE s(source) AS (
-	SELECT min(source) FROM hookrelay.events
+	SELECT min(source) FROM hookrelay.event_keys
 	UNION ALL
-	SELECT (SELECT min(e.source) FROM hookrelay.events e WHERE e.source > s.source) FROM s WHERE s.source IS NOT NULL
+	SELECT (SELECT min(k.source) FROM hookrelay.event_keys k WHERE k.source > s.source) FROM s WHERE s.source IS NOT NULL
 )
-SELECT e.id FROM s JOIN hookrelay.events e ON e.source = s.source
-WHERE e.provider_event_id >= ? AND e.provider_event_id < ?
+SELECT k.event_id FROM s JOIN hookrelay.event_keys k ON k.source = s.source
+WHERE k.provider_event_id >= ? AND k.provider_event_id < ?
 LIMIT ?`
 
 	// sourcePrefixIDs is providerPrefixIDs for one source, ?1.
-	sourcePrefixIDs = `SELECT id FROM hookrelay.events
+	sourcePrefixIDs = `SELECT event_id FROM hookrelay.event_keys
 WHERE source = ? AND provider_event_id >= ? AND provider_event_id < ?
 LIMIT ?`
 

@@ -126,7 +126,7 @@ var TableNames = []string{
 	"activity_deltas", "delivery_counts", "delivery_count_deltas", "failure_counts", "failure_count_deltas", "nodes", "jobs",
 	"console_sessions",
 	"fleet_leases", "rejection_counts", "alert_marks",
-	"signature_digests",
+	"signature_digests", "event_keys",
 }
 
 // FirstSchema returns the first schema a PostgreSQL search_path names,

@@ -92,6 +92,12 @@ type Dialect struct {
 	// without waiting for the flush of its log: for the batches of a
 	// long write, before the last commit that waits for it.
 	AsyncCommit string
+	// RetireLock, when set, is run first by every transaction that can
+	// make a finished delivery live again or give a stored event a new
+	// delivery (a replay's re-arming, a backfill's creating): on
+	// PostgreSQL, the shared side of the lock a drop of a time partition
+	// holds while it counts and drops that partition's deliveries.
+	RetireLock string
 	// ReplayBatch is how many deliveries one transaction of a replay
 	// re-arms, and ReplayStretches how many stretches of a replay may be
 	// re-armed at once (see RangeReplayer); 1 re-arms them in turn.

@@ -33,6 +33,9 @@ type Options struct {
 	// store runs on in place of pools of its own (see postgres.OpenPool);
 	// the URL then only names the driver.
 	Pool *pgxpool.Pool
+	// Partitions is the period a PostgreSQL event log is partitioned by
+	// (see postgres.Options.Partitions); SQLite has none.
+	Partitions store.PartitionPeriod
 }
 
 // Open opens the database named by a config's database URL: "sqlite:PATH"
@@ -57,13 +60,13 @@ func OpenWith(ctx context.Context, url string, opts Options, logger *slog.Logger
 		}
 		return s, nil
 	case opts.Pool != nil:
-		s, err := postgres.OpenPool(ctx, opts.Pool, postgres.Options{Keys: opts.Keys, Schema: opts.Schema}, logger)
+		s, err := postgres.OpenPool(ctx, opts.Pool, postgres.Options{Keys: opts.Keys, Schema: opts.Schema, Partitions: opts.Partitions}, logger)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
 		return s, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		s, err := postgres.Open(ctx, url, postgres.Options{Keys: opts.Keys, Schema: opts.Schema}, logger)
+		s, err := postgres.Open(ctx, url, postgres.Options{Keys: opts.Keys, Schema: opts.Schema, Partitions: opts.Partitions}, logger)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}

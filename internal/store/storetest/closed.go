@@ -13,9 +13,10 @@ import (
 )
 
 // afterCloseExempt are the methods of store.DB that do not fail once the
-// store is closed: a second Close is a no-op, and SupportsListener and
-// TransferTables declare what the driver has, open or not.
-var afterCloseExempt = []string{"Close", "SupportsListener", "TransferTables"}
+// store is closed: a second Close is a no-op, and SupportsListener,
+// SupportsPartitions and TransferTables declare what the driver has, open
+// or not.
+var afterCloseExempt = []string{"Close", "SupportsListener", "SupportsPartitions", "TransferTables"}
 
 // afterClose calls every other method of store.DB, with arguments that
 // would make it do work on an open store, and returns its error.
@@ -294,6 +295,23 @@ func afterClose(s store.DB, now time.Time) map[string]func(ctx context.Context) 
 		},
 		"MarkAlert": func(ctx context.Context) error {
 			_, err := s.MarkAlert(ctx, "signature_failures", "stripe", now, time.Minute)
+			return err
+		},
+
+		// store.Partitions
+		"Partitioned": func(ctx context.Context) error {
+			_, err := s.Partitioned(ctx)
+			return err
+		},
+		"EnablePartitions": func(ctx context.Context) error {
+			return s.EnablePartitions(ctx, store.PartitionsDaily, now, nil)
+		},
+		"MaintainPartitions": func(ctx context.Context) error {
+			_, err := s.MaintainPartitions(ctx, store.PartitionRequest{Period: store.PartitionsDaily, Now: now, DropBefore: now})
+			return err
+		},
+		"ListPartitions": func(ctx context.Context) error {
+			_, err := s.ListPartitions(ctx)
 			return err
 		},
 

@@ -64,7 +64,7 @@ func outcome(c store.Claim, status store.DeliveryStatus, now time.Time) store.Co
 	if status == store.StatusFailed || status == store.StatusDead {
 		a.StatusCode, a.Error, a.ResponseSnippet = 503, "server answered 503", "busy"
 	}
-	return store.Completion{DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken, Status: status, Attempt: a, Now: now}
+	return store.Completion{DeliveryID: c.Delivery.ID, EventID: c.Delivery.EventID, LeaseToken: c.LeaseToken, Status: status, Attempt: a, Now: now}
 }
 
 // complete calls CompleteDelivery and fails the test on error.

@@ -163,10 +163,7 @@ func statements(s Spec, d dialect) []string {
 	source := pick(func(r Route) string { return r.Source })
 	typ := pick(func(r Route) string { return r.Type })
 	at := fmt.Sprintf("(%d + g * %d)", s.First.UnixMicro(), s.Step.Microseconds())
-	// The id is a ULID's shape: 10 characters of the receive time's
-	// milliseconds, then 16 of the event's number, all Crockford base 32,
-	// so ids sort by receive time as the store's do.
-	id := base32(at+" / 1000") + " || " + base32("g") + " || '000000'"
+	id := IDSQL(at+" / 1000", "g")
 	pid := d.providerID
 	body := `'{"id":"' || ` + pid + ` || '","type":"' || ` + typ + ` || '","data":{"object":{"id":"obj_' || (g % 1000) || '","amount":' || g || '}}}'`
 	if s.BodyBytes > 0 {
@@ -312,6 +309,15 @@ func Number(id string) (int, error) {
 		n = n<<5 | d
 	}
 	return n, nil
+}
+
+// IDSQL returns the SQL of a seeded event's id, from integer expressions
+// of its receive time in Unix milliseconds and of its number: a ULID's
+// shape, 10 characters of the milliseconds, then 16 of the number, all
+// Crockford base 32, so that ids sort by receive time as the store's do
+// and lie in the time partitions of their receive time.
+func IDSQL(millis, number string) string {
+	return base32(millis) + " || " + base32(number) + " || '000000'"
 }
 
 // base32 returns the SQL of the 10 Crockford base-32 digits of the
