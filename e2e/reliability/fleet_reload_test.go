@@ -1,7 +1,6 @@
 package reliability
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -113,54 +112,27 @@ func fleetToken(name string) string { return "tok_fleet_" + name + "_0123456789a
 
 // fleetGet asks admin's stats with token's secret and returns the status.
 func fleetGet(admin, token string) (int, error) {
-	req, err := http.NewRequest(http.MethodGet, "http://"+admin+"/api/v1/stats", nil)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Authorization", "Bearer "+fleetToken(token))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode, nil
+	return adminJSON(admin, fleetToken(token), http.MethodGet, "/api/v1/stats", nil, nil)
 }
 
 // fleetStats returns the nodes admin lists.
 func fleetStats(admin, token string) (adminwire.Nodes, error) {
 	var s adminwire.Nodes
-	req, err := http.NewRequest(http.MethodGet, "http://"+admin+"/api/v1/nodes", nil)
-	if err != nil {
-		return s, err
+	code, err := adminJSON(admin, fleetToken(token), http.MethodGet, "/api/v1/nodes", nil, &s)
+	if err == nil && code != http.StatusOK {
+		err = fmt.Errorf("nodes: status %d", code)
 	}
-	req.Header.Set("Authorization", "Bearer "+fleetToken(token))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return s, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return s, fmt.Errorf("nodes: status %d", resp.StatusCode)
-	}
-	return s, json.NewDecoder(resp.Body).Decode(&s)
+	return s, err
 }
 
 // fleetReload reloads admin's config through its API.
 func fleetReload(t *testing.T, admin, token string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, "http://"+admin+"/api/v1/reload", nil)
+	code, err := adminJSON(admin, fleetToken(token), http.MethodPost, "/api/v1/reload", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+fleetToken(token))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("reload through %s: %d %s", admin, resp.StatusCode, body)
+	if code != http.StatusOK {
+		t.Fatalf("reload through %s: %d", admin, code)
 	}
 }
