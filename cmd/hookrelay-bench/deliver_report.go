@@ -13,10 +13,19 @@ import (
 
 // Targets the deliver benchmark checks, on a 2-core machine.
 const (
-	minDeliverRatio = 0.35
-	maxLatencyP50   = 5 * time.Millisecond
+	// minDeliverRatio is the least drain rate, as a share of the plain
+	// client's rate in the same run.
+	minDeliverRatio = 0.6
+	maxLatencyP50   = time.Millisecond
 	maxClaimGrowth  = 1.5
+	// maxPostgresPerDelivery is the most CPU, in µs, the PostgreSQL
+	// server may spend on one successful delivery.
+	maxPostgresPerDelivery = 25
 )
+
+// minCPURatio is, per driver, the least plain request's CPU over a
+// delivery's: a delivery may cost at most 1/minCPURatio plain requests.
+var minCPURatio = map[string]float64{"sqlite": 0.7, "postgres": 0.6}
 
 // drainRow is one driver's drain of prepared deliveries and the plain
 // client's run on the same bodies and destination.
@@ -47,6 +56,19 @@ func (r drainRow) Ratio() float64 {
 		return 0
 	}
 	return r.Relay / r.Plain
+}
+
+// cpuPerDelivery returns, in µs, the plain client's CPU per request and
+// the relay run's per delivery: the machine's, the relay's, the
+// PostgreSQL server's and the destination's. ok is false where either run
+// could not be measured.
+func (r drainRow) cpuPerDelivery() (plain, run, relay, postgres, destination float64, ok bool) {
+	if !r.PlainCPUOK || !r.RelayCPUOK {
+		return 0, 0, 0, 0, 0, false
+	}
+	p, u := r.PlainCPU, r.RelayCPU
+	return p.perItem(p.Busy, r.Deliveries), u.perItem(u.Busy, r.Deliveries), u.perItem(u.Relays, r.Deliveries),
+		u.perItem(u.Postgres, r.Deliveries), u.perItem(u.Bench, r.Deliveries), true
 }
 
 // latencyRow is one driver's ingest-to-delivery latency on an idle relay.
@@ -101,7 +123,15 @@ func (r *deliverReport) misses() []string {
 	var m []string
 	for _, d := range r.Drains {
 		if d.Ratio() < minDeliverRatio {
-			m = append(m, fmt.Sprintf("%s: ratio %.2f < %.2f", d.Driver, d.Ratio(), minDeliverRatio))
+			m = append(m, fmt.Sprintf("%s: drain ratio %.2f < %.2f", d.Driver, d.Ratio(), minDeliverRatio))
+		}
+		if plain, run, _, pg, _, ok := d.cpuPerDelivery(); ok {
+			if plain/run < minCPURatio[d.Driver] {
+				m = append(m, fmt.Sprintf("%s: drain CPU ratio %.2f < %.2f", d.Driver, plain/run, minCPURatio[d.Driver]))
+			}
+			if d.Driver == "postgres" && pg > maxPostgresPerDelivery {
+				m = append(m, fmt.Sprintf("postgres: server CPU %.0f µs per drained delivery > %d", pg, maxPostgresPerDelivery))
+			}
 		}
 	}
 	for _, l := range r.Latencies {
@@ -184,7 +214,8 @@ func (r *deliverReport) print(w io.Writer) {
 		}
 	}
 
-	fmt.Fprintf(w, "\ntargets: ratio >= %.2f; latency p50 <= %v; claim p50 growth <= %.1fx\n", minDeliverRatio, maxLatencyP50, maxClaimGrowth)
+	fmt.Fprintf(w, "\ntargets: drain ratio >= %.2f; CPU ratio (plain ÷ relay run) >= %.2f sqlite, %.2f postgres; postgres <= %d µs per delivery; latency p50 <= %v; claim p50 growth <= %.1fx\n",
+		minDeliverRatio, minCPURatio["sqlite"], minCPURatio["postgres"], maxPostgresPerDelivery, maxLatencyP50, maxClaimGrowth)
 	misses := r.misses()
 	if len(misses) == 0 {
 		fmt.Fprintln(w, "  all met")
@@ -208,15 +239,14 @@ func (r *deliverReport) printCPU(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "driver\tplain\trelay run\trelay\tpostgres\tdestination\tother\tplain ÷ relay run\t")
 	for _, d := range r.Drains {
-		if !d.PlainCPUOK || !d.RelayCPUOK {
+		plain, run, relay, pg, destination, ok := d.cpuPerDelivery()
+		if !ok {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t\n", d.Driver)
 			continue
 		}
-		p, u := d.PlainCPU, d.RelayCPU
-		plain, run := p.perItem(p.Busy, d.Deliveries), u.perItem(u.Busy, d.Deliveries)
+		u := d.RelayCPU
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t\n", d.Driver, plain, run,
-			u.perItem(u.Relays, d.Deliveries), u.perItem(u.Postgres, d.Deliveries), u.perItem(u.Bench, d.Deliveries),
-			u.perItem(u.Other, d.Deliveries), plain/run)
+			relay, pg, destination, u.perItem(u.Other, d.Deliveries), plain/run)
 	}
 	_ = tw.Flush()
 }

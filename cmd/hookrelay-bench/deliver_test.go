@@ -143,18 +143,24 @@ func TestDeliverConfigLoads(t *testing.T) {
 
 func TestDeliverReportTargets(t *testing.T) {
 	t.Parallel()
+	// perItem over 1 000 deliveries in 1 s: 0.001 of a core is 1 µs each.
+	cpu := func(busy, postgres float64) cpuUse { return cpuUse{Cores: 2, Secs: 1, Busy: busy, Postgres: postgres} }
 	r := &deliverReport{
-		Drains:    []drainRow{{Driver: "sqlite", Relay: 100, Plain: 1000}, {Driver: "postgres", Relay: 500, Plain: 1000}},
-		Latencies: []latencyRow{{Driver: "sqlite", Latency: loadgen.Summary{P50: 400 * time.Millisecond}}, {Driver: "postgres", Latency: loadgen.Summary{P50: 5 * time.Millisecond}}},
+		Drains: []drainRow{
+			{Driver: "sqlite", Relay: 100, Plain: 1000, Deliveries: 1000, PlainCPU: cpu(0.040, 0), RelayCPU: cpu(0.100, 0), PlainCPUOK: true, RelayCPUOK: true},
+			{Driver: "postgres", Relay: 700, Plain: 1000, Deliveries: 1000, PlainCPU: cpu(0.040, 0), RelayCPU: cpu(0.060, 0.030), PlainCPUOK: true, RelayCPUOK: true},
+		},
+		Latencies: []latencyRow{{Driver: "sqlite", Latency: loadgen.Summary{P50: 400 * time.Millisecond}}, {Driver: "postgres", Latency: loadgen.Summary{P50: 500 * time.Microsecond}}},
 		Claims:    []claimRow{{History: 10, Claims: loadgen.Summary{P50: time.Millisecond}}, {History: 20, Claims: loadgen.Summary{P50: 2 * time.Millisecond}}},
 	}
 	got := strings.Join(r.misses(), "\n")
-	for _, want := range []string{"sqlite: ratio 0.10", "sqlite: latency p50 400ms", "claim p50 grew 2.00x"} {
+	for _, want := range []string{"sqlite: drain ratio 0.10", "sqlite: drain CPU ratio 0.40 < 0.70", "postgres: server CPU 30 µs per drained delivery > 25",
+		"sqlite: latency p50 400ms", "claim p50 grew 2.00x"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("misses %q lack %q", got, want)
 		}
 	}
-	if strings.Contains(got, "postgres: ratio") || strings.Contains(got, "postgres: latency") {
+	if strings.Contains(got, "postgres: drain") || strings.Contains(got, "postgres: latency") {
 		t.Errorf("misses %q name a met target", got)
 	}
 	if r.failed() {

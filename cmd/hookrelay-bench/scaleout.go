@@ -45,10 +45,10 @@ func parseScaleoutFlags(stderr io.Writer, args []string) (scaleoutFlags, error) 
 	if err != nil {
 		return f, err
 	}
-	if f.workers, err = parseList(*workers, strconv.Atoi); err != nil {
+	if f.workers, err = parseList(*workers, false, strconv.Atoi); err != nil {
 		return f, fmt.Errorf("%w: --workers: %w", errUsage, err)
 	}
-	if f.receivers, err = parseList(*receivers, strconv.Atoi); err != nil {
+	if f.receivers, err = parseList(*receivers, false, strconv.Atoi); err != nil {
 		return f, fmt.Errorf("%w: --receivers: %w", errUsage, err)
 	}
 	if f.deliveries < 0 || f.concurrency <= 0 || f.senders <= 0 || f.duration < 0 || f.warmup < 0 ||

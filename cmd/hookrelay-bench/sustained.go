@@ -26,7 +26,7 @@ func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error
 	var f sustainedFlags
 	fs := newFlagSet("sustained", stderr)
 	driver := fs.String("driver", "both", "sqlite, postgres or both")
-	dests := fs.String("destinations", "1,4", "comma-separated counts of push destinations every event fans out to, each run in turn")
+	dests := fs.String("destinations", "0,1,4", "comma-separated counts of push destinations every event fans out to, each run in turn; 0 stores the events alone, the baseline of the CPU per delivery")
 	rates := fs.String("rates", "1000,2000,3000,4000", "comma-separated offered ingest rates in events/s, tried in increasing order until one is not kept up with")
 	fs.DurationVar(&f.duration, "duration", 60*time.Second, "how long each rate is offered")
 	fs.IntVar(&f.senders, "senders", 64, "most ingest requests in flight")
@@ -51,10 +51,10 @@ func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error
 	if err := checkRate(f.deliver.rate); err != nil {
 		return f, err
 	}
-	if f.destinations, err = parseList(*dests, strconv.Atoi); err != nil {
+	if f.destinations, err = parseList(*dests, true, strconv.Atoi); err != nil {
 		return f, fmt.Errorf("%w: --destinations: %w", errUsage, err)
 	}
-	if f.rates, err = parseList(*rates, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
+	if f.rates, err = parseList(*rates, false, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
 		return f, fmt.Errorf("%w: --rates: %w", errUsage, err)
 	}
 	for i := 1; i < len(f.rates); i++ {
@@ -69,15 +69,16 @@ func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error
 	return f, nil
 }
 
-// parseList parses a comma-separated list of positive numbers.
-func parseList[T int | float64](s string, parse func(string) (T, error)) ([]T, error) {
+// parseList parses a comma-separated list of positive numbers, or, with
+// zeroOK, of numbers not below zero.
+func parseList[T int | float64](s string, zeroOK bool, parse func(string) (T, error)) ([]T, error) {
 	var out []T
 	for part := range strings.SplitSeq(s, ",") {
 		v, err := parse(strings.TrimSpace(part))
 		if err != nil {
 			return nil, err
 		}
-		if v <= 0 {
+		if v < 0 || v == 0 && !zeroOK {
 			return nil, fmt.Errorf("%v is not positive", v)
 		}
 		out = append(out, v)
@@ -199,7 +200,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 	stopped := time.Now()
 	deadline := stopped.Add(f.settle)
 	var done int64
-	for {
+	for want > 0 {
 		if dest.received.Load() >= want {
 			if done, err = doneDeliveries(ctx, p.Options.Admin, token); err != nil {
 				return row, err

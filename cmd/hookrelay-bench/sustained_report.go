@@ -53,12 +53,99 @@ type sustainedRow struct {
 // whole machine, the relay, the PostgreSQL server and the bench (load and
 // destinations), or dashes when not measured.
 func (r sustainedRow) cpuPerEvent() string {
-	if !r.CPUOK || r.Acked == 0 {
+	busy, relay, postgres, bench, ok := r.perEvent()
+	if !ok {
 		return "-\t-\t-\t-"
 	}
+	return fmt.Sprintf("%.0f\t%.0f\t%.0f\t%.0f", busy, relay, postgres, bench)
+}
+
+// deliveryCost is what one delivery leased at ingest costs, in µs of CPU:
+// a run with destinations against the run at the same rate with none,
+// which stores the same events and delivers nothing.
+type deliveryCost struct {
+	Driver                       string
+	Destinations                 int
+	Offered                      float64
+	Busy, Relay, Postgres, Bench float64
+	Plain                        float64 // the plain client's per request in the drain, 0 when not run
+}
+
+// deliveryCosts returns the cost per delivery of every measured run with
+// destinations that has a baseline: (its µs per event − the baseline's)
+// ÷ its destinations. The baseline's events are the same, so what the
+// difference holds is the deliveries' work: the pushes and their
+// outcomes in the relay and the database, and the destinations' side of
+// each request in the bench's column.
+func (r *sustainedReport) deliveryCosts() []deliveryCost {
+	base := map[string]sustainedRow{}
+	for _, row := range r.Runs {
+		if row.Destinations == 0 {
+			base[fmt.Sprintf("%s/%.0f", row.Driver, row.Offered)] = row
+		}
+	}
+	var out []deliveryCost
+	for _, row := range r.Runs {
+		b, ok := base[fmt.Sprintf("%s/%.0f", row.Driver, row.Offered)]
+		if row.Destinations == 0 || !ok {
+			continue
+		}
+		busy, relay, pg, bench, ok1 := row.perEvent()
+		busy0, relay0, pg0, bench0, ok0 := b.perEvent()
+		if !ok1 || !ok0 {
+			continue
+		}
+		n := float64(row.Destinations)
+		c := deliveryCost{Driver: row.Driver, Destinations: row.Destinations, Offered: row.Offered,
+			Busy: (busy - busy0) / n, Relay: (relay - relay0) / n, Postgres: (pg - pg0) / n, Bench: (bench - bench0) / n}
+		for _, d := range r.Deliver.Drains {
+			if plain, _, _, _, _, ok := d.cpuPerDelivery(); ok && d.Driver == row.Driver {
+				c.Plain = plain
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// printDeliveryCosts writes deliveryCosts and the targets they meet.
+func (r *sustainedReport) printDeliveryCosts(w io.Writer) {
+	costs := r.deliveryCosts()
+	if len(costs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nCPU per delivery leased at ingest, µs: (µs/event with N destinations − with none, same rate) ÷ N")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "driver	N	offered/s	busy	relay	postgres	destinations	plain	plain ÷ busy	")
+	for _, c := range costs {
+		plain, ratio := "-", "-"
+		if c.Plain > 0 {
+			plain, ratio = fmt.Sprintf("%.0f", c.Plain), fmt.Sprintf("%.2f", c.Plain/c.Busy)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t\n", c.Driver, c.Destinations, c.Offered,
+			c.Busy, c.Relay, c.Postgres, c.Bench, plain, ratio)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "destinations: the bench's CPU, whose load generator's share is the same per event in both runs; plain: the plain client's CPU per request in the drain above")
+	for _, c := range costs {
+		if c.Driver == "postgres" && c.Postgres > maxPostgresPerDelivery {
+			fmt.Fprintf(w, "  MISSES postgres: server CPU %.0f µs per delivery leased at ingest (N=%d, %.0f/s) > %d\n", c.Postgres, c.Destinations, c.Offered, maxPostgresPerDelivery)
+		}
+		if c.Plain > 0 && c.Plain/c.Busy < minCPURatio[c.Driver] {
+			fmt.Fprintf(w, "  MISSES %s: CPU ratio %.2f per delivery leased at ingest (N=%d, %.0f/s) < %.2f\n", c.Driver, c.Plain/c.Busy, c.Destinations, c.Offered, minCPURatio[c.Driver])
+		}
+	}
+}
+
+// perEvent returns the CPU time per event acknowledged, in µs, of the
+// whole machine, the relay, the PostgreSQL server and the bench; ok is
+// false when not measured.
+func (r sustainedRow) perEvent() (busy, relay, postgres, bench float64, ok bool) {
+	if !r.CPUOK || r.Acked == 0 {
+		return 0, 0, 0, 0, false
+	}
 	u := r.CPU
-	return fmt.Sprintf("%.0f\t%.0f\t%.0f\t%.0f", u.perItem(u.Busy, r.Acked), u.perItem(u.Relays, r.Acked),
-		u.perItem(u.Postgres, r.Acked), u.perItem(u.Bench, r.Acked))
+	return u.perItem(u.Busy, r.Acked), u.perItem(u.Relays, r.Acked), u.perItem(u.Postgres, r.Acked), u.perItem(u.Bench, r.Acked), true
 }
 
 // steady returns the samples after the first quarter of the run, when
@@ -174,6 +261,8 @@ func (r *sustainedReport) print(w io.Writer) {
 			fmt.Fprintf(w, "  %s N=%d %.0f/s: %s\n", row.Driver, row.Destinations, row.Offered, p)
 		}
 	}
+
+	r.printDeliveryCosts(w)
 
 	fmt.Fprintln(w, "\nhighest rate kept up with")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

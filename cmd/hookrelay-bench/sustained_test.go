@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +58,38 @@ func TestSustainedRowKeptUp(t *testing.T) {
 	}
 }
 
+// TestDeliveryCosts checks the cost per delivery leased at ingest: a run
+// with destinations less the run at its rate with none, per destination,
+// set beside the plain client's request; a run without a baseline, or
+// at another rate, has none.
+func TestDeliveryCosts(t *testing.T) {
+	t.Parallel()
+	// perItem over 1 000 events in 1 s: 0.001 of a core is 1 µs each.
+	row := func(n int, rate, busy, relay, postgres float64) sustainedRow {
+		return sustainedRow{Driver: "postgres", Destinations: n, Offered: rate, Acked: 1000, CPUOK: true,
+			CPU: cpuUse{Cores: 2, Secs: 1, Busy: busy, Relays: relay, Postgres: postgres, Bench: busy - relay - postgres}}
+	}
+	r := &sustainedReport{
+		Deliver: deliverReport{Drains: []drainRow{{Driver: "postgres", Deliveries: 1000, PlainCPUOK: true, RelayCPUOK: true,
+			PlainCPU: cpuUse{Cores: 2, Secs: 1, Busy: 0.050}, RelayCPU: cpuUse{Cores: 2, Secs: 1, Busy: 0.100}}}},
+		Runs: []sustainedRow{row(0, 800, 0.600, 0.200, 0.350), row(4, 800, 1.000, 0.400, 0.430), row(4, 2000, 2.000, 0.5, 0.5)},
+	}
+	costs := r.deliveryCosts()
+	if len(costs) != 1 {
+		t.Fatalf("costs = %+v, want the 800/s run's alone", costs)
+	}
+	c := costs[0]
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-6 }
+	if !near(c.Busy, 100) || !near(c.Relay, 50) || !near(c.Postgres, 20) || !near(c.Bench, 30) || !near(c.Plain, 50) {
+		t.Errorf("cost = %+v, want busy 100, relay 50, postgres 20, bench 30, plain 50", c)
+	}
+	var out bytes.Buffer
+	r.printDeliveryCosts(&out)
+	if !strings.Contains(out.String(), "0.50") || !strings.Contains(out.String(), "MISSES postgres: CPU ratio 0.50") || strings.Contains(out.String(), "server CPU") {
+		t.Errorf("print:\n%s", out.String())
+	}
+}
+
 func TestParseSustainedFlags(t *testing.T) {
 	t.Parallel()
 	f, err := parseSustainedFlags(io.Discard, []string{"--driver", "sqlite", "--destinations", "1,4", "--rates", "500, 1500", "--duration", "20s"})
@@ -71,6 +104,7 @@ func TestParseSustainedFlags(t *testing.T) {
 		{"--rates", "2000,1000"},
 		{"--rates", "0"},
 		{"--destinations", "x"},
+		{"--destinations", "0,-1"},
 		{"--driver", "mysql"},
 	} {
 		if _, err := parseSustainedFlags(io.Discard, args); err == nil {

@@ -100,6 +100,14 @@ const DefaultClaimers = 2
 // DefaultOutcomeBatch is the most outcomes recorded in one transaction.
 const DefaultOutcomeBatch = 64
 
+// DefaultOutcomeLinger is how long the outcome committer waits for more
+// outcomes before it writes a batch of fewer than DefaultOutcomeBatch.
+// An outcome's transaction has a fixed cost — its statement's start, the
+// count triggers, the commit — that a batch of a handful pays for each
+// handful; the wait delays only when a delivery is seen done, never a
+// push, and a key's head is written at once (Outcomes.RecordNow).
+const DefaultOutcomeLinger = 10 * time.Millisecond
+
 // Engine delivers every push destination's due deliveries.
 type Engine struct {
 	workers  map[string]*worker
@@ -137,6 +145,9 @@ func New(o Options) (*Engine, error) {
 	}
 	if o.Outcomes.MaxBatch <= 0 {
 		o.Outcomes.MaxBatch = DefaultOutcomeBatch
+	}
+	if o.Outcomes.Linger == 0 {
+		o.Outcomes.Linger = DefaultOutcomeLinger
 	}
 	if o.Lifetime == nil {
 		o.Lifetime = context.Background()

@@ -39,7 +39,11 @@ func (w *worker) deliver(c store.Claim, done func()) {
 			done()
 		}
 	}
-	if err := w.engine.outcomes.Record(comp, recorded); err != nil {
+	record := w.engine.outcomes.Record
+	if d.OrderingKey != "" {
+		record = w.engine.outcomes.RecordNow // the key's next delivery waits for it
+	}
+	if err := record(comp, recorded); err != nil {
 		recorded(err)
 	}
 }

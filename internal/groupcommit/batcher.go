@@ -25,8 +25,9 @@ type Batcher[T, R any] struct {
 	opts   Options
 	logger *slog.Logger
 
-	queue chan *request[T, R]
-	pool  sync.Pool
+	queue     chan *request[T, R]
+	gathering sync.Mutex // held by the committer filling the next batch
+	pool      sync.Pool
 
 	mu     sync.RWMutex // guards closed against sends on queue
 	closed bool
@@ -41,6 +42,7 @@ type request[T, R any] struct {
 	err    error
 	done   chan struct{}
 	notify func(R, error)
+	now    bool // its batch is written without lingering
 }
 
 // NewBatcher starts a Batcher writing with write. size, when not nil,
@@ -93,6 +95,13 @@ func (b *Batcher[T, R]) Submit(item T, notify func(R, error)) error {
 	return b.enqueue(context.Background(), r)
 }
 
+// SubmitNow queues one item as Submit does, for a caller that something
+// waits on: the batch that takes it is written without lingering.
+func (b *Batcher[T, R]) SubmitNow(item T, notify func(R, error)) error {
+	r := &request[T, R]{item: item, notify: notify, now: true}
+	return b.enqueue(context.Background(), r)
+}
+
 func (b *Batcher[T, R]) enqueue(ctx context.Context, r *request[T, R]) error {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -136,24 +145,9 @@ func (b *Batcher[T, R]) run() {
 	batch := make([]*request[T, R], 0, b.opts.MaxBatch)
 	items := make([]T, 0, b.opts.MaxBatch)
 	for {
-		first, ok := <-b.queue
-		if !ok {
+		batch = b.gather(batch[:0])
+		if len(batch) == 0 {
 			return
-		}
-		batch = append(batch[:0], first)
-		size := b.itemSize(first.item)
-	fill:
-		for len(batch) < b.opts.MaxBatch && size < b.opts.MaxBatchBytes {
-			select {
-			case r, ok := <-b.queue:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, r)
-				size += b.itemSize(r.item)
-			default:
-				break fill
-			}
 		}
 		items = items[:0]
 		for _, r := range batch {
@@ -163,6 +157,56 @@ func (b *Batcher[T, R]) run() {
 		clear(items)
 		clear(batch)
 	}
+}
+
+// gather fills batch with the next batch to write: what has queued up,
+// and, when that is less than a full batch of items none of which was
+// submitted with SubmitNow, what arrives until Options.Linger has passed
+// since the first was taken.
+// One committer gathers at a time, so the others write side by side
+// instead of splitting what arrives. An empty batch means the Batcher is
+// closed and drained.
+func (b *Batcher[T, R]) gather(batch []*request[T, R]) []*request[T, R] {
+	b.gathering.Lock()
+	defer b.gathering.Unlock()
+	first, ok := <-b.queue
+	if !ok {
+		return batch
+	}
+	taken := time.Now()
+	batch = append(batch, first)
+	size, now := b.itemSize(first.item), first.now
+	var linger *time.Timer
+	defer func() {
+		if linger != nil {
+			linger.Stop()
+		}
+	}()
+	for len(batch) < b.opts.MaxBatch && size < b.opts.MaxBatchBytes {
+		var r *request[T, R]
+		select {
+		case r, ok = <-b.queue:
+		default:
+			if now || b.opts.Linger <= 0 {
+				return batch
+			}
+			if linger == nil {
+				linger = time.NewTimer(b.opts.Linger - time.Since(taken))
+			}
+			select {
+			case r, ok = <-b.queue:
+			case <-linger.C:
+				return batch
+			}
+		}
+		if !ok {
+			return batch
+		}
+		batch = append(batch, r)
+		size += b.itemSize(r.item)
+		now = now || r.now
+	}
+	return batch
 }
 
 // commit writes one batch and answers its callers. When a batch fails for

@@ -32,6 +32,14 @@ type Options struct {
 	MaxBatchBytes int
 	// CommitTimeout bounds one transaction. Default 10s.
 	CommitTimeout time.Duration
+	// Linger is how long a committer that holds fewer than MaxBatch items
+	// waits for more before it writes them, counted from when it took the
+	// first; a batch holding an item submitted with SubmitNow is written
+	// at once. Zero never waits: under load the batch grows by itself
+	// while the previous one is written, but at a moderate rate each
+	// transaction then holds a handful of items and pays its fixed cost
+	// for each handful.
+	Linger time.Duration
 	// Observe, when set, is called after every commit with the batch size,
 	// how long the transaction took and its error.
 	Observe func(size int, took time.Duration, err error)

@@ -34,15 +34,28 @@ func NewOutcomes(q store.Queue, opts Options, logger *slog.Logger) *Outcomes {
 // Record queues c and returns without waiting for it to be written. done
 // is called, from a committer, once the outcome is committed (nil), its
 // lease was found lost (an error wrapping store.ErrLeaseLost), or it
-// could not be recorded; it must not block. Record waits while the queue
-// is full, and returns ErrClosed after Close, when done is never called.
+// could not be recorded; it must not block. Its batch may wait up to
+// Options.Linger for company. Record waits while the queue is full, and
+// returns ErrClosed after Close, when done is never called.
 func (o *Outcomes) Record(c store.Completion, done func(error)) error {
-	return o.b.Submit(c, func(recorded bool, err error) {
+	return o.b.Submit(c, o.answer(c, done))
+}
+
+// RecordNow queues c as Record does, for an outcome something waits on —
+// the head of an ordering key, whose next delivery is claimable only once
+// it is committed: its batch is written without lingering.
+func (o *Outcomes) RecordNow(c store.Completion, done func(error)) error {
+	return o.b.SubmitNow(c, o.answer(c, done))
+}
+
+// answer turns the committer's result for c into done's error.
+func (o *Outcomes) answer(c store.Completion, done func(error)) func(bool, error) {
+	return func(recorded bool, err error) {
 		if err == nil && !recorded {
 			err = fmt.Errorf("complete delivery %d: %w", c.DeliveryID, store.ErrLeaseLost)
 		}
 		done(err)
-	})
+	}
 }
 
 // Close stops accepting outcomes, writes everything already queued and
