@@ -37,6 +37,14 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestTwoNodes(t *testing.T) {
+	t.Parallel()
+	storetest.RunTwoNodes(t, func(t *testing.T) func() store.DB {
+		url := testdb.PostgresURL(t)
+		return func() store.DB { return openTestURL(t, url) }
+	})
+}
+
 func BenchmarkIngest(b *testing.B) {
 	storetest.BenchIngest(b, openTest(b))
 }

@@ -30,6 +30,18 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestTwoNodes(t *testing.T) {
+	t.Parallel()
+	storetest.RunTwoNodes(t, func(t *testing.T) func() store.DB {
+		path := filepath.Join(t.TempDir(), "hookrelay.db")
+		return func() store.DB {
+			return storetest.Migrated(t, func(ctx context.Context) (*sqlite.Store, error) {
+				return sqlite.Open(ctx, path, slog.New(slog.DiscardHandler))
+			})
+		}
+	})
+}
+
 func BenchmarkIngest(b *testing.B) {
 	storetest.BenchIngest(b, openTest(b))
 }
