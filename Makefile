@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune soak fuzz
+.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-live-queue soak fuzz
 
 # The binary records the commit it was built from (`hookrelay version`).
 build:
@@ -42,10 +42,17 @@ bench-deliver:
 bench-console:
 	$(GO) test -run '^$$' -bench 'BenchmarkEventsPage' -benchtime 10x -timeout 150m ./internal/console
 
-# The drain ratio, then the highest ingest rate whose deliveries keep up
-# with 1 and with 4 push destinations, 60 s per rate (takes many minutes).
+# The drain against a plain client, then the highest ingest rate whose
+# deliveries keep up with 1 and with 4 push destinations, 60 s per rate,
+# each beside a run whose events go to no destination: the CPU a delivery
+# leased at ingest costs, against a plain request (takes many minutes).
 bench-sustained:
-	$(GO) run ./cmd/hookrelay-bench sustained --driver both --destinations 1,4 --rates 500,1000,2000 --duration 60s --deliveries 30000
+	$(GO) run ./cmd/hookrelay-bench sustained --driver both --destinations 0,1,4 --rates 500,1000,2000 --duration 60s --deliveries 30000
+
+# On PostgreSQL, a delivery's life in one table against a narrow live
+# queue beside an insert-only history (takes seconds).
+bench-live-queue:
+	bash scripts/bench-live-queue.sh postgres://postgres@127.0.0.1:5432/postgres 64000 3
 
 # On PostgreSQL, the drain by 1, 2 and 4 processes started with
 # --role worker on one database, then the ingest rate of 1 and 2 started
