@@ -69,7 +69,9 @@ type Options struct {
 	// once; 0 means DefaultClaimers.
 	Claimers int
 	// Outcomes tunes the committer that records outcomes in batches;
-	// MaxBatch defaults to DefaultOutcomeBatch and CommitTimeout to 20s.
+	// MaxBatch defaults to DefaultOutcomeBatch, Linger to
+	// DefaultOutcomeLinger (a negative Linger writes at once) and
+	// CommitTimeout to 20s.
 	Outcomes groupcommit.Options
 	// Handlers are the handlers of the handler destinations, by name;
 	// Within runs them inside the transactions that record their outcomes

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
+	"github.com/hookrelay/hookrelay/internal/groupcommit"
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/testkit"
 )
@@ -271,6 +272,23 @@ func TestEngineOrderingPerKey(t *testing.T) {
 		if d := deliveryOf(t, b.store, events[headA].ID, "d"); d.Attempts < 2 {
 			t.Errorf("head of key a took %d attempts, want it to have failed first", d.Attempts)
 		}
+	})
+}
+
+// TestEngineKeyHeadOutcomeSkipsLinger checks that the outcome of a key's
+// head is written at once, whatever the committer's linger: the key's next
+// delivery is claimable only once it is, so with an hour's linger a key of
+// five events would otherwise deliver one.
+func TestEngineKeyHeadOutcomeSkipsLinger(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		ep := newEndpoint(t, func(hit, int) (int, http.Header) { return http.StatusOK, nil })
+		events := ingestEvents(t, b.store, 5, []string{"d"}, func(int) string { return "key" })
+		dest := testDestination("d", ep.srv.URL)
+		dest.OrderingKey = "key"
+		startEngine(t, Options{Queue: b.queue, Destinations: []config.Destination{dest},
+			Outcomes: groupcommit.Options{Linger: time.Hour}})
+		waitStatus(t, b.store, events, "d", store.StatusDone, 20*time.Second)
 	})
 }
 
