@@ -116,7 +116,7 @@ func (r *sustainedReport) printDeliveryCosts(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nCPU per delivery leased at ingest, µs: (µs/event with N destinations − with none, same rate) ÷ N")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "driver	N	offered/s	busy	relay	postgres	destinations	plain	plain ÷ busy	")
+	fmt.Fprintln(tw, "driver\tN\toffered/s\tbusy\trelay\tpostgres\tdestinations\tplain\tplain ÷ busy\t")
 	for _, c := range costs {
 		plain, ratio := "-", "-"
 		if c.Plain > 0 {
