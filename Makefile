@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-live-queue soak fuzz
+.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-hot-path bench-live-queue soak fuzz
 
 # The binary records the commit it was built from (`hookrelay version`).
 build:
@@ -48,6 +48,12 @@ bench-console:
 # leased at ingest costs, against a plain request (takes many minutes).
 bench-sustained:
 	$(GO) run ./cmd/hookrelay-bench sustained --driver both --destinations 0,1,4 --rates 500,1000,2000 --duration 60s --deliveries 30000
+
+# What a delivery costs against a plain HTTP client, three runs, the
+# drivers taking turns: the drain, then 2 000 events/s to 4 destinations
+# and to none for 60 s each; prints the medians (about 20 minutes).
+bench-hot-path:
+	$(GO) run ./cmd/hookrelay-bench sustained --driver both --destinations 0,4 --rates 2000 --duration 60s --deliveries 30000 --latency-events 100 --runs 3
 
 # On PostgreSQL, a delivery's life in one table against a narrow live
 # queue beside an insert-only history (takes seconds).

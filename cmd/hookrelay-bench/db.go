@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
@@ -15,9 +18,10 @@ import (
 // check that every acknowledged event was stored.
 type benchDB struct {
 	url string
-	// schema is the PostgreSQL schema the run owns; nil for SQLite, whose
-	// file goes with the run's directory.
+	// schema is the PostgreSQL schema the run owns; nil for SQLite.
 	schema *testdb.Schema
+	// file is the SQLite database file the run owns; "" for PostgreSQL.
+	file string
 }
 
 // newBenchDB makes a fresh database for driver: a new SQLite file in dir
@@ -26,7 +30,8 @@ type benchDB struct {
 func newBenchDB(ctx context.Context, driver, dir, name, pgURL string) (*benchDB, error) {
 	switch driver {
 	case "sqlite":
-		return &benchDB{url: "sqlite:" + filepath.Join(dir, name+".db")}, nil
+		file := filepath.Join(dir, name+".db")
+		return &benchDB{url: "sqlite:" + file, file: file}, nil
 	case "postgres":
 		s, err := testdb.NewSchema(ctx, pgURL)
 		if err != nil {
@@ -58,11 +63,17 @@ func (d *benchDB) CountEvents(ctx context.Context) (int64, error) {
 	return st.CountEvents(ctx, "")
 }
 
-// Drop removes the PostgreSQL schema; a SQLite file is left to the
-// removal of the run's directory.
+// Drop removes the PostgreSQL schema, or the SQLite file with its WAL
+// and shared memory.
 func (d *benchDB) Drop(ctx context.Context) error {
-	if d.schema == nil {
-		return nil
+	if d.schema != nil {
+		return d.schema.Drop(ctx)
 	}
-	return d.schema.Drop(ctx)
+	// A later run of the same name (sustained --runs) starts afresh.
+	for _, f := range []string{d.file, d.file + "-wal", d.file + "-shm"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", f, err)
+		}
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +59,12 @@ func TestBenchDBCountDrop(t *testing.T) {
 			if driver.Name == "postgres" {
 				if _, err := d.CountEvents(ctx); err == nil {
 					t.Error("the events are still there after Drop")
+				}
+			}
+			if driver.Name == "sqlite" {
+				matches, _ := filepath.Glob(strings.TrimPrefix(d.URL(), "sqlite:") + "*")
+				if len(matches) != 0 {
+					t.Errorf("files left after Drop: %v", matches)
 				}
 			}
 		})

@@ -31,6 +31,7 @@ var minCPURatio = map[string]float64{"sqlite": 0.7, "postgres": 0.6}
 // client's run on the same bodies and destination.
 type drainRow struct {
 	Driver     string
+	Run        int // which run of several (sustained --runs), from 0
 	Deliveries int64
 	// Prepare is how long storing the pending deliveries took.
 	Prepare time.Duration

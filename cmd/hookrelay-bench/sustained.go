@@ -20,6 +20,7 @@ type sustainedFlags struct {
 	duration     time.Duration
 	senders      int
 	settle       time.Duration
+	runs         int
 }
 
 func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error) {
@@ -30,6 +31,7 @@ func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error
 	rates := fs.String("rates", "1000,2000,3000,4000", "comma-separated offered ingest rates in events/s, tried in increasing order until one is not kept up with")
 	fs.DurationVar(&f.duration, "duration", 60*time.Second, "how long each rate is offered")
 	fs.IntVar(&f.senders, "senders", 64, "most ingest requests in flight")
+	fs.IntVar(&f.runs, "runs", 1, "how many times the whole measurement runs, the drivers taking turns; the CPU per delivery is then the median of the runs, with their range")
 	fs.DurationVar(&f.settle, "settle", 2*time.Minute, "longest wait, after the load stops, for every delivery to be done")
 	fs.IntVar(&f.deliver.deliveries, "deliveries", 50_000, "deliveries drained for the drain ratio; 0 skips the drain and latency")
 	fs.IntVar(&f.deliver.concurrency, "concurrency", 32, "every destination's concurrency, and the plain client's senders")
@@ -62,7 +64,7 @@ func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error
 			return f, fmt.Errorf("%w: --rates must increase", errUsage)
 		}
 	}
-	if f.duration <= 0 || f.senders <= 0 || f.settle <= 0 || f.deliver.deliveries < 0 || f.deliver.concurrency <= 0 ||
+	if f.duration <= 0 || f.senders <= 0 || f.settle <= 0 || f.runs <= 0 || f.deliver.deliveries < 0 || f.deliver.concurrency <= 0 ||
 		f.deliver.body <= 0 || f.deliver.latencyEvents < 0 || f.deliver.timeout <= 0 {
 		return f, fmt.Errorf("%w: counts and durations must be positive", errUsage)
 	}
@@ -107,36 +109,50 @@ func runSustained(ctx context.Context, stdout, stderr io.Writer, args []string) 
 
 	rep := &sustainedReport{flags: f}
 	rep.Deliver = deliverReport{Deliveries: f.deliver.deliveries, Concurrency: f.deliver.concurrency, Body: f.deliver.body}
-	for _, driver := range f.deliver.drivers {
-		if f.deliver.deliveries > 0 {
-			row, lat, err := runDeliverDriver(ctx, stderr, f.deliver, binary, dir, driver, dest)
-			if err != nil {
+	for run := range f.runs {
+		for _, driver := range f.deliver.drivers {
+			if err := runSustainedDriver(ctx, stderr, f, rep, binary, dir, driver, dest, run); err != nil {
 				return err
-			}
-			rep.Deliver.Drains = append(rep.Deliver.Drains, row)
-			if lat != nil {
-				rep.Deliver.Latencies = append(rep.Deliver.Latencies, *lat)
-			}
-		}
-		for _, n := range f.destinations {
-			for _, rate := range f.rates {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				row, err := runSustainedRate(ctx, stderr, f, binary, dir, driver, dest, n, rate)
-				if err != nil {
-					return err
-				}
-				rep.Runs = append(rep.Runs, row)
-				if !row.KeptUp() {
-					break // higher rates will not keep up either
-				}
 			}
 		}
 	}
 	rep.print(stdout)
 	if rep.failed() {
 		return errFailed
+	}
+	return nil
+}
+
+// runSustainedDriver makes one run of the measurement on one driver: the
+// drain and latency, then each count of destinations at the rates kept up
+// with, appending its rows to rep.
+func runSustainedDriver(ctx context.Context, stderr io.Writer, f sustainedFlags, rep *sustainedReport, binary, dir, driver string, dest *noopDestination, run int) error {
+	if f.deliver.deliveries > 0 {
+		row, lat, err := runDeliverDriver(ctx, stderr, f.deliver, binary, dir, driver, dest)
+		if err != nil {
+			return err
+		}
+		row.Run = run
+		rep.Deliver.Drains = append(rep.Deliver.Drains, row)
+		if lat != nil {
+			rep.Deliver.Latencies = append(rep.Deliver.Latencies, *lat)
+		}
+	}
+	for _, n := range f.destinations {
+		for _, rate := range f.rates {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			row, err := runSustainedRate(ctx, stderr, f, binary, dir, driver, dest, n, rate)
+			if err != nil {
+				return err
+			}
+			row.Run = run
+			rep.Runs = append(rep.Runs, row)
+			if !row.KeptUp() {
+				break // higher rates will not keep up either
+			}
+		}
 	}
 	return nil
 }

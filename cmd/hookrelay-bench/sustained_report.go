@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 )
@@ -23,6 +24,7 @@ const (
 // sustainedRow is one offered rate to one relay with some destinations.
 type sustainedRow struct {
 	Driver       string
+	Run          int // which run of several (--runs), from 0
 	Destinations int
 	Offered      float64 // events/s offered
 	Duration     time.Duration
@@ -65,28 +67,39 @@ func (r sustainedRow) cpuPerEvent() string {
 // which stores the same events and delivers nothing.
 type deliveryCost struct {
 	Driver                       string
+	Run                          int
 	Destinations                 int
 	Offered                      float64
 	Busy, Relay, Postgres, Bench float64
-	Plain                        float64 // the plain client's per request in the drain, 0 when not run
+	Plain                        float64 // the plain client's per request in the run's drain, 0 when not run
 }
 
-// deliveryCosts returns the cost per delivery of every measured run with
-// destinations that has a baseline: (its µs per event − the baseline's)
-// ÷ its destinations. The baseline's events are the same, so what the
-// difference holds is the deliveries' work: the pushes and their
+// Ratio is the plain request's CPU over the delivery's, 0 without a
+// plain client's run.
+func (c deliveryCost) Ratio() float64 {
+	if c.Plain <= 0 || c.Busy <= 0 {
+		return 0
+	}
+	return c.Plain / c.Busy
+}
+
+// deliveryCosts returns the cost per delivery of every measured row with
+// destinations that has a baseline in its run: (its µs per event − the
+// baseline's) ÷ its destinations. The baseline's events are the same, so
+// what the difference holds is the deliveries' work: the pushes and their
 // outcomes in the relay and the database, and the destinations' side of
 // each request in the bench's column.
 func (r *sustainedReport) deliveryCosts() []deliveryCost {
+	key := func(driver string, run int, rate float64) string { return fmt.Sprintf("%s/%d/%.0f", driver, run, rate) }
 	base := map[string]sustainedRow{}
 	for _, row := range r.Runs {
 		if row.Destinations == 0 {
-			base[fmt.Sprintf("%s/%.0f", row.Driver, row.Offered)] = row
+			base[key(row.Driver, row.Run, row.Offered)] = row
 		}
 	}
 	var out []deliveryCost
 	for _, row := range r.Runs {
-		b, ok := base[fmt.Sprintf("%s/%.0f", row.Driver, row.Offered)]
+		b, ok := base[key(row.Driver, row.Run, row.Offered)]
 		if row.Destinations == 0 || !ok {
 			continue
 		}
@@ -96,10 +109,10 @@ func (r *sustainedReport) deliveryCosts() []deliveryCost {
 			continue
 		}
 		n := float64(row.Destinations)
-		c := deliveryCost{Driver: row.Driver, Destinations: row.Destinations, Offered: row.Offered,
+		c := deliveryCost{Driver: row.Driver, Run: row.Run, Destinations: row.Destinations, Offered: row.Offered,
 			Busy: (busy - busy0) / n, Relay: (relay - relay0) / n, Postgres: (pg - pg0) / n, Bench: (bench - bench0) / n}
 		for _, d := range r.Deliver.Drains {
-			if plain, _, _, _, _, ok := d.cpuPerDelivery(); ok && d.Driver == row.Driver {
+			if plain, _, _, _, _, ok := d.cpuPerDelivery(); ok && d.Driver == row.Driver && d.Run == row.Run {
 				c.Plain = plain
 			}
 		}
@@ -108,31 +121,87 @@ func (r *sustainedReport) deliveryCosts() []deliveryCost {
 	return out
 }
 
-// printDeliveryCosts writes deliveryCosts and the targets they meet.
+// costGroup is the costs per delivery of one driver, count of
+// destinations and rate, one per run.
+type costGroup struct {
+	Driver       string
+	Destinations int
+	Offered      float64
+	Costs        []deliveryCost
+}
+
+// groupCosts gathers costs by driver, destinations and rate, in the
+// order first seen.
+func groupCosts(costs []deliveryCost) []costGroup {
+	var out []costGroup
+	index := map[string]int{}
+	for _, c := range costs {
+		k := fmt.Sprintf("%s/%d/%.0f", c.Driver, c.Destinations, c.Offered)
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, costGroup{Driver: c.Driver, Destinations: c.Destinations, Offered: c.Offered})
+		}
+		out[i].Costs = append(out[i].Costs, c)
+	}
+	return out
+}
+
+// median returns the median of f over the group's costs, and their
+// least and greatest.
+func (g costGroup) median(f func(deliveryCost) float64) (med, lo, hi float64) {
+	vs := make([]float64, len(g.Costs))
+	for i, c := range g.Costs {
+		vs[i] = f(c)
+	}
+	slices.Sort(vs)
+	n := len(vs)
+	med = vs[n/2]
+	if n%2 == 0 {
+		med = (vs[n/2-1] + vs[n/2]) / 2
+	}
+	return med, vs[0], vs[n-1]
+}
+
+// spread formats f's median over the group, with its range when the
+// group holds more than one run, in verb.
+func (g costGroup) spread(verb string, f func(deliveryCost) float64) string {
+	med, lo, hi := g.median(f)
+	if len(g.Costs) == 1 {
+		return fmt.Sprintf(verb, med)
+	}
+	return fmt.Sprintf(verb+" ("+verb+"–"+verb+")", med, lo, hi)
+}
+
+// printDeliveryCosts writes deliveryCosts, as medians with their range
+// when there are several runs, and the targets they miss.
 func (r *sustainedReport) printDeliveryCosts(w io.Writer) {
-	costs := r.deliveryCosts()
-	if len(costs) == 0 {
+	groups := groupCosts(r.deliveryCosts())
+	if len(groups) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "\nCPU per delivery leased at ingest, µs: (µs/event with N destinations − with none, same rate) ÷ N")
+	fmt.Fprintln(w, "\nCPU per delivery leased at ingest, µs: (µs/event with N destinations − with none, same rate, same run) ÷ N; with several runs, the median (range)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "driver\tN\toffered/s\tbusy\trelay\tpostgres\tdestinations\tplain\tplain ÷ busy\t")
-	for _, c := range costs {
+	fmt.Fprintln(tw, "driver\tN\toffered/s\truns\tbusy\trelay\tpostgres\tdestinations\tplain\tplain ÷ busy\t")
+	for _, g := range groups {
 		plain, ratio := "-", "-"
-		if c.Plain > 0 {
-			plain, ratio = fmt.Sprintf("%.0f", c.Plain), fmt.Sprintf("%.2f", c.Plain/c.Busy)
+		if p, _, _ := g.median(func(c deliveryCost) float64 { return c.Plain }); p > 0 {
+			plain, ratio = g.spread("%.0f", func(c deliveryCost) float64 { return c.Plain }), g.spread("%.2f", deliveryCost.Ratio)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s\t\n", c.Driver, c.Destinations, c.Offered,
-			c.Busy, c.Relay, c.Postgres, c.Bench, plain, ratio)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", g.Driver, g.Destinations, g.Offered, len(g.Costs),
+			g.spread("%.0f", func(c deliveryCost) float64 { return c.Busy }), g.spread("%.0f", func(c deliveryCost) float64 { return c.Relay }),
+			g.spread("%.0f", func(c deliveryCost) float64 { return c.Postgres }), g.spread("%.0f", func(c deliveryCost) float64 { return c.Bench }),
+			plain, ratio)
 	}
 	_ = tw.Flush()
-	fmt.Fprintln(w, "destinations: the bench's CPU, whose load generator's share is the same per event in both runs; plain: the plain client's CPU per request in the drain above")
-	for _, c := range costs {
-		if c.Driver == "postgres" && c.Postgres > maxPostgresPerDelivery {
-			fmt.Fprintf(w, "  MISSES postgres: server CPU %.0f µs per delivery leased at ingest (N=%d, %.0f/s) > %d\n", c.Postgres, c.Destinations, c.Offered, maxPostgresPerDelivery)
+	fmt.Fprintln(w, "destinations: the bench's CPU, whose load generator's share is the same per event in both runs; plain: the plain client's CPU per request in the run's drain above")
+	for _, g := range groups {
+		if pg, _, _ := g.median(func(c deliveryCost) float64 { return c.Postgres }); g.Driver == "postgres" && pg > maxPostgresPerDelivery {
+			fmt.Fprintf(w, "  MISSES postgres: server CPU %.0f µs per delivery leased at ingest (N=%d, %.0f/s) > %d\n", pg, g.Destinations, g.Offered, maxPostgresPerDelivery)
 		}
-		if c.Plain > 0 && c.Plain/c.Busy < minCPURatio[c.Driver] {
-			fmt.Fprintf(w, "  MISSES %s: CPU ratio %.2f per delivery leased at ingest (N=%d, %.0f/s) < %.2f\n", c.Driver, c.Plain/c.Busy, c.Destinations, c.Offered, minCPURatio[c.Driver])
+		if ratio, _, _ := g.median(deliveryCost.Ratio); ratio > 0 && ratio < minCPURatio[g.Driver] {
+			fmt.Fprintf(w, "  MISSES %s: CPU ratio %.2f per delivery leased at ingest (N=%d, %.0f/s) < %.2f\n", g.Driver, ratio, g.Destinations, g.Offered, minCPURatio[g.Driver])
 		}
 	}
 }
@@ -245,9 +314,9 @@ func (r *sustainedReport) print(w io.Writer) {
 	fmt.Fprintf(w, "sustained: signed %d B events offered at a fixed rate for %v (%d senders at most), each fanned out to N no-op push destinations of concurrency %d; backlog = deliveries acknowledged but not yet received, sampled every second\n",
 		f.deliver.body, f.duration, f.senders, f.deliver.concurrency)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "driver\tN\toffered/s\tacked/s\tingest p99\tbacklog max\tgrowth/s\tdone\tsettled in\tkept up\tleased at ingest\tbusy µs/event\trelay\tpostgres\tbench\tload\t")
+	fmt.Fprintln(tw, "driver\trun\tN\toffered/s\tacked/s\tingest p99\tbacklog max\tgrowth/s\tdone\tsettled in\tkept up\tleased at ingest\tbusy µs/event\trelay\tpostgres\tbench\tload\t")
 	for _, row := range r.Runs {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%v\t%d\t%+.1f\t%d/%d\t%v\t%t\t%s\t%s\t%s\t\n", row.Driver, row.Destinations, row.Offered,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.0f\t%v\t%d\t%+.1f\t%d/%d\t%v\t%t\t%s\t%s\t%s\t\n", row.Driver, row.Run+1, row.Destinations, row.Offered,
 			row.Achieved, roundDur(row.IngestP99), row.MaxBacklog(), row.Growth(), row.Done, row.Wanted,
 			row.Settled.Round(100*time.Millisecond), row.KeptUp(), row.Leases.share(), row.cpuPerEvent(), row.Load)
 	}

@@ -58,35 +58,48 @@ func TestSustainedRowKeptUp(t *testing.T) {
 	}
 }
 
-// TestDeliveryCosts checks the cost per delivery leased at ingest: a run
-// with destinations less the run at its rate with none, per destination,
-// set beside the plain client's request; a run without a baseline, or
-// at another rate, has none.
+// TestDeliveryCosts checks the cost per delivery leased at ingest: a row
+// with destinations less the row of its run at its rate with none, per
+// destination, set beside the plain client's request of the same run; a
+// row without a baseline in its run, or at another rate, has none; with
+// several runs the table gives the median and range.
 func TestDeliveryCosts(t *testing.T) {
 	t.Parallel()
 	// perItem over 1 000 events in 1 s: 0.001 of a core is 1 µs each.
-	row := func(n int, rate, busy, relay, postgres float64) sustainedRow {
-		return sustainedRow{Driver: "postgres", Destinations: n, Offered: rate, Acked: 1000, CPUOK: true,
+	row := func(run, n int, rate, busy, relay, postgres float64) sustainedRow {
+		return sustainedRow{Driver: "postgres", Run: run, Destinations: n, Offered: rate, Acked: 1000, CPUOK: true,
 			CPU: cpuUse{Cores: 2, Secs: 1, Busy: busy, Relays: relay, Postgres: postgres, Bench: busy - relay - postgres}}
 	}
+	drain := func(run int, plain float64) drainRow {
+		return drainRow{Driver: "postgres", Run: run, Deliveries: 1000, PlainCPUOK: true, RelayCPUOK: true,
+			PlainCPU: cpuUse{Cores: 2, Secs: 1, Busy: plain}, RelayCPU: cpuUse{Cores: 2, Secs: 1, Busy: 0.100}}
+	}
 	r := &sustainedReport{
-		Deliver: deliverReport{Drains: []drainRow{{Driver: "postgres", Deliveries: 1000, PlainCPUOK: true, RelayCPUOK: true,
-			PlainCPU: cpuUse{Cores: 2, Secs: 1, Busy: 0.050}, RelayCPU: cpuUse{Cores: 2, Secs: 1, Busy: 0.100}}}},
-		Runs: []sustainedRow{row(0, 800, 0.600, 0.200, 0.350), row(4, 800, 1.000, 0.400, 0.430), row(4, 2000, 2.000, 0.5, 0.5)},
+		Deliver: deliverReport{Drains: []drainRow{drain(0, 0.050), drain(1, 0.040), drain(2, 0.045)}},
+		Runs: []sustainedRow{
+			row(0, 0, 800, 0.600, 0.200, 0.350), row(0, 4, 800, 1.000, 0.400, 0.430), row(0, 4, 2000, 2.000, 0.5, 0.5),
+			row(1, 0, 800, 0.700, 0.200, 0.350), row(1, 4, 800, 1.180, 0.400, 0.490),
+			row(2, 4, 800, 1.000, 0.400, 0.430),
+		},
 	}
 	costs := r.deliveryCosts()
-	if len(costs) != 1 {
-		t.Fatalf("costs = %+v, want the 800/s run's alone", costs)
+	if len(costs) != 2 {
+		t.Fatalf("costs = %+v, want the 800/s rows of runs 1 and 2 alone", costs)
 	}
-	c := costs[0]
 	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-6 }
+	c := costs[0]
 	if !near(c.Busy, 100) || !near(c.Relay, 50) || !near(c.Postgres, 20) || !near(c.Bench, 30) || !near(c.Plain, 50) {
-		t.Errorf("cost = %+v, want busy 100, relay 50, postgres 20, bench 30, plain 50", c)
+		t.Errorf("run 1's cost = %+v, want busy 100, relay 50, postgres 20, bench 30, plain 50", c)
+	}
+	if c := costs[1]; c.Run != 1 || !near(c.Busy, 120) || !near(c.Postgres, 35) || !near(c.Plain, 40) {
+		t.Errorf("run 2's cost = %+v, want busy 120, postgres 35, plain 40 (its own drain's)", c)
 	}
 	var out bytes.Buffer
 	r.printDeliveryCosts(&out)
-	if !strings.Contains(out.String(), "0.50") || !strings.Contains(out.String(), "MISSES postgres: CPU ratio 0.50") || strings.Contains(out.String(), "server CPU") {
-		t.Errorf("print:\n%s", out.String())
+	for _, want := range []string{"110 (100–120)", "28 (20–35)", "0.42 (0.33–0.50)", "MISSES postgres: server CPU 28", "MISSES postgres: CPU ratio 0.42"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("print lacks %q:\n%s", want, out.String())
+		}
 	}
 }
 
@@ -105,6 +118,7 @@ func TestParseSustainedFlags(t *testing.T) {
 		{"--rates", "0"},
 		{"--destinations", "x"},
 		{"--destinations", "0,-1"},
+		{"--runs", "0"},
 		{"--driver", "mysql"},
 	} {
 		if _, err := parseSustainedFlags(io.Discard, args); err == nil {
