@@ -14,6 +14,10 @@ import (
 	"github.com/hookrelay/hookrelay/internal/testkit/testdb"
 )
 
+// defaultPostgresURL is the server every command's --postgres-url names
+// unless told otherwise: the local one, as the tests find it.
+const defaultPostgresURL = "postgres://postgres@127.0.0.1:5432/postgres"
+
 // benchDB is a fresh database for one relay run, counted after the run to
 // check that every acknowledged event was stored.
 type benchDB struct {

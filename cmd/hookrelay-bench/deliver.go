@@ -58,7 +58,7 @@ func parseDeliverFlags(stderr io.Writer, args []string) (deliverFlags, error) {
 	fs.Int64Var(&f.history, "history", 5_000_000, "done deliveries behind the second claim measurement (PostgreSQL); 0 skips the claim check")
 	fs.IntVar(&f.claims, "claims", 300, "claims of 32 timed per history size")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "longest a drain may take")
-	fs.StringVar(&f.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch schemas are created and dropped")
+	fs.StringVar(&f.postgresURL, "postgres-url", defaultPostgresURL, "PostgreSQL server on which scratch schemas are created and dropped")
 	fs.StringVar(&f.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
 	fs.BoolVar(&f.encrypt, "encrypt", false, "payloads are stored sealed under a random key and the relay opens them (encryption at rest)")
 	err := parseFlags(fs, args)

@@ -43,7 +43,7 @@ func parseIngestFlags(stderr io.Writer, args []string) (ingestFlags, error) {
 	// anything flatters the relay's ratio; a larger pool (about 3 KiB of
 	// memory a request) removes that.
 	fs.IntVar(&f.prebuild, "prebuild", 65536, "requests signed before each target's run; later ones are signed as they are sent")
-	fs.StringVar(&f.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which a scratch schema is created and dropped")
+	fs.StringVar(&f.postgresURL, "postgres-url", defaultPostgresURL, "PostgreSQL server on which a scratch schema is created and dropped")
 	fs.StringVar(&f.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
 	fs.BoolVar(&f.checkTargets, "check-targets", false, "exit 1 when a relay row misses its target")

@@ -44,7 +44,7 @@ func runMemory(ctx context.Context, stdout, stderr io.Writer, args []string) err
 	maxBody := 2 * config.MiB
 	fs.TextVar(&maxBody, "max-body", maxBody, "the source's max_body in the relay's config")
 	deadline := fs.Duration("deadline", 60*time.Second, "how long one round may retry shed posts")
-	pgURL := fs.String("postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which a scratch schema is created and dropped")
+	pgURL := fs.String("postgres-url", defaultPostgresURL, "PostgreSQL server on which a scratch schema is created and dropped")
 	binary := fs.String("binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	checkTargets := fs.Bool("check-targets", false, "exit 1 when the peak RSS reaches 300 MiB")

@@ -60,7 +60,7 @@ type pruneRow struct {
 // the drop of the day's partitions on one partitioned by day.
 func runPrune(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("prune", stderr)
-	pgURL := fs.String("postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch schemas are created and dropped")
+	pgURL := fs.String("postgres-url", defaultPostgresURL, "PostgreSQL server on which scratch schemas are created and dropped")
 	sizes := fs.String("deliveries", "1000000,5000000", "comma-separated numbers of deliveries in the day retired")
 	dests := fs.Int("destinations", 4, "deliveries per event, each to a destination of its own")
 	body := fs.Int("body", 512, "body size in bytes")

@@ -39,7 +39,7 @@ func parseScaleoutFlags(stderr io.Writer, args []string) (scaleoutFlags, error) 
 	fs.IntVar(&f.prebuild, "prebuild", 65536, "ingest requests signed before each run; later ones are signed as they are sent")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "the relays' log level")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "longest a drain may take")
-	fs.StringVar(&f.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch schemas are created and dropped")
+	fs.StringVar(&f.postgresURL, "postgres-url", defaultPostgresURL, "PostgreSQL server on which scratch schemas are created and dropped")
 	fs.StringVar(&f.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
 	err := parseFlags(fs, args)
 	if err != nil {

@@ -41,7 +41,7 @@ func parseSustainedFlags(stderr io.Writer, args []string) (sustainedFlags, error
 	fs.IntVar(&f.deliver.latencyEvents, "latency-events", 200, "events posted one at a time to the idle relay after the drain to measure ingest-to-delivery latency; 0 skips")
 	fs.DurationVar(&f.deliver.latencyGap, "latency-gap", 20*time.Millisecond, "time between the starts of two latency posts")
 	fs.DurationVar(&f.deliver.timeout, "timeout", 10*time.Minute, "longest the drain may take")
-	fs.StringVar(&f.deliver.postgresURL, "postgres-url", "postgres://postgres@127.0.0.1:5432/postgres", "PostgreSQL server on which scratch schemas are created and dropped")
+	fs.StringVar(&f.deliver.postgresURL, "postgres-url", defaultPostgresURL, "PostgreSQL server on which scratch schemas are created and dropped")
 	fs.StringVar(&f.deliver.binary, "binary", "", "hookrelay binary to run; default: build ./cmd/hookrelay")
 	err := parseFlags(fs, args)
 	if err != nil {
