@@ -246,15 +246,12 @@ func (e *Engine) Run(ctx context.Context) error {
 }
 
 // Wake tells the destination's loop that deliveries may have become due, so
-// that it claims now rather than at its next poll; until a claim has
-// caught up with them, the destination's deliveries are not leased at
-// ingest. It never blocks; a name that is not a push destination of the
-// engine is ignored.
+// that it claims now rather than at its next poll. It does not stop
+// leasing at ingest (see reserveIngest): the claim it starts takes them
+// beside new events, as room allows. It never blocks; a name that is not a
+// push destination of the engine is ignored.
 func (e *Engine) Wake(destination string) {
 	if w, ok := e.workers[destination]; ok {
-		w.mu.Lock()
-		w.fallBehind()
-		w.mu.Unlock()
 		w.wakeUp()
 	} else if h, ok := e.handlers[destination]; ok {
 		h.wakeUp()

@@ -22,8 +22,9 @@ import (
 // for room, and only where a claim would have taken it at once and
 // nothing a claim decides is needed: the destination is a push
 // destination with no rate, not paused, its worker running, the delivery
-// has no ordering key (the key's head rule stays with the claim), and the
-// worker has caught up with its queue (see worker.caughtUp). Every other
+// has no ordering key (the key's head rule stays with the claim), and no
+// delivery has found the window full since a claim last caught up with
+// the queue (see worker.fallBehind). Every other
 // delivery is created pending and claimed as before. A leased row is a
 // claimed row: if this node dies, its lease runs out and any node claims
 // it; on shutdown the engine hands it back like any claimed delivery.
@@ -128,9 +129,17 @@ func (w *worker) offer(c store.Claim) {
 	w.engine.metrics.leased(w.name, leasedAtIngest, 1)
 }
 
-// fallBehind notes that the worker's queue may hold due deliveries it has
-// not claimed: new pending ones (Wake), or one that found no room. The
-// caller holds w.mu.
+// fallBehind notes that a delivery found no room in the window and was
+// created pending: the senders are not keeping up, and the queue holds
+// due deliveries that claims must take first. The caller holds w.mu.
+//
+// A wake alone — deliveries made due by another node's ingest, a replay,
+// a resume, or this node's own ingest that found the worker behind — does
+// not fall behind. It starts a claim, which takes them beside new events
+// while the window has room. Were it to stop leasing, a busy relay whose
+// in-flight ingest always holds some deliveries created pending while it
+// was behind would never lease at ingest again: each such commit, landing
+// after the claim that caught up, would stop it anew.
 func (w *worker) fallBehind() { w.caughtUp = false }
 
 // catchUp notes that a claim found fewer deliveries than it asked for:

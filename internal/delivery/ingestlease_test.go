@@ -292,11 +292,12 @@ func (g *gatedClaims) ClaimDeliveries(ctx context.Context, req store.ClaimReques
 	return g.Queue.ClaimDeliveries(ctx, req)
 }
 
-// TestLeaseAtIngestFallsBehindOnWake checks that a wake — new pending
-// deliveries, here or on another node — stops leasing at ingest until a
-// claim has caught up with the queue, so that what waits in the queue is
-// not overtaken by new events.
-func TestLeaseAtIngestFallsBehindOnWake(t *testing.T) {
+// TestLeaseAtIngestBesideWokenDeliveries checks that a wake — new pending
+// deliveries, here from another node — starts a claim without stopping
+// leasing at ingest: while the claim is held up, the next event is still
+// leased and pushed, and the woken deliveries are claimed and pushed once
+// it goes on, with no poll to find them.
+func TestLeaseAtIngestBesideWokenDeliveries(t *testing.T) {
 	t.Parallel()
 	eachDriver(t, func(t *testing.T, b testBundle) {
 		ep := newEndpoint(t, nil)
@@ -304,6 +305,7 @@ func TestLeaseAtIngestFallsBehindOnWake(t *testing.T) {
 		e, _, _ := startEngine(t, Options{
 			Queue:        q,
 			Destinations: []config.Destination{testDestination("d", ep.srv.URL)},
+			Registerer:   b.reg,
 			PollInterval: time.Hour,
 		})
 		t.Cleanup(func() { q.set(false) })
@@ -311,17 +313,20 @@ func TestLeaseAtIngestFallsBehindOnWake(t *testing.T) {
 		q.set(true)
 		pending := ingestEvents(t, b.store, 3, []string{"d"}, nil) // as another node's receiver would
 		e.Wake("d")
-		if _, leased := ingestLeasing(t, e, b.store, 1, []string{"d"}, nil); leased != 0 {
-			t.Error("leased at ingest while the queue held unclaimed deliveries")
+		fresh, leased := ingestLeasing(t, e, b.store, 1, []string{"d"}, nil)
+		if leased != 1 {
+			t.Fatal("a wake stopped leasing at ingest")
+		}
+		waitStatus(t, b.store, fresh, "d", store.StatusDone, 10*time.Second)
+		for _, ev := range pending {
+			if d := deliveryOf(t, b.store, ev.ID, "d"); d.Status != store.StatusPending {
+				t.Fatalf("a woken delivery is %s while claims are held, want pending", d.Status)
+			}
 		}
 		q.set(false)
 		waitStatus(t, b.store, pending, "d", store.StatusDone, 10*time.Second)
-		// A claim that finds deliveries wakes the other claimer, and while
-		// both hold room for a claim a delivery may find none: leasing
-		// resumes once the claims are done.
-		testkit.Eventually(t, 10*time.Second, "leasing at ingest to resume", func() error {
-			_, leased := ingestLeasing(t, e, b.store, 1, []string{"d"}, nil)
-			return testkit.Check(leased == 1, "not leased")
-		})
+		if got, claimed := leases(t, b, "d", leasedAtIngest), leases(t, b, "d", leasedByClaim); got != 1 || claimed != 3 {
+			t.Errorf("leases: %v at ingest, %v by claim; want 1 and 3", got, claimed)
+		}
 	})
 }
