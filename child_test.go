@@ -132,13 +132,25 @@ type child struct {
 // test fails.
 func startChild(t *testing.T, name, db string, app appDB, env ...string) *child {
 	t.Helper()
+	c, served := launchChild(t, name, db, app, env...)
+	if !served {
+		t.Fatalf("child %s exited %d before it served; it logged:\n%s", name, c.code, c.stderr.String())
+	}
+	return c
+}
+
+// launchChild is startChild for a child that may exit before it serves:
+// it returns once the child serves, or once it has exited without
+// serving, which served tells.
+func launchChild(t *testing.T, name, db string, app appDB, env ...string) (c *child, served bool) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), append(env, childEnv+"="+name, childDBEnv+"="+db, childDirEnv+"="+t.TempDir())...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, done: make(chan struct{}), stderr: &lockedBuffer{}}
+	c = &child{cmd: cmd, done: make(chan struct{}), stderr: &lockedBuffer{}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -167,10 +179,10 @@ func startChild(t *testing.T, name, db string, app appDB, env ...string) *child 
 	f := strings.Fields(line)
 	if len(f) != 3 || f[0] != "ready" {
 		<-c.done
-		t.Fatalf("child %s exited %d before it served; it logged:\n%s", name, c.code, c.stderr.String())
+		return c, false
 	}
 	c.bundle = &bundle{ingest: f[1], admin: f[2], app: app}
-	return c
+	return c, true
 }
 
 // exited reports whether the child has exited.
