@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -26,7 +27,8 @@ type Batcher[T, R any] struct {
 	logger *slog.Logger
 
 	queue     chan *request[T, R]
-	gathering sync.Mutex // held by the committer filling the next batch
+	gathering sync.Mutex   // held by the committer filling the next batch
+	writing   atomic.Int32 // committers writing a batch now
 	pool      sync.Pool
 
 	mu     sync.RWMutex // guards closed against sends on queue
@@ -162,7 +164,8 @@ func (b *Batcher[T, R]) run() {
 // gather fills batch with the next batch to write: what has queued up,
 // and, when that is less than a full batch of items none of which was
 // submitted with SubmitNow, what arrives until Options.Linger has passed
-// since the first was taken.
+// since the first was taken (with Options.LingerWhileWriting, only when
+// the queue runs dry while another committer writes).
 // One committer gathers at a time, so the others write side by side
 // instead of splitting what arrives. An empty batch means the Batcher is
 // closed and drained.
@@ -187,7 +190,7 @@ func (b *Batcher[T, R]) gather(batch []*request[T, R]) []*request[T, R] {
 		select {
 		case r, ok = <-b.queue:
 		default:
-			if now || b.opts.Linger <= 0 {
+			if now || !b.lingers() {
 				return batch
 			}
 			if linger == nil {
@@ -207,6 +210,16 @@ func (b *Batcher[T, R]) gather(batch []*request[T, R]) []*request[T, R] {
 		now = now || r.now
 	}
 	return batch
+}
+
+// lingers reports whether a committer holding a batch that is not full
+// waits for more: when Options.Linger is set and, with
+// Options.LingerWhileWriting, another committer is writing.
+func (b *Batcher[T, R]) lingers() bool {
+	if b.opts.Linger <= 0 {
+		return false
+	}
+	return !b.opts.LingerWhileWriting || b.writing.Load() > 0
 }
 
 // commit writes one batch and answers its callers. When a batch fails for
@@ -239,7 +252,9 @@ func (b *Batcher[T, R]) writeBatch(items []T) ([]R, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.opts.CommitTimeout)
 	defer cancel()
 	start := time.Now()
+	b.writing.Add(1)
 	res, err := b.write(ctx, items)
+	b.writing.Add(-1)
 	if err == nil && len(res) != len(items) {
 		err = fmt.Errorf("write batch: %d results for %d items", len(res), len(items))
 	}

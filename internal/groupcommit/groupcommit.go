@@ -40,6 +40,14 @@ type Options struct {
 	// transaction then holds a handful of items and pays its fixed cost
 	// for each handful.
 	Linger time.Duration
+	// LingerWhileWriting keeps Linger to the times another committer is
+	// writing a batch: an item that finds every committer idle is written
+	// at once, as with no Linger, and only items that arrive while the
+	// store is busy wait for company. It suits callers that wait for
+	// their item's commit, such as a webhook's answer: an idle relay
+	// answers as fast as without a linger, a busy one writes fewer, larger
+	// transactions.
+	LingerWhileWriting bool
 	// Observe, when set, is called after every commit with the batch size,
 	// how long the transaction took and its error.
 	Observe func(size int, took time.Duration, err error)

@@ -146,3 +146,47 @@ func TestCloseWritesLingeringItems(t *testing.T) {
 		t.Errorf("batches %v, want [[1]]", got)
 	}
 }
+
+// TestLingerWhileWriting checks that with LingerWhileWriting an item that
+// finds every committer idle is written at once, and one that arrives
+// while another batch is being written waits for company.
+func TestLingerWhileWriting(t *testing.T) {
+	t.Parallel()
+	log := &batches{}
+	started, release := make(chan struct{}), make(chan struct{})
+	write := func(ctx context.Context, items []int) ([]int, error) {
+		if items[0] == 2 {
+			close(started)
+			<-release // the store is busy with this batch until released
+		}
+		return log.write(ctx, items)
+	}
+	b := groupcommit.NewBatcher(write, nil, groupcommit.Options{Linger: time.Hour, LingerWhileWriting: true, MaxBatch: 3, Committers: 2},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(b.Close)
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+
+	answer(t, submit(t, b, 1, false)) // idle: no linger, or this waits an hour
+	busy := submit(t, b, 2, false)
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second batch was not written within 10s")
+	}
+	third := submit(t, b, 3, false)
+	time.Sleep(50 * time.Millisecond)
+	if got := log.all(); len(got) != 1 {
+		t.Fatalf("batches %v while one was being written, want [[1]] and the next lingering", got)
+	}
+	fourth, fifth := submit(t, b, 4, false), submit(t, b, 5, false)
+	for _, ch := range []<-chan int{third, fourth, fifth} {
+		answer(t, ch)
+	}
+	once.Do(func() { close(release) })
+	answer(t, busy)
+	want := [][]int{{1}, {3, 4, 5}, {2}}
+	if got := log.all(); !slices.EqualFunc(got, want, slices.Equal[[]int]) {
+		t.Errorf("batches %v, want %v", got, want)
+	}
+}
