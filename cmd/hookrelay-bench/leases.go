@@ -28,10 +28,20 @@ func (c leaseCounts) minus(before leaseCounts) leaseCounts {
 // share returns the percentage of the leases taken at ingest, or "-"
 // when there were none.
 func (c leaseCounts) share() string {
-	if c.Ingest+c.Claim == 0 {
+	pct, ok := c.percent()
+	if !ok {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f%%", 100*float64(c.Ingest)/float64(c.Ingest+c.Claim))
+	return fmt.Sprintf("%.0f%%", pct)
+}
+
+// percent returns the percentage of the leases taken at ingest; ok is
+// false when there were none.
+func (c leaseCounts) percent() (pct float64, ok bool) {
+	if c.Ingest+c.Claim == 0 {
+		return 0, false
+	}
+	return 100 * float64(c.Ingest) / float64(c.Ingest+c.Claim), true
 }
 
 // scrapeLeases reads the relay's lease counts from http://<admin>/metrics;

@@ -83,8 +83,8 @@ func TestDeliveryCosts(t *testing.T) {
 		},
 	}
 	costs := r.deliveryCosts()
-	if len(costs) != 2 {
-		t.Fatalf("costs = %+v, want the 800/s rows of runs 1 and 2 alone", costs)
+	if len(costs) != 2 || costs[0].Leased != -1 {
+		t.Fatalf("costs = %+v, want the 800/s rows of runs 1 and 2 alone, with no lease counts", costs)
 	}
 	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-6 }
 	c := costs[0]
@@ -100,6 +100,23 @@ func TestDeliveryCosts(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("print lacks %q:\n%s", want, out.String())
 		}
+	}
+
+	// With lease counts the table gives the share leased at ingest, and a
+	// rate at which the relay fell behind and claimed most deliveries is
+	// printed but not checked against the targets.
+	r.Runs[1].Leases, r.Runs[4].Leases = leaseCounts{Ingest: 99, Claim: 1}, leaseCounts{Ingest: 97, Claim: 3}
+	r.Runs[2].Leases = leaseCounts{Ingest: 5, Claim: 95} // the 2000/s row, given a baseline below
+	r.Runs = append(r.Runs, row(0, 0, 2000, 1.000, 0.3, 0.3))
+	out.Reset()
+	r.printDeliveryCosts(&out)
+	for _, want := range []string{"98% (97%–99%)", "MISSES postgres: server CPU 28", "not checked: postgres, N=4, 2000/s: 5% leased at ingest"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("print lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "2000/s) >") || strings.Contains(out.String(), "2000/s) <") {
+		t.Errorf("the 2000/s costs, 5%% leased, were checked:\n%s", out.String())
 	}
 }
 
