@@ -284,13 +284,16 @@ func (r *Relay) Start(ctx context.Context) error {
 		}
 		return listenError("admin_listen", r.cfg.AdminListen, err)
 	}
-	go r.serve(r.admin, r.adminLn)
 	attrs := []any{"role", string(r.role), "admin", r.adminLn.Addr().String(), "console", consoleURL(r.adminLn.Addr()),
 		"descriptor_limit", nofile, "admin_max_connections", adminCap}
 	if r.publicLn != nil {
 		attrs = append(attrs, "public", r.publicLn.Addr().String(), "public_max_connections", publicCap)
 	}
+	// The line is written before the admin listener answers, so that once
+	// /readyz answers the log says where the console is (getting-started
+	// reads it so); connections wait in the listener's backlog meanwhile.
 	r.logger.Info("hookrelay serving", attrs...)
+	go r.serve(r.admin, r.adminLn)
 	return nil
 }
 
