@@ -11,12 +11,16 @@ import (
 // two committers let one batch's statements run while the previous batch
 // waits for its WAL fsync. PostgreSQL overlaps a few commits and shares
 // their fsyncs itself; each of its batches is encoded whole into the
-// connection's buffer, so large bodies are batched by fewer bytes.
+// connection's buffer, so large bodies are batched by fewer bytes. On
+// both, a committer waits for company while another commit is under way
+// (ingestLinger).
 func commitOptions(url string) groupcommit.Options {
+	opts := groupcommit.Options{Committers: 4, MaxBatchBytes: 4 << 20}
 	if strings.HasPrefix(url, "sqlite:") {
-		return groupcommit.Options{Committers: 2, Linger: ingestLinger, LingerWhileWriting: true}
+		opts = groupcommit.Options{Committers: 2}
 	}
-	return groupcommit.Options{Committers: 4, MaxBatchBytes: 4 << 20, Linger: ingestLinger, LingerWhileWriting: true}
+	opts.Linger, opts.LingerWhileWriting = ingestLinger, true
+	return opts
 }
 
 // ingestLinger is how long a committer of ingested events, finding fewer
