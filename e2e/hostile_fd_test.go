@@ -31,8 +31,11 @@ const (
 	fdRecover = 10 * time.Second
 )
 
+// The read-header timeout is short, so that the flood's connections
+// cycle through the relay's cap in seconds, and not shorter than a busy
+// test machine may take between a sender's dial and its request.
 const fdConfig = `ingest:
-  read_header_timeout: 1s
+  read_header_timeout: 2s
 ` + stripeSource
 
 // TestHostileDescriptorExhaustion floods the public port of a relay whose
@@ -97,8 +100,6 @@ func TestHostileDescriptorExhaustion(t *testing.T) {
 					mu.Unlock()
 				}
 			}
-			wg.Go(func() { sender(kept, keptStatus) })
-			wg.Go(func() { sender(fresh, newStatus) })
 			wg.Go(func() {
 				for {
 					select {
@@ -114,7 +115,14 @@ func TestHostileDescriptorExhaustion(t *testing.T) {
 				}
 			})
 
+			// The senders start once the flood holds its connections: a
+			// sender dialing among the flood's 600 dials in this process
+			// could be scheduled past the read-header timeout between its
+			// dial and its request, which would measure this test's own
+			// stall, not the relay.
 			conns, dialFailed := floodIdle(p.public, fdFlood)
+			wg.Go(func() { sender(kept, keptStatus) })
+			wg.Go(func() { sender(fresh, newStatus) })
 			answers := func(m map[int]int) int {
 				n := 0
 				for _, v := range m {
