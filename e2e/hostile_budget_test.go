@@ -177,12 +177,16 @@ func trickle(addr, head string, stop <-chan struct{}, begun func()) trickleCut {
 			return c
 		case <-time.After(slowUploadEvery):
 		}
-		_ = conn.SetWriteDeadline(time.Now().Add(time.Second))
+		// A byte into a socket whose buffer holds a few dozen cannot
+		// block: the deadline only keeps a broken test from hanging. A
+		// short one failed writes that this busy process had merely
+		// scheduled late, and read as the relay cutting the upload.
+		_ = conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
 		if _, err := conn.Write([]byte("{")); err != nil {
 			select {
 			case line := <-answered:
 				c.after, c.status = time.Since(start), line
-			case <-time.After(2 * time.Second):
+			case <-time.After(5 * time.Second):
 				c.after, c.status = time.Since(start), "write: "+err.Error()
 			}
 			return c
