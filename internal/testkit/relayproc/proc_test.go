@@ -3,10 +3,13 @@ package relayproc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -124,11 +127,27 @@ func TestFreeAddrs(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("hookrelay-test-ports-%d", os.Getuid()))
 	for _, a := range addrs {
 		if !strings.HasPrefix(a, "127.0.0.1:") || seen[a] {
 			t.Errorf("FreeAddrs gave %q (seen before: %v)", a, seen[a])
 		}
 		seen[a] = true
+		_, p, _ := strings.Cut(a, ":")
+		port, _ := strconv.Atoi(p)
+		if port < lowestPort || port >= ephemeralStart() {
+			t.Errorf("FreeAddrs gave port %d, want one in [%d, %d): below the kernel's ephemeral range", port, lowestPort, ephemeralStart())
+		}
+		// Another process that claims its ports so finds this one claimed:
+		// a lock through another open file is refused as its would be.
+		f, err := os.Open(filepath.Join(dir, p))
+		if err != nil {
+			t.Fatalf("port %d has no claim file: %v", port, err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+			t.Errorf("port %d could be claimed again by another process", port)
+		}
+		f.Close()
 	}
 }
 
