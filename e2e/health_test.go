@@ -10,7 +10,8 @@ import (
 
 // TestHealth runs `hookrelay health`, the container's health check: 0 while
 // a relay answers ready, on both drivers; 1 with a message naming the URL
-// when nothing listens there or the listener is not ready.
+// when nothing listens there, the listener is not ready, or a server that
+// is not a relay answers 200 there.
 func TestHealth(t *testing.T) {
 	t.Parallel()
 	for _, driver := range testdb.Drivers() {
@@ -28,6 +29,18 @@ func TestHealth(t *testing.T) {
 		url := "http://" + freeAddrs(t, 1)[0] + "/readyz"
 		r := wantRun(t, nil, 1, "health", "--url", url)
 		contains(t, "health with nothing listening", r.stderr, "hookrelay health: not ready: "+url, "connection refused")
+	})
+
+	t.Run("another server", func(t *testing.T) {
+		t.Parallel()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = w.Write([]byte("OK"))
+		}))
+		t.Cleanup(srv.Close)
+		url := srv.URL + "/readyz"
+		r := wantRun(t, nil, 1, "health", "--url", url)
+		contains(t, "health of another server answering 200", r.stderr,
+			"hookrelay health: not ready: "+url+" answered 200 OK but not as a ready relay", "another server")
 	})
 
 	t.Run("not ready", func(t *testing.T) {

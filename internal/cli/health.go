@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +24,9 @@ var errNotReady = errors.New("not ready")
 
 // runHealth asks a relay's admin listener whether it is ready, for health
 // checks where there is no shell or curl (the container image): exit 0 when
-// it answers 200, 1 with the reason otherwise.
+// it answers 200 with a relay's {"status":"ready"}, 1 with the reason
+// otherwise. The body tells the relay from another server on the port,
+// which a status alone would count as ready.
 func runHealth(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet(env, "health")
 	url := fs.String("url", defaultHealthURL, "the relay's readiness endpoint: its admin listener's /readyz")
@@ -45,6 +48,12 @@ func runHealth(ctx context.Context, env Env, args []string) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%w: %s answered %s %s", errNotReady, *url, resp.Status, strings.TrimSpace(string(body)))
+	}
+	var answer struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(body, &answer) != nil || answer.Status != "ready" {
+		return fmt.Errorf("%w: %s answered %s but not as a ready relay (%q): is another server on that port?", errNotReady, *url, resp.Status, strings.TrimSpace(string(body)))
 	}
 	fmt.Fprintf(env.Stdout, "ready: %s answered %s\n", *url, resp.Status)
 	return nil
