@@ -29,6 +29,7 @@ type Batcher[T, R any] struct {
 	queue     chan *request[T, R]
 	gathering sync.Mutex   // held by the committer filling the next batch
 	writing   atomic.Int32 // committers writing a batch now
+	lastTaken time.Time    // when the previous batch took its first item; guarded by gathering
 	pool      sync.Pool
 
 	mu     sync.RWMutex // guards closed against sends on queue
@@ -164,8 +165,8 @@ func (b *Batcher[T, R]) run() {
 // gather fills batch with the next batch to write: what has queued up,
 // and, when that is less than a full batch of items none of which was
 // submitted with SubmitNow, what arrives until Options.Linger has passed
-// since the first was taken (with Options.LingerWhileWriting, only when
-// the queue runs dry while another committer writes).
+// since the first was taken (with Options.LingerWhenBusy, only when the
+// queue runs dry while the store is busy).
 // One committer gathers at a time, so the others write side by side
 // instead of splitting what arrives. An empty batch means the Batcher is
 // closed and drained.
@@ -177,6 +178,8 @@ func (b *Batcher[T, R]) gather(batch []*request[T, R]) []*request[T, R] {
 		return batch
 	}
 	taken := time.Now()
+	recent := taken.Sub(b.lastTaken) < b.opts.BusyWithin
+	b.lastTaken = taken
 	batch = append(batch, first)
 	size, now := b.itemSize(first.item), first.now
 	var linger *time.Timer
@@ -190,7 +193,7 @@ func (b *Batcher[T, R]) gather(batch []*request[T, R]) []*request[T, R] {
 		select {
 		case r, ok = <-b.queue:
 		default:
-			if now || !b.lingers() {
+			if now || !b.lingers(recent) {
 				return batch
 			}
 			if linger == nil {
@@ -214,12 +217,13 @@ func (b *Batcher[T, R]) gather(batch []*request[T, R]) []*request[T, R] {
 
 // lingers reports whether a committer holding a batch that is not full
 // waits for more: when Options.Linger is set and, with
-// Options.LingerWhileWriting, another committer is writing.
-func (b *Batcher[T, R]) lingers() bool {
+// Options.LingerWhenBusy, the store is busy — the previous batch was taken
+// recently (within Options.BusyWithin) or another committer is writing.
+func (b *Batcher[T, R]) lingers(recent bool) bool {
 	if b.opts.Linger <= 0 {
 		return false
 	}
-	return !b.opts.LingerWhileWriting || b.writing.Load() > 0
+	return !b.opts.LingerWhenBusy || recent || b.writing.Load() > 0
 }
 
 // commit writes one batch and answers its callers. When a batch fails for

@@ -40,14 +40,22 @@ type Options struct {
 	// transaction then holds a handful of items and pays its fixed cost
 	// for each handful.
 	Linger time.Duration
-	// LingerWhileWriting keeps Linger to the times another committer is
-	// writing a batch: an item that finds every committer idle is written
-	// at once, as with no Linger, and only items that arrive while the
-	// store is busy wait for company. It suits callers that wait for
-	// their item's commit, such as a webhook's answer: an idle relay
-	// answers as fast as without a linger, a busy one writes fewer, larger
+	// LingerWhenBusy keeps Linger to the times the store is busy: another
+	// committer is writing a batch, or the previous batch took its first
+	// item less than BusyWithin ago. An item that finds the store idle is
+	// written at once, as with no Linger, and only items that arrive while
+	// it is busy wait for company. It suits callers that wait for their
+	// item's commit, such as a webhook's answer: an idle relay answers as
+	// fast as without a linger, a busy one writes fewer, larger
 	// transactions.
-	LingerWhileWriting bool
+	LingerWhenBusy bool
+	// BusyWithin, with LingerWhenBusy, counts the store busy for this long
+	// after a batch took its first item: items that arrive that often
+	// find company within the linger. Without it, at a moderate rate a
+	// commit is often over before the next item arrives, no committer is
+	// writing then, and every transaction holds an item or two. Zero
+	// counts only a committer writing.
+	BusyWithin time.Duration
 	// Observe, when set, is called after every commit with the batch size,
 	// how long the transaction took and its error.
 	Observe func(size int, took time.Duration, err error)

@@ -147,10 +147,10 @@ func TestCloseWritesLingeringItems(t *testing.T) {
 	}
 }
 
-// TestLingerWhileWriting checks that with LingerWhileWriting an item that
+// TestLingerWhenBusyWriting checks that with LingerWhenBusy an item that
 // finds every committer idle is written at once, and one that arrives
 // while another batch is being written waits for company.
-func TestLingerWhileWriting(t *testing.T) {
+func TestLingerWhenBusyWriting(t *testing.T) {
 	t.Parallel()
 	log := &batches{}
 	started, release := make(chan struct{}), make(chan struct{})
@@ -161,7 +161,7 @@ func TestLingerWhileWriting(t *testing.T) {
 		}
 		return log.write(ctx, items)
 	}
-	b := groupcommit.NewBatcher(write, nil, groupcommit.Options{Linger: time.Hour, LingerWhileWriting: true, MaxBatch: 3, Committers: 2},
+	b := groupcommit.NewBatcher(write, nil, groupcommit.Options{Linger: time.Hour, LingerWhenBusy: true, MaxBatch: 3, Committers: 2},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(b.Close)
 	var once sync.Once
@@ -189,4 +189,40 @@ func TestLingerWhileWriting(t *testing.T) {
 	if got := log.all(); !slices.EqualFunc(got, want, slices.Equal[[]int]) {
 		t.Errorf("batches %v, want %v", got, want)
 	}
+}
+
+// TestLingerWhenBusyRecent checks that with LingerWhenBusy and BusyWithin
+// an item that comes within BusyWithin of the previous batch waits for
+// company though no committer is writing, and one that comes later, to an
+// idle store, is written at once.
+func TestLingerWhenBusyRecent(t *testing.T) {
+	t.Parallel()
+	t.Run("within", func(t *testing.T) {
+		t.Parallel()
+		b, log := startBatcher(t, groupcommit.Options{Linger: time.Hour, LingerWhenBusy: true, BusyWithin: time.Hour, MaxBatch: 2})
+		answer(t, submit(t, b, 1, false)) // the first batch ever: idle, no linger, or this waits an hour
+		second := submit(t, b, 2, false)
+		time.Sleep(50 * time.Millisecond)
+		if got := log.all(); len(got) != 1 {
+			t.Fatalf("batches %v: an item that came right after a batch, with no committer writing, was written without lingering", got)
+		}
+		third := submit(t, b, 3, false)
+		answer(t, second)
+		answer(t, third)
+		want := [][]int{{1}, {2, 3}}
+		if got := log.all(); !slices.EqualFunc(got, want, slices.Equal[[]int]) {
+			t.Errorf("batches %v, want %v", got, want)
+		}
+	})
+	t.Run("after", func(t *testing.T) {
+		t.Parallel()
+		b, log := startBatcher(t, groupcommit.Options{Linger: time.Hour, LingerWhenBusy: true, BusyWithin: 20 * time.Millisecond, MaxBatch: 2})
+		answer(t, submit(t, b, 1, false))
+		time.Sleep(50 * time.Millisecond) // past BusyWithin: the store is idle again
+		answer(t, submit(t, b, 2, false)) // or this waits an hour
+		want := [][]int{{1}, {2}}
+		if got := log.all(); !slices.EqualFunc(got, want, slices.Equal[[]int]) {
+			t.Errorf("batches %v, want %v", got, want)
+		}
+	})
 }
