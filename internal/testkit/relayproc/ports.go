@@ -44,8 +44,7 @@ func FreeAddrs(n int) ([]string, error) {
 	if hi-lowestPort < 1000 {
 		return kernelAddrs(n)
 	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("hookrelay-test-ports-%d", os.Getuid()))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(claimDir(), 0o700); err != nil {
 		return nil, fmt.Errorf("find a free port: %w", err)
 	}
 	addrs := make([]string, 0, n)
@@ -54,7 +53,7 @@ func FreeAddrs(n int) ([]string, error) {
 			return nil, errors.New("find a free port: none left to claim")
 		}
 		port := lowestPort + rand.IntN(hi-lowestPort+1)
-		if !claimPort(dir, port) {
+		if !claimPort(port) {
 			continue
 		}
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
@@ -72,13 +71,22 @@ func FreeAddrs(n int) ([]string, error) {
 // open (and so locked) until it exits, by port.
 var claimed sync.Map
 
+// claimDir is the directory of the ports' claim files, one for every
+// process of this user.
+func claimDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("hookrelay-test-ports-%d", os.Getuid()))
+}
+
+// claimPath is the claim file of port.
+func claimPath(port int) string { return filepath.Join(claimDir(), strconv.Itoa(port)) }
+
 // claimPort claims port for this process, unless this or another process
 // claimed it first.
-func claimPort(dir string, port int) bool {
+func claimPort(port int) bool {
 	if _, ok := claimed.Load(port); ok {
 		return false
 	}
-	f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(port)), os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := os.OpenFile(claimPath(port), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return false
 	}
@@ -99,11 +107,11 @@ func ephemeralStart() int {
 	if err != nil {
 		return ephemeralDefault
 	}
-	lo, _, ok := strings.Cut(strings.TrimSpace(string(b)), "\t")
-	if !ok {
-		lo, _, _ = strings.Cut(strings.TrimSpace(string(b)), " ")
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return ephemeralDefault
 	}
-	port, err := strconv.Atoi(strings.TrimSpace(lo))
+	port, err := strconv.Atoi(fields[0])
 	if err != nil {
 		return ephemeralDefault
 	}

@@ -3,12 +3,10 @@ package relayproc
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -127,7 +125,6 @@ func TestFreeAddrs(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("hookrelay-test-ports-%d", os.Getuid()))
 	for _, a := range addrs {
 		if !strings.HasPrefix(a, "127.0.0.1:") || seen[a] {
 			t.Errorf("FreeAddrs gave %q (seen before: %v)", a, seen[a])
@@ -140,7 +137,7 @@ func TestFreeAddrs(t *testing.T) {
 		}
 		// Another process that claims its ports so finds this one claimed:
 		// a lock through another open file is refused as its would be.
-		f, err := os.Open(filepath.Join(dir, p))
+		f, err := os.Open(claimPath(port))
 		if err != nil {
 			t.Fatalf("port %d has no claim file: %v", port, err)
 		}
