@@ -19,15 +19,18 @@ import (
 //
 // A delivery is leased at ingest only when its place in the
 // destination's window is taken first, so that a leased row never waits
-// for room, and only where a claim would have taken it at once and
-// nothing a claim decides is needed: the destination is a push
-// destination with no rate, not paused, its worker running, the delivery
-// has no ordering key (the key's head rule stays with the claim), and no
-// delivery has found the window full since a claim last caught up with
-// the queue (see worker.fallBehind). Every other
-// delivery is created pending and claimed as before. A leased row is a
-// claimed row: if this node dies, its lease runs out and any node claims
-// it; on shutdown the engine hands it back like any claimed delivery.
+// for room, and only where nothing a claim decides is needed: the
+// destination is a push destination with no rate, not paused, its worker
+// running, and the delivery has no ordering key (the key's head rule
+// stays with the claim). While the worker has caught up with its queue,
+// any room in the window will do. Once a delivery has found the window
+// full (see worker.fallBehind), due deliveries wait in the queue, and
+// ingest keeps only a share of the window (see ingestShare), so that
+// claims, which take the oldest due first, always find room for a full
+// batch behind it. Every other delivery is created pending and claimed
+// as before. A leased row is a claimed row: if this node dies, its lease
+// runs out and any node claims it; on shutdown the engine hands it back
+// like any claimed delivery.
 
 // Reserve takes room in the window of d's destination for one delivery
 // the caller is about to ingest, and returns the lease to create it with,
@@ -61,6 +64,7 @@ func (e *Engine) Offer(ev store.Event, ds []store.NewDelivery) {
 			continue
 		}
 		if d.Lease.DeliveryID == 0 {
+			w.leaveIngestShare(1)
 			w.giveBack(1)
 			continue
 		}
@@ -89,29 +93,61 @@ func (e *Engine) Offer(ev store.Event, ds []store.NewDelivery) {
 func (e *Engine) Unreserve(ds []store.NewDelivery) {
 	for _, d := range ds {
 		if w, ok := e.workers[d.Destination]; ok && d.Lease != nil {
+			w.leaveIngestShare(1)
 			w.giveBack(1)
 		}
 	}
 }
 
 // reserveIngest takes room for one delivery leased at ingest, if the
-// worker runs, has caught up with its queue and has room in its window.
-// Finding no room, it stops leasing at ingest until a claim has caught up
-// again: the delivery it refused is created pending, and claims, which
-// take the oldest due first, must not wait for room behind new events.
+// worker runs and has room in its window: any room while it has caught
+// up with its queue, room within ingestShare while it has not. Finding
+// no room while caught up, it falls behind: the delivery it refused is
+// created pending, and from then on claims, which take the oldest due
+// first, must find room for a full batch beside what ingest holds.
 func (w *worker) reserveIngest() bool {
-	_, window := w.claimShape()
+	batch, window := w.claimShape()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stopped || !w.caughtUp {
+	if w.stopped {
 		return false
 	}
 	if w.held >= window {
 		w.fallBehind()
 		return false
 	}
+	if !w.caughtUp && w.atIngest >= ingestShare(batch, window, w.concurrency) {
+		return false
+	}
 	w.held++
+	w.atIngest++
 	return true
+}
+
+// ingestShare is how many deliveries leased at ingest a worker that has
+// fallen behind lets wait for its senders: what its window holds beyond
+// the pushes under way and one full claim. A claim then finds room for
+// its batch once the deliveries it claimed before have been taken by the
+// senders, and the queue alternates between claimed batches, oldest due
+// first, and new events leased at ingest, which cost the store less. A
+// worker whose pushes are not yet shown to be quick has no such room and
+// leases nothing at ingest until a claim has caught up.
+//
+// Were ingest to stop leasing until the queue was caught up, a relay
+// pressed near its limit would not catch up once it had fallen behind,
+// as after a cold start under load: every new delivery would then take
+// the claimed path, which costs more, and the backlog would keep growing.
+func ingestShare(batch, window, concurrency int) int { return max(0, window-concurrency-batch) }
+
+// leaveIngestShare notes that n deliveries leased at ingest no longer wait
+// for a sender: a sender took them, or their room was given back.
+func (w *worker) leaveIngestShare(n int) {
+	if n == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.atIngest -= n
+	w.mu.Unlock()
 }
 
 // offer queues a delivery leased at ingest for the senders; once the
@@ -120,11 +156,12 @@ func (w *worker) reserveIngest() bool {
 func (w *worker) offer(c store.Claim) {
 	w.mu.Lock()
 	if w.stopped {
+		w.atIngest--
 		w.mu.Unlock()
 		w.release(c)
 		return
 	}
-	w.ready <- c
+	w.ready <- queued{Claim: c, atIngest: true}
 	w.mu.Unlock()
 	w.engine.metrics.leased(w.name, leasedAtIngest, 1)
 }
@@ -136,10 +173,10 @@ func (w *worker) offer(c store.Claim) {
 // A wake alone — deliveries made due by another node's ingest, a replay,
 // a resume, or this node's own ingest that found the worker behind — does
 // not fall behind. It starts a claim, which takes them beside new events
-// while the window has room. Were it to stop leasing, a busy relay whose
+// while the window has room. Were it to fall behind, a busy relay whose
 // in-flight ingest always holds some deliveries created pending while it
-// was behind would never lease at ingest again: each such commit, landing
-// after the claim that caught up, would stop it anew.
+// was behind would never catch up: each such commit, landing after the
+// claim that caught up, would put it behind anew.
 func (w *worker) fallBehind() { w.caughtUp = false }
 
 // catchUp notes that a claim found fewer deliveries than it asked for:

@@ -3,7 +3,10 @@ package delivery
 import (
 	"bytes"
 	"context"
+	"errors"
+	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -265,31 +268,131 @@ func TestLeaseAtIngestAfterStop(t *testing.T) {
 // it is cleared.
 type gatedClaims struct {
 	store.Queue
+	*valve
+}
+
+func newGatedClaims(q store.Queue) *gatedClaims { return &gatedClaims{Queue: q, valve: newValve()} }
+
+func (g *gatedClaims) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	g.wait()
+	return g.Queue.ClaimDeliveries(ctx, req)
+}
+
+// valve holds whoever waits at it while it is shut.
+type valve struct {
 	mu   sync.Mutex
 	open *sync.Cond
 	hold bool // guarded by mu
 }
 
-func newGatedClaims(q store.Queue) *gatedClaims {
-	g := &gatedClaims{Queue: q}
-	g.open = sync.NewCond(&g.mu)
-	return g
+func newValve() *valve {
+	v := &valve{}
+	v.open = sync.NewCond(&v.mu)
+	return v
 }
 
-func (g *gatedClaims) set(hold bool) {
-	g.mu.Lock()
-	g.hold = hold
-	g.mu.Unlock()
-	g.open.Broadcast()
+// set shuts the valve (hold) or opens it.
+func (v *valve) set(hold bool) {
+	v.mu.Lock()
+	v.hold = hold
+	v.mu.Unlock()
+	v.open.Broadcast()
 }
 
-func (g *gatedClaims) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
-	g.mu.Lock()
-	for g.hold {
-		g.open.Wait()
+// wait returns once the valve is open.
+func (v *valve) wait() {
+	v.mu.Lock()
+	for v.hold {
+		v.open.Wait()
 	}
-	g.mu.Unlock()
-	return g.Queue.ClaimDeliveries(ctx, req)
+	v.mu.Unlock()
+}
+
+// failingClaims fails every claim, without looking at the queue, while
+// fail is set: the worker gives back the room it reserved and stays
+// behind.
+type failingClaims struct {
+	store.Queue
+	fail atomic.Bool
+}
+
+func (f *failingClaims) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]store.Claim, error) {
+	if f.fail.Load() {
+		return nil, errors.New("claims are failing")
+	}
+	return f.Queue.ClaimDeliveries(ctx, req)
+}
+
+// TestLeaseAtIngestBehindWithinShare checks that a worker that has fallen
+// behind keeps leasing at ingest, up to ingestShare deliveries waiting
+// for its senders, and that a claim then still finds room for a full
+// batch: the deliveries created pending beyond the share are claimed
+// while every push is held up.
+func TestLeaseAtIngestBehindWithinShare(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		pushes := newValve()
+		ep := newEndpoint(t, func(hit, int) (int, http.Header) {
+			pushes.wait()
+			return http.StatusOK, nil
+		})
+		q := &failingClaims{Queue: b.queue}
+		dest := testDestination("d", ep.srv.URL)
+		dest.Concurrency = 1
+		// A long timeout keeps the held-up pushes below claimShape's bound
+		// on quick ones.
+		dest.Timeout = config.Duration(5 * time.Minute)
+		e, _, _ := startEngine(t, Options{
+			Queue:        q,
+			Destinations: []config.Destination{dest},
+			Registerer:   b.reg,
+			PollInterval: time.Hour,
+		})
+		t.Cleanup(func() { pushes.set(false) }) // before the engine stops
+		w := e.workers["d"]
+		w.speed.peak.Store(int64(time.Millisecond)) // pushes shown quick
+		batch, window := w.claimShape()
+		share := ingestShare(batch, window, w.concurrency)
+		if batch != fastClaimFor(1) || window != fastWindowFor(1) || share != 4 {
+			t.Fatalf("batch %d, window %d, share %d; want the quick shape of concurrency 1 and a share of 4", batch, window, share)
+		}
+		waitCaughtUp(t, e, "d")
+
+		// Fall behind: the window fills with held-up pushes and the next
+		// delivery is created pending; claims fail, so none catches up.
+		q.fail.Store(true)
+		pushes.set(true)
+		filled, leased := ingestLeasing(t, e, b.store, window+1, []string{"d"}, nil)
+		if leased != window {
+			t.Fatalf("%d of %d deliveries leased at ingest, want the window's %d", leased, window+1, window)
+		}
+		pushes.set(false)
+		waitStatus(t, b.store, filled[:window], "d", store.StatusDone, 10*time.Second)
+
+		// Behind, with one push under way: ingest leases its share.
+		pushes.set(true)
+		pushed, _ := ingestLeasing(t, e, b.store, 1, []string{"d"}, nil)
+		testkit.Eventually(t, 10*time.Second, "the push to start", func() error {
+			return testkit.Check(len(ep.received()) == window+1, "%d pushes started", len(ep.received()))
+		})
+		shared, leased := ingestLeasing(t, e, b.store, share+1, []string{"d"}, nil)
+		if leased != share {
+			t.Fatalf("behind, %d of %d deliveries leased at ingest, want the share, %d", leased, share+1, share)
+		}
+
+		// A claim finds room for its batch beside the share: the two
+		// pending deliveries are leased while every push is held up.
+		pending := []store.Event{filled[window], shared[share]}
+		q.fail.Store(false)
+		e.Wake("d")
+		waitStatus(t, b.store, pending, "d", store.StatusProcessing, 10*time.Second)
+
+		pushes.set(false)
+		waitStatus(t, b.store, append(append(filled, pushed...), shared...), "d", store.StatusDone, 10*time.Second)
+		if got, claimed := leases(t, b, "d", leasedAtIngest), leases(t, b, "d", leasedByClaim); got != float64(window+1+share) || claimed != 2 {
+			t.Errorf("leases: %v at ingest, %v by claim; want %d and 2", got, claimed, window+1+share)
+		}
+	})
 }
 
 // TestLeaseAtIngestBesideWokenDeliveries checks that a wake — new pending

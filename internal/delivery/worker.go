@@ -52,19 +52,29 @@ type worker struct {
 	lease       time.Duration
 	speed       *pushSpeed // how long recent pushes took, for claimShape
 
-	ready chan store.Claim // claimed deliveries waiting for a sender; room for the largest window
+	ready chan queued // leased deliveries waiting for a sender; room for the largest window
 
 	mu       sync.Mutex
 	held     int           // deliveries claimed, or reserved for a claim or an ingest, whose push has not ended
 	claiming int           // claims begun by reserve and not yet ended
 	freed    chan struct{} // signalled when held falls; capacity 1
 	// caughtUp holds from a claim that found fewer deliveries than it
-	// asked for until something falls behind (see fallBehind): only then
-	// are deliveries leased at ingest (see ingestlease.go).
+	// asked for until something falls behind (see fallBehind): until
+	// then deliveries are leased at ingest only within ingestShare (see
+	// ingestlease.go).
 	caughtUp bool
+	// atIngest is how many of held are deliveries leased at ingest that
+	// no sender has taken yet: reserved for an ingest, or queued.
+	atIngest int
 	stopped  bool // the senders have stopped: what is offered goes back to the queue
 
 	failing atomic.Bool // the last claim failed; logged once until it recovers
+}
+
+// queued is a leased delivery waiting in a worker's queue for a sender.
+type queued struct {
+	store.Claim
+	atIngest bool // leased by the ingest that stored it, not by a claim
 }
 
 func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) {
@@ -87,7 +97,7 @@ func newWorker(e *Engine, q store.Queue, d config.Destination) (*worker, error) 
 		concurrency: concurrency,
 		lease:       pushLease(timeout),
 		speed:       newPushSpeed(timeout),
-		ready:       make(chan store.Claim, fastWindowFor(concurrency)),
+		ready:       make(chan queued, fastWindowFor(concurrency)),
 		freed:       make(chan struct{}, 1),
 	}
 	if limit := d.Rate.Limit(); limit != rate.Inf {
@@ -163,7 +173,7 @@ func (w *worker) claimLoop(ctx context.Context, first bool) {
 		claimedAt := w.engine.now()
 		claims, err := w.claim(ctx, n, claimedAt)
 		for _, c := range claims {
-			w.ready <- c // never blocks: the room was reserved
+			w.ready <- queued{Claim: c} // never blocks: the room was reserved
 		}
 		w.endClaim(n - len(claims))
 		if err == nil && len(claims) < n {
@@ -288,12 +298,16 @@ func (w *worker) claim(ctx context.Context, n int, now time.Time) ([]store.Claim
 // push, once started, runs to its timeout even while the engine stops.
 func (w *worker) sendLoop(ctx context.Context) {
 	for ctx.Err() == nil {
-		var c store.Claim
+		var q queued
 		select {
 		case <-ctx.Done():
 			return
-		case c = <-w.ready:
+		case q = <-w.ready:
 		}
+		if q.atIngest {
+			w.leaveIngestShare(1)
+		}
+		c := q.Claim
 		if w.limiter != nil {
 			if err := w.limiter.Wait(ctx); err != nil {
 				w.release(c)
@@ -315,12 +329,19 @@ func (w *worker) sendLoop(ctx context.Context) {
 
 // releaseReady hands back the deliveries no sender took.
 func (w *worker) releaseReady() {
-	var cs []store.Claim
+	var (
+		cs       []store.Claim
+		atIngest int
+	)
 	for {
 		select {
-		case c := <-w.ready:
-			cs = append(cs, c)
+		case q := <-w.ready:
+			cs = append(cs, q.Claim)
+			if q.atIngest {
+				atIngest++
+			}
 		default:
+			w.leaveIngestShare(atIngest)
 			w.release(cs...)
 			return
 		}
