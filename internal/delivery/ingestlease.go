@@ -27,7 +27,7 @@ import (
 // full (see worker.fallBehind), due deliveries wait in the queue, and
 // ingest keeps only a share of the window (see ingestShare), so that
 // claims, which take the oldest due first, always find room for a full
-// batch behind it. Every other delivery is created pending and claimed
+// batch beside it. Every other delivery is created pending and claimed
 // as before. A leased row is a claimed row: if this node dies, its lease
 // runs out and any node claims it; on shutdown the engine hands it back
 // like any claimed delivery.
@@ -129,7 +129,7 @@ func (w *worker) reserveIngest() bool {
 // the pushes under way and one full claim. A claim then finds room for
 // its batch once the deliveries it claimed before have been taken by the
 // senders, and the queue alternates between claimed batches, oldest due
-// first, and new events leased at ingest, which cost the store less. A
+// first, and new events leased at ingest, which need no claim. A
 // worker whose pushes are not yet shown to be quick has no such room and
 // leases nothing at ingest until a claim has caught up.
 //

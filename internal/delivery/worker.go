@@ -59,9 +59,9 @@ type worker struct {
 	claiming int           // claims begun by reserve and not yet ended
 	freed    chan struct{} // signalled when held falls; capacity 1
 	// caughtUp holds from a claim that found fewer deliveries than it
-	// asked for until something falls behind (see fallBehind): until
-	// then deliveries are leased at ingest only within ingestShare (see
-	// ingestlease.go).
+	// asked for until a delivery finds the window full (see fallBehind);
+	// while it does not, deliveries are leased at ingest only within
+	// ingestShare (see ingestlease.go).
 	caughtUp bool
 	// atIngest is how many of held are deliveries leased at ingest that
 	// no sender has taken yet: reserved for an ingest, or queued.
