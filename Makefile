@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-hot-path bench-live-queue soak fuzz
+.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-hot-path bench-live-queue bench-drain-leases soak fuzz
 
 # The binary records the commit it was built from (`hookrelay version`).
 build:
@@ -59,6 +59,12 @@ bench-hot-path:
 # queue beside an insert-only history (takes seconds).
 bench-live-queue:
 	bash scripts/bench-live-queue.sh postgres://postgres@127.0.0.1:5432/postgres 64000 3
+
+# On PostgreSQL, the statements of a drain in one backend: leases written
+# on each delivery's row (today) against one lease row a claimed batch
+# (takes seconds).
+bench-drain-leases:
+	bash scripts/bench-drain-leases.sh postgres://postgres@127.0.0.1:5432/postgres 64000 3
 
 # On PostgreSQL, the drain by 1, 2 and 4 processes started with
 # --role worker on one database, then the ingest rate of 1 and 2 started
