@@ -13,40 +13,16 @@
 #
 # Usage: scripts/bench-drain-leases.sh [postgres-url] [deliveries] [runs]
 set -euo pipefail
+. "$(dirname "$0")/bench-backend.sh"
 
-url=${1:-postgres://postgres@127.0.0.1:5432/postgres}
 deliveries=${2:-64000}
 runs=${3:-3}
-db=hr_drain_leases_bench
-psql -q "$url" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-trap 'psql -q "$url" -c "DROP DATABASE IF EXISTS $db"' EXIT
-dburl=$(printf '%s' "$url" | sed -E "s#/[^/?]*(\?|$)#/$db\1#")
+scratch_database "${1:-postgres://postgres@127.0.0.1:5432/postgres}" hr_drain_leases_bench
 
+psql -q "$dburl" -v deliveries_table=deliveries -f "$(dirname "$0")/bench-deliveries.sql"
 psql -q "$dburl" <<'SQL'
--- The columns and indexes of deliveries, and the count triggers of
--- migrations 0004-0029, simplified to the deltas they write.
-CREATE TABLE deliveries (
-	id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	event_id text COLLATE "C" NOT NULL, destination text COLLATE "C" NOT NULL, status text NOT NULL,
-	attempts integer NOT NULL DEFAULT 0, replay_count integer NOT NULL DEFAULT 0,
-	ordering_key text COLLATE "C" NOT NULL DEFAULT '', next_attempt_at timestamptz NOT NULL,
-	lease_until timestamptz, lease_token text, last_error text NOT NULL DEFAULT '',
-	last_status_code integer NOT NULL DEFAULT 0, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
-	finished_at timestamptz, order_at timestamptz NOT NULL, failure_kind text NOT NULL DEFAULT 'other',
-	last_attempted_at timestamptz, last_duration_ms bigint NOT NULL DEFAULT 0,
-	UNIQUE (event_id, destination)
-);
-CREATE INDEX ON deliveries (event_id) WHERE status = 'dead';
-CREATE INDEX ON deliveries (destination, next_attempt_at, id) WHERE status IN ('pending', 'failed');
-CREATE INDEX ON deliveries (event_id, destination) WHERE status = 'failed';
-CREATE INDEX ON deliveries (destination, status, failure_kind, event_id) WHERE status IN ('failed', 'dead');
-CREATE INDEX ON deliveries (destination, status, failure_kind, updated_at) WHERE status IN ('failed', 'dead');
-CREATE INDEX ON deliveries (destination, ordering_key, order_at, id) WHERE status IN ('pending', 'failed', 'processing') AND ordering_key <> '';
-CREATE INDEX ON deliveries (destination, lease_until) WHERE status = 'processing';
-CREATE INDEX ON deliveries (event_id, destination) WHERE status = 'processing';
-CREATE INDEX ON deliveries (event_id, destination) WHERE status = 'skipped';
-CREATE INDEX ON deliveries (event_id, destination) WHERE status = 'purged';
-
+-- The count triggers of migrations 0004-0029, simplified to the deltas
+-- they write.
 CREATE TABLE delivery_count_deltas (destination text NOT NULL, status text NOT NULL, n bigint NOT NULL);
 CREATE TABLE activity_deltas (minute timestamptz NOT NULL, delivered bigint NOT NULL DEFAULT 0);
 CREATE FUNCTION counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -162,43 +138,18 @@ BEGIN
 END $$;
 SQL
 
-# cpu prints the CPU time, in clock ticks, a backend has used.
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-
 # run stores the backlog, then measures its drain, the procedure
 # drain_<how>, and the VACUUM after it, on a backend of its own.
 run() {
-	local label=$1 how=$2
-	local fifo pid before after wal0 wal1
+	local label=$1 how=$2 left
 	psql -q "$dburl" -c "TRUNCATE deliveries, delivery_count_deltas, activity_deltas, batch_leases, claim_cursors" \
 		-c "CALL store($deliveries)" -c "VACUUM ANALYZE deliveries" -c "CHECKPOINT"
-	fifo=$(mktemp -u)
-	mkfifo "$fifo"
-	psql -qAt "$dburl" <"$fifo" >>"$fifo.out" &
-	local client=$!
-	exec 3>"$fifo"
-	echo "SELECT pg_backend_pid(), pg_current_wal_insert_lsn();" >&3
-	until [ -s "$fifo.out" ]; do sleep 0.05; done
-	IFS='|' read -r pid wal0 <"$fifo.out"
-	before=$(cpu "$pid")
-	: >"$fifo.out"
-	echo "CALL drain_$how(); VACUUM deliveries; SELECT pg_current_wal_insert_lsn();" >&3
-	until [ -s "$fifo.out" ]; do sleep 0.05; done
-	after=$(cpu "$pid")
-	wal1=$(tail -1 "$fifo.out")
-	exec 3>&-
-	wait "$client"
-	rm -f "$fifo" "$fifo.out"
-	local left hz wal
+	per_delivery "$dburl" "$label" "$deliveries" "CALL drain_$how(); VACUUM deliveries;"
 	left=$(psql -qAt "$dburl" -c "SELECT count(*) FROM deliveries WHERE status <> 'done'")
 	if [ "$left" != 0 ]; then
 		echo "$label: $left deliveries left undone" >&2
 		exit 1
 	fi
-	hz=$(getconf CLK_TCK)
-	wal=$(psql -qAt "$dburl" -c "SELECT pg_wal_lsn_diff('$wal1', '$wal0')")
-	awk -v t=$((after - before)) -v hz="$hz" -v n="$deliveries" -v w="$wal" -v l="$label" \
-		'BEGIN { printf "%-22s %6.1f µs CPU and %5.0f B of WAL per delivery\n", l, t / hz * 1e6 / n, w / n }'
 }
 
 echo "the drain of $deliveries stored deliveries, claims of 128, outcomes of 64, then VACUUM; $runs runs each, alternating"

@@ -13,39 +13,15 @@
 #
 # Usage: scripts/bench-live-queue.sh [postgres-url] [deliveries] [runs]
 set -euo pipefail
+. "$(dirname "$0")/bench-backend.sh"
 
-url=${1:-postgres://postgres@127.0.0.1:5432/postgres}
 deliveries=${2:-64000}
 runs=${3:-3}
-db=hr_live_queue_bench
-psql -q "$url" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-trap 'psql -q "$url" -c "DROP DATABASE IF EXISTS $db"' EXIT
-dburl=$(printf '%s' "$url" | sed -E "s#/[^/?]*(\?|$)#/$db\1#")
+scratch_database "${1:-postgres://postgres@127.0.0.1:5432/postgres}" hr_live_queue_bench
 
+# Today's layout: the columns and indexes of deliveries.
+psql -q "$dburl" -v deliveries_table=one_table -f "$(dirname "$0")/bench-deliveries.sql"
 psql -q "$dburl" <<'SQL'
--- Today's layout: the columns and indexes of deliveries.
-CREATE TABLE one_table (
-	id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	event_id text COLLATE "C" NOT NULL, destination text COLLATE "C" NOT NULL, status text NOT NULL,
-	attempts integer NOT NULL DEFAULT 0, replay_count integer NOT NULL DEFAULT 0,
-	ordering_key text COLLATE "C" NOT NULL DEFAULT '', next_attempt_at timestamptz NOT NULL,
-	lease_until timestamptz, lease_token text, last_error text NOT NULL DEFAULT '',
-	last_status_code integer NOT NULL DEFAULT 0, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
-	finished_at timestamptz, order_at timestamptz NOT NULL, failure_kind text NOT NULL DEFAULT 'other',
-	last_attempted_at timestamptz, last_duration_ms bigint NOT NULL DEFAULT 0,
-	UNIQUE (event_id, destination)
-);
-CREATE INDEX ON one_table (event_id) WHERE status = 'dead';
-CREATE INDEX ON one_table (destination, next_attempt_at, id) WHERE status IN ('pending', 'failed');
-CREATE INDEX ON one_table (event_id, destination) WHERE status = 'failed';
-CREATE INDEX ON one_table (destination, status, failure_kind, event_id) WHERE status IN ('failed', 'dead');
-CREATE INDEX ON one_table (destination, status, failure_kind, updated_at) WHERE status IN ('failed', 'dead');
-CREATE INDEX ON one_table (destination, ordering_key, order_at, id) WHERE status IN ('pending', 'failed', 'processing') AND ordering_key <> '';
-CREATE INDEX ON one_table (destination, lease_until) WHERE status = 'processing';
-CREATE INDEX ON one_table (event_id, destination) WHERE status = 'processing';
-CREATE INDEX ON one_table (event_id, destination) WHERE status = 'skipped';
-CREATE INDEX ON one_table (event_id, destination) WHERE status = 'purged';
-
 -- The narrow live queue: what a claim and an outcome need, and nothing
 -- else; its rows leave it once done.
 CREATE TABLE live_queue (
@@ -174,38 +150,12 @@ BEGIN
 END $$;
 SQL
 
-# cpu prints the CPU time, in clock ticks, a backend has used.
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-
 # run measures one life of the deliveries in layout, the procedure
 # life_<layout>, on a backend of its own, then empties tables; label names
 # the row.
 run() {
 	local label=$1 layout=$2 tables=$3
-	local fifo pid before after wal0 wal1
-	fifo=$(mktemp -u)
-	mkfifo "$fifo"
-	# Appending: the output file is emptied between the two answers.
-	psql -qAt "$dburl" <"$fifo" >>"$fifo.out" &
-	local client=$!
-	exec 3>"$fifo"
-	echo "SELECT pg_backend_pid(), pg_current_wal_insert_lsn();" >&3
-	until [ -s "$fifo.out" ]; do sleep 0.05; done
-	IFS='|' read -r pid wal0 <"$fifo.out"
-	before=$(cpu "$pid")
-	: >"$fifo.out"
-	echo "CALL life_$layout($deliveries); VACUUM $tables; SELECT pg_current_wal_insert_lsn();" >&3
-	until [ -s "$fifo.out" ]; do sleep 0.05; done
-	after=$(cpu "$pid")
-	wal1=$(tail -1 "$fifo.out")
-	exec 3>&-
-	wait "$client"
-	rm -f "$fifo" "$fifo.out"
-	local hz wal
-	hz=$(getconf CLK_TCK)
-	wal=$(psql -qAt "$dburl" -c "SELECT pg_wal_lsn_diff('$wal1', '$wal0')")
-	awk -v t=$((after - before)) -v hz="$hz" -v n="$deliveries" -v w="$wal" -v l="$label" \
-		'BEGIN { printf "%-26s %6.1f µs CPU and %5.0f B of WAL per delivery\n", l, t / hz * 1e6 / n, w / n }'
+	per_delivery "$dburl" "$label" "$deliveries" "CALL life_$layout($deliveries); VACUUM $tables;"
 	psql -q "$dburl" -c "TRUNCATE $tables, delivery_count_deltas, failure_count_deltas, activity_deltas"
 }
 
