@@ -64,8 +64,7 @@ func (e *Engine) Offer(ev store.Event, ds []store.NewDelivery) {
 			continue
 		}
 		if d.Lease.DeliveryID == 0 {
-			w.leaveIngestShare(1)
-			w.giveBack(1)
+			w.giveBackIngest()
 			continue
 		}
 		w.offer(store.Claim{
@@ -93,8 +92,7 @@ func (e *Engine) Offer(ev store.Event, ds []store.NewDelivery) {
 func (e *Engine) Unreserve(ds []store.NewDelivery) {
 	for _, d := range ds {
 		if w, ok := e.workers[d.Destination]; ok && d.Lease != nil {
-			w.leaveIngestShare(1)
-			w.giveBack(1)
+			w.giveBackIngest()
 		}
 	}
 }
@@ -148,6 +146,16 @@ func (w *worker) leaveIngestShare(n int) {
 	w.mu.Lock()
 	w.atIngest -= n
 	w.mu.Unlock()
+}
+
+// giveBackIngest returns the room reserveIngest took for a delivery that
+// was not created: its ingest failed, or the event was a duplicate.
+func (w *worker) giveBackIngest() {
+	w.mu.Lock()
+	w.atIngest--
+	w.held--
+	w.mu.Unlock()
+	w.signalFreed()
 }
 
 // offer queues a delivery leased at ingest for the senders; once the
