@@ -59,6 +59,12 @@ func BenchmarkClaim(b *testing.B) {
 	storetest.BenchClaim(b, openTest(b))
 }
 
+// BenchmarkLeased measures a delivery leased at ingest and finished done
+// (storetest.BenchLeased); its CPU figure is the client's side alone.
+func BenchmarkLeased(b *testing.B) {
+	storetest.BenchLeased(b, openTest(b))
+}
+
 // BenchmarkClaimCountingLost is BenchmarkClaim with the claims counting
 // lost attempts, as the delivery engine's do.
 func BenchmarkClaimCountingLost(b *testing.B) {

@@ -56,6 +56,13 @@ func BenchmarkClaim(b *testing.B) {
 	storetest.BenchClaim(b, openTest(b))
 }
 
+// BenchmarkLeased measures the store's side of a delivery leased at
+// ingest and finished done (storetest.BenchLeased): all of it, as
+// SQLite runs in this process.
+func BenchmarkLeased(b *testing.B) {
+	storetest.BenchLeased(b, openTest(b))
+}
+
 // BenchmarkClaimCountingLost is BenchmarkClaim with the claims counting
 // lost attempts, as the delivery engine's do.
 func BenchmarkClaimCountingLost(b *testing.B) {
