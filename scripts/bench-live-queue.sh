@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # bench-live-queue.sh measures, on PostgreSQL, what the common life of a
-# delivery costs the server in two layouts: today's, one deliveries table
-# that is queue and history at once (inserted leased at ingest, updated
-# once done), against a narrow live queue beside an insert-only history
+# delivery costs the server in several layouts: today's, one deliveries
+# table that is queue and history at once (inserted leased at ingest,
+# updated once done); a narrow live queue beside an insert-only history
 # (inserted into the queue at ingest; deleted from it and inserted into the
-# history once done). Both run the same batches of 32 — the size of an
-# outcome batch at a moderate rate — in one backend, whose CPU time is
-# read from /proc, and then VACUUM what they left dead, which the server
-# pays for too. The count triggers are left out of both, as they would cost
-# the same either way; a third run puts today's on the one table, to show
-# what they add.
+# history once done); rows written at outcome (no row until the delivery
+# is finished, its event's lease kept in a row per event meanwhile); and
+# the floor of any layout with a row per delivery, each inserted once,
+# done. All run the same batches of 32 — the size of an outcome batch at a
+# moderate rate — in one backend, whose CPU time is read from /proc, and
+# then VACUUM what they left dead, which the server pays for too. The
+# count triggers are left out, as they would cost about the same either
+# way; a last run puts today's on the one table, to show what they add.
 #
 # Usage: scripts/bench-live-queue.sh [postgres-url] [deliveries] [runs]
 set -euo pipefail
@@ -128,6 +130,53 @@ BEGIN
 	END LOOP;
 END $$;
 
+-- Rows written at outcome: a delivery leased at ingest has no row of
+-- its own until it is finished. Its event's lease (one row per event:
+-- the destinations it fans out to, the token and lease_until) is what a
+-- sweeper would read to give the unfinished ones rows once the lease ran
+-- out; the outcome inserts each delivery whole, done, and the event's
+-- lease goes once its deliveries are in.
+CREATE TABLE event_leases (
+	event_id text COLLATE "C" PRIMARY KEY, destinations text[] NOT NULL, lease_token text NOT NULL,
+	lease_until timestamptz NOT NULL
+);
+CREATE TABLE at_outcome (LIKE one_table INCLUDING ALL);
+
+CREATE PROCEDURE life_at_outcome(n integer) LANGUAGE plpgsql AS $$
+DECLARE b integer;
+BEGIN
+	FOR b IN 0 .. n / 32 - 1 LOOP
+		INSERT INTO event_leases (event_id, destinations, lease_token, lease_until)
+		SELECT 'evt_' || (b * 8 + e), ARRAY['dest_0', 'dest_1', 'dest_2', 'dest_3'], md5(e::text), now() + interval '1 minute'
+		FROM generate_series(0, 7) AS e;
+		COMMIT;
+		WITH ins AS (
+			INSERT INTO at_outcome (event_id, destination, status, attempts, next_attempt_at, last_status_code, created_at, updated_at,
+				finished_at, order_at, last_attempted_at, last_duration_ms)
+			SELECT 'evt_' || (b * 8 + i / 4), 'dest_' || (i % 4), 'done', 1, now(), 200, now(), now(), now(), now(), now(), 3
+			FROM generate_series(0, 31) AS i
+			ON CONFLICT (event_id, destination) DO NOTHING
+			RETURNING event_id
+		)
+		DELETE FROM event_leases WHERE event_id IN (SELECT event_id FROM ins);
+		COMMIT;
+	END LOOP;
+END $$;
+
+-- The floor of any layout that keeps a row per delivery: each inserted
+-- once, already done, with nothing else written.
+CREATE PROCEDURE life_floor(n integer) LANGUAGE plpgsql AS $$
+DECLARE b integer;
+BEGIN
+	FOR b IN 0 .. n / 32 - 1 LOOP
+		INSERT INTO at_outcome (event_id, destination, status, attempts, next_attempt_at, last_status_code, created_at, updated_at,
+			finished_at, order_at, last_attempted_at, last_duration_ms)
+		SELECT 'evt_' || (b * 8 + i / 4), 'dest_' || (i % 4), 'done', 1, now(), 200, now(), now(), now(), now(), now(), 3
+		FROM generate_series(0, 31) AS i;
+		COMMIT;
+	END LOOP;
+END $$;
+
 CREATE PROCEDURE life_live_queue(n integer) LANGUAGE plpgsql AS $$
 DECLARE ids bigint[]; b integer;
 BEGIN
@@ -159,10 +208,12 @@ run() {
 	psql -q "$dburl" -c "TRUNCATE $tables, delivery_count_deltas, failure_count_deltas, activity_deltas"
 }
 
-echo "the life of $deliveries deliveries (inserted leased, finished done) in batches of 32, then VACUUM; $runs runs each, alternating"
+echo "the life of $deliveries deliveries (leased at ingest, finished done) in batches of 32, then VACUUM; $runs runs each, alternating"
 for _ in $(seq "$runs"); do
 	run "one table" one_table one_table
 	run "live queue and history" live_queue "live_queue, history"
+	run "rows written at outcome" at_outcome "at_outcome, event_leases"
+	run "one insert each (floor)" floor at_outcome
 	psql -q "$dburl" -c "CALL count_one_table(true)"
 	run "one table, count triggers" one_table one_table
 	psql -q "$dburl" -c "CALL count_one_table(false)"
