@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-hot-path bench-live-queue bench-drain-leases soak fuzz
+.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-hot-path bench-live-queue bench-drain-leases bench-rows-at-outcome soak fuzz
 
 # The binary records the commit it was built from (`hookrelay version`).
 build:
@@ -65,6 +65,12 @@ bench-live-queue:
 # (takes seconds).
 bench-drain-leases:
 	bash scripts/bench-drain-leases.sh postgres://postgres@127.0.0.1:5432/postgres 64000 3
+
+# On PostgreSQL, in place: the server's CPU per delivery leased at ingest
+# with rows written at ingest (today) and, in a prototype, at outcome
+# (about 8 minutes).
+bench-rows-at-outcome:
+	bash scripts/bench-rows-at-outcome.sh postgres://postgres@127.0.0.1:5432/postgres 3 20s
 
 # On PostgreSQL, the drain by 1, 2 and 4 processes started with
 # --role worker on one database, then the ingest rate of 1 and 2 started
