@@ -70,6 +70,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		local.addTo(next)
 		return next, nil
 	})
+	r.SetLogFlush(logs.flush)
 	reloadOnHangup(ctx, r)
 	return r.Run(ctx)
 }

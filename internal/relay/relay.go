@@ -121,6 +121,10 @@ type Relay struct {
 	// is its running config's (see config.Fingerprint).
 	member      *fleetNode
 	fingerprint atomic.Pointer[string]
+
+	// flushLog writes out the log lines the logger's writer holds; nil
+	// when it holds none (see SetLogFlush).
+	flushLog func()
 }
 
 // configFingerprint returns the fingerprint of the running config.
@@ -258,6 +262,12 @@ func (r *Relay) wake(destination string) {
 	}
 }
 
+// SetLogFlush gives the relay a function that writes out the log lines
+// its logger's writer has buffered, for a writer that batches them (serve
+// writes its log every 100 ms): Start calls it once it has logged where it
+// serves, before the admin listener answers. Call it before Start.
+func (r *Relay) SetLogFlush(flush func()) { r.flushLog = flush }
+
 // Start starts the delivery engine when this role delivers, binds the
 // listeners and serves in the background.
 func (r *Relay) Start(ctx context.Context) error {
@@ -289,10 +299,14 @@ func (r *Relay) Start(ctx context.Context) error {
 	if r.publicLn != nil {
 		attrs = append(attrs, "public", r.publicLn.Addr().String(), "public_max_connections", publicCap)
 	}
-	// The line is written before the admin listener answers, so that once
-	// /readyz answers the log says where the console is (getting-started
-	// reads it so); connections wait in the listener's backlog meanwhile.
+	// The line is written out before the admin listener answers, so that
+	// once /readyz answers the log says where the console is
+	// (getting-started reads it so); connections wait in the listener's
+	// backlog meanwhile.
 	r.logger.Info("hookrelay serving", attrs...)
+	if r.flushLog != nil {
+		r.flushLog()
+	}
 	go r.serve(r.admin, r.adminLn)
 	return nil
 }

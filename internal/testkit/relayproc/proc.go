@@ -80,25 +80,37 @@ func (p *Proc) Exited() bool {
 // readyBody is what a relay's /readyz answers with its 200.
 const readyBody = `{"status":"ready"}`
 
+// Ready reports whether the admin listener at admin answers /readyz with
+// 200 and a relay's body. The body tells the relay from another test's
+// server that took the port between FreeAddrs and the relay's start.
+func Ready(ctx context.Context, client *http.Client, admin string) (bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin+"/readyz", nil)
+	if err != nil {
+		return false, fmt.Errorf("build readiness request: %w", err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return false, nil // not answering yet
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+	return resp.StatusCode == http.StatusOK && strings.TrimSpace(string(body)) == readyBody, nil
+}
+
 // WaitReady polls the admin listener's /readyz until it answers 200 with
 // a relay's body, the child exits, ctx ends or timeout passes. The body
 // tells the relay from another test's server that took the port between
 // FreeAddrs and the relay's start: such a relay cannot listen, and exits.
 func (p *Proc) WaitReady(ctx context.Context, timeout time.Duration) error {
-	url := "http://" + p.admin + "/readyz"
 	client := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(timeout)
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		ok, err := Ready(ctx, client, p.admin)
 		if err != nil {
-			return fmt.Errorf("build readiness request: %w", err)
+			return err
 		}
-		if resp, err := client.Do(req); err == nil {
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK && strings.TrimSpace(string(body)) == readyBody {
-				return nil
-			}
+		if ok {
+			return nil
 		}
 		select {
 		case <-p.done:
