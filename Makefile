@@ -66,11 +66,11 @@ bench-live-queue:
 bench-drain-leases:
 	bash scripts/bench-drain-leases.sh postgres://postgres@127.0.0.1:5432/postgres 64000 3
 
-# On PostgreSQL, in place: the server's CPU per delivery leased at ingest
-# with rows written at ingest (today) and, in a prototype, at outcome
-# (about 8 minutes).
+# In place, on both drivers: the CPU per delivery leased at ingest with
+# rows written at ingest (today) and, in a prototype, at outcome (about
+# 15 minutes).
 bench-rows-at-outcome:
-	bash scripts/bench-rows-at-outcome.sh postgres://postgres@127.0.0.1:5432/postgres 3 20s
+	bash scripts/bench-rows-at-outcome.sh both postgres://postgres@127.0.0.1:5432/postgres 3 20s
 
 # On PostgreSQL, the drain by 1, 2 and 4 processes started with
 # --role worker on one database, then the ingest rate of 1 and 2 started
