@@ -114,6 +114,8 @@ func (n *fleetNode) start(ctx context.Context) {
 func (n *fleetNode) followReload(ctx context.Context, from string) {
 	if _, err := n.r.reloadConfig(ctx); errors.Is(err, ErrNoReload) {
 		return // an application's relay: its config is its code's
+	} else if errors.Is(err, ErrShuttingDown) {
+		return // this relay is stopping: its config no longer matters
 	} else if err != nil {
 		n.r.logger.Warn("fleet: reload announced by another node failed here; the running config stays",
 			"from", from, "error", err)

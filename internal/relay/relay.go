@@ -365,6 +365,7 @@ func (r *Relay) Shutdown(ctx context.Context) error {
 }
 
 func (r *Relay) shutdown(deliveryCtx context.Context) error {
+	tally := r.endReloads()
 	var waitDelivery func()
 	if r.delivery != nil {
 		r.useEngine(nil) // commits from here on lease nothing: their deliveries are pending
@@ -387,8 +388,8 @@ func (r *Relay) shutdown(deliveryCtx context.Context) error {
 	if r.rejections != nil {
 		r.rejections.Close()
 	}
-	if r.tally != nil {
-		r.tally.Close()
+	if tally != nil {
+		tally.Close()
 	}
 	r.signals.close()
 	if waitDelivery != nil {

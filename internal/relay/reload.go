@@ -25,6 +25,10 @@ const retireAfter = shutdownGrace
 // ErrNoReload reports a relay that has no config file to read again.
 var ErrNoReload = errors.New("relay: reload: no config loader (serve sets one)")
 
+// ErrShuttingDown reports a reload asked of a relay that has begun to shut
+// down: it would swap in parts that shutdown has already closed or passed.
+var ErrShuttingDown = errors.New("relay: reload: shutting down")
+
 // swapHandler serves with the handler set last. A request keeps the
 // handler it started with, so swapping never cuts one short.
 type swapHandler struct{ h atomic.Pointer[http.Handler] }
@@ -43,6 +47,7 @@ type reloadState struct {
 	mu      sync.Mutex // serialises Start and Reload; guards the fields below and r.cfg after New
 	load    func() (*config.Config, error)
 	started bool
+	ended   bool                 // shutdown has begun: reloads are refused (see endReloads)
 	backlog prometheus.Collector // nil without destinations
 
 	ingest swapHandler
@@ -79,6 +84,16 @@ func (s *reloadState) finishRetired() {
 	s.retired.Wait()
 }
 
+// endReloads refuses every reload from now on and returns the tally the
+// last one left in use, for shutdown to close: a reload that another node
+// announced may otherwise swap in a new one while shutdown closes the old.
+func (r *Relay) endReloads() *receiver.Tally {
+	r.reload.mu.Lock()
+	defer r.reload.mu.Unlock()
+	r.reload.ended = true
+	return r.tally
+}
+
 // SetConfigLoader sets how Reload reads the config again; serve reads its
 // --config file.
 func (r *Relay) SetConfigLoader(load func() (*config.Config, error)) {
@@ -108,6 +123,9 @@ func (r *Relay) reloadConfig(ctx context.Context) (adminwire.ReloadSummary, erro
 	st := r.reload
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.ended {
+		return adminwire.ReloadSummary{}, ErrShuttingDown
+	}
 	if st.load == nil {
 		return adminwire.ReloadSummary{}, ErrNoReload
 	}
