@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"context"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,38 +29,17 @@ func TestServeLogsConsoleBeforeReady(t *testing.T) {
 	}
 	defer logFile.Close()
 
-	cmd := exec.Command(binary, "serve", "--config", config)
-	cmd.Env = append(os.Environ(), stripeEnv...)
-	cmd.Stderr = logFile
-	if err := cmd.Start(); err != nil {
+	p, err := relayproc.Start(relayproc.Options{
+		Binary: binary, Args: []string{"serve", "--config", config}, Env: stripeEnv,
+		Stderr: logFile, Admin: addrs[1], ReadyPoll: 2 * time.Millisecond,
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-
-	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ok, err := relayproc.Ready(context.Background(), client, addrs[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok {
-			break
-		}
-		select {
-		case err := <-exited:
-			log, _ := os.ReadFile(logPath)
-			t.Fatalf("relay exited before it was ready: %v\n%s", err, log)
-		case <-time.After(2 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("relay not ready after 30s")
-		}
+	t.Cleanup(p.Kill)
+	if err := p.WaitReady(context.Background(), 30*time.Second); err != nil {
+		log, _ := os.ReadFile(logPath)
+		t.Fatalf("%v\n%s", err, log)
 	}
 	log, err := os.ReadFile(logPath)
 	if err != nil {

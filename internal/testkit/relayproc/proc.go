@@ -1,6 +1,7 @@
 package relayproc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -27,12 +28,15 @@ type Options struct {
 	Stderr io.Writer
 	// Admin is the admin listener's address, where /readyz is polled.
 	Admin string
+	// ReadyPoll is how often WaitReady asks /readyz; zero is 50 ms.
+	ReadyPoll time.Duration
 }
 
 // Proc is a running child process.
 type Proc struct {
 	cmd   *exec.Cmd
 	admin string
+	poll  time.Duration // between two asks of /readyz
 	done  chan struct{}
 	err   error // set before done is closed
 }
@@ -49,7 +53,7 @@ func Start(o Options) (*Proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start relay: %w", err)
 	}
-	p := &Proc{cmd: cmd, admin: o.Admin, done: make(chan struct{})}
+	p := &Proc{cmd: cmd, admin: o.Admin, poll: cmp.Or(o.ReadyPoll, 50*time.Millisecond), done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -80,44 +84,32 @@ func (p *Proc) Exited() bool {
 // readyBody is what a relay's /readyz answers with its 200.
 const readyBody = `{"status":"ready"}`
 
-// Ready reports whether the admin listener at admin answers /readyz with
-// 200 and a relay's body. The body tells the relay from another test's
-// server that took the port between FreeAddrs and the relay's start.
-func Ready(ctx context.Context, client *http.Client, admin string) (bool, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin+"/readyz", nil)
-	if err != nil {
-		return false, fmt.Errorf("build readiness request: %w", err)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return false, nil // not answering yet
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
-	return resp.StatusCode == http.StatusOK && strings.TrimSpace(string(body)) == readyBody, nil
-}
-
 // WaitReady polls the admin listener's /readyz until it answers 200 with
 // a relay's body, the child exits, ctx ends or timeout passes. The body
 // tells the relay from another test's server that took the port between
 // FreeAddrs and the relay's start: such a relay cannot listen, and exits.
 func (p *Proc) WaitReady(ctx context.Context, timeout time.Duration) error {
+	url := "http://" + p.admin + "/readyz"
 	client := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(timeout)
 	for {
-		ok, err := Ready(ctx, client, p.admin)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
-			return err
+			return fmt.Errorf("build readiness request: %w", err)
 		}
-		if ok {
-			return nil
+		if resp, err := client.Do(req); err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && strings.TrimSpace(string(body)) == readyBody {
+				return nil
+			}
 		}
 		select {
 		case <-p.done:
 			return fmt.Errorf("relay exited before it was ready: %v", p.err)
 		case <-ctx.Done():
 			return fmt.Errorf("wait for readiness: %w", ctx.Err())
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(p.poll):
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("relay not ready after %v", timeout)
