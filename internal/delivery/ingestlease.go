@@ -28,9 +28,11 @@ import (
 // ingest keeps only a share of the window (see ingestShare), so that
 // claims, which take the oldest due first, always find room for a full
 // batch beside it. Every other delivery is created pending and claimed
-// as before. A leased row is a claimed row: if this node dies, its lease
-// runs out and any node claims it; on shutdown the engine hands it back
-// like any claimed delivery.
+// as before. A leased delivery is a claimed one: if this node dies, its
+// lease runs out and any node claims it; on shutdown the engine hands it
+// back like any claimed delivery. The store may defer writing its row
+// until its outcome (store.Lease.Deferred); its claim, completion and
+// release then say so.
 
 // Reserve takes room in the window of d's destination for one delivery
 // the caller is about to ingest, and returns the lease to create it with,
@@ -81,6 +83,7 @@ func (e *Engine) Offer(ev store.Event, ds []store.NewDelivery) {
 			},
 			LeaseToken: d.Lease.Token,
 			Event:      ev,
+			Deferred:   d.Lease.Deferred,
 		})
 	}
 }

@@ -22,12 +22,14 @@ func (w *worker) deliver(c store.Claim, done func()) {
 
 	now := w.engine.now()
 	comp := store.Completion{
-		DeliveryID: d.ID,
-		EventID:    d.EventID,
-		LeaseToken: c.LeaseToken,
-		Status:     res.Outcome,
-		Attempt:    res.Attempt(d.ID),
-		Now:        now,
+		DeliveryID:  d.ID,
+		Deferred:    c.Deferred,
+		Destination: d.Destination,
+		EventID:     d.EventID,
+		LeaseToken:  c.LeaseToken,
+		Status:      res.Outcome,
+		Attempt:     res.Attempt(d.ID),
+		Now:         now,
 	}
 	if res.Outcome == store.StatusFailed {
 		comp.Status, comp.NextAttemptAt = w.policy.Decide(d.Attempts, res.RetryAfter, now)

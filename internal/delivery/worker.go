@@ -366,7 +366,8 @@ func (w *worker) release(cs ...store.Claim) {
 func releaseClaims(q store.Queue, cs []store.Claim) error {
 	rs := make([]store.Release, len(cs))
 	for i, c := range cs {
-		rs[i] = store.Release{DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken}
+		rs[i] = store.Release{DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken,
+			Deferred: c.Deferred, EventID: c.Delivery.EventID, Destination: c.Delivery.Destination}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()

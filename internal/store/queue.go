@@ -48,6 +48,10 @@ type Claim struct {
 	// may record the outcome.
 	LeaseToken string
 	Event      Event
+	// Deferred tells that the delivery was leased at ingest and its row
+	// is not written yet (see Lease): its completion or release must say
+	// so.
+	Deferred bool
 }
 
 // SplitLost separates what ClaimDeliveries returned: the deliveries
@@ -109,6 +113,11 @@ const (
 // Completion records the outcome of one claimed attempt.
 type Completion struct {
 	DeliveryID int64
+	// Deferred tells that the delivery's row may not be written yet (its
+	// claim's Deferred): the outcome then writes it whole, with EventID
+	// and Destination, unless another claim has taken it over meanwhile.
+	Deferred    bool
+	Destination string
 	// EventID, when set, must be the delivery's event (its claim's
 	// Delivery.EventID): on a partitioned event log the outcome then
 	// reads that event's partition alone, rather than every partition's
@@ -127,6 +136,11 @@ type Completion struct {
 type Release struct {
 	DeliveryID int64
 	LeaseToken string
+	// Deferred, EventID and Destination are as a Completion's: a deferred
+	// delivery handed back is written pending.
+	Deferred    bool
+	EventID     string
+	Destination string
 }
 
 // Snooze hands a claimed delivery back unattempted, due again at Until.

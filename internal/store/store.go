@@ -106,9 +106,21 @@ type NewDelivery struct {
 }
 
 // Lease is a lease a delivery is created with at ingest, so that the node
-// that stores an event can deliver it without claiming it back. The row is
-// then exactly a claimed one: completed with Token, reclaimed by any
-// claimer once Until has passed.
+// that stores an event can deliver it without claiming it back. The
+// delivery is then exactly a claimed one: completed with Token, reclaimed
+// by any claimer once Until has passed.
+//
+// A store may defer writing such a delivery's row (Deferred): it keeps
+// the lease with the event, in the same transaction, and writes the row
+// whole with the delivery's outcome — one write per delivery in the common
+// case instead of two. Until then the delivery is in no count, no list and
+// no lookup. Once Until has passed, the next claim of any destination
+// writes the rows still missing as ingest would have (processing, the
+// token, the lease that ran out), and they are reclaimed as any claimed
+// row is. A completion or release of a deferred delivery says so, and
+// names its event and destination (Claim.Deferred). Its token is checked
+// once its row is written: until then no claim can hold it, and its id,
+// in no list, is its holder's alone.
 type Lease struct {
 	// Token guards completion, as a claim's LeaseToken does; it must not
 	// be empty.
@@ -119,6 +131,9 @@ type Lease struct {
 	// the id of the delivery it created under this lease; it stays 0 when
 	// none was created (the event was a duplicate, or Ingest failed).
 	DeliveryID int64
+	// Deferred is set by Ingest, with DeliveryID, when the store has not
+	// written the delivery's row yet (see above).
+	Deferred bool
 }
 
 // IngestItem is one verified event and the deliveries it fans out to.

@@ -90,8 +90,10 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 
 // claimCandidates runs claimCandidates in tx on its generic plan, and
 // lets tx commit without waiting for its WAL flush; the settings and the
-// statement go in one round trip, preceded, when req sets MaxAttempts, by
-// recordLost. It returns the deliveries recordLost found lost and marked
+// statement go in one round trip, preceded by sweepLeases and, when req
+// sets MaxAttempts, by recordLost. The sweep writes the rows of deferred
+// deliveries whose batch's lease has run out, of every destination, so
+// that this claim, and those the sweep wakes, take them over. It returns the deliveries recordLost found lost and marked
 // dead, and the ids claimCandidates picked with their event ids.
 //
 // A claim lost in a server crash only hands its deliveries out again,
@@ -105,6 +107,7 @@ func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req store.ClaimR
 	b := &pgx.Batch{}
 	b.Queue(genericPlans)
 	b.Queue(asyncCommit)
+	b.Queue(s.sql.SQL(sweepLeases), now, sweepBatch, now)
 	countLost := req.MaxAttempts > 0
 	if countLost {
 		b.Queue(s.sql.SQL(recordLost), req.Destination, now, store.MaxLostPerClaim, req.MaxAttempts, store.LostAttemptError)
@@ -116,7 +119,7 @@ func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req store.ClaimR
 			err = cerr
 		}
 	}()
-	for range 2 {
+	for range 3 {
 		if _, err := br.Exec(); err != nil {
 			return nil, nil, nil, err
 		}
@@ -146,8 +149,14 @@ func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req store.ClaimR
 	return lost, ids, events, err
 }
 
+// sweepBatch is how many rows of delivery_leases a claim sweeps at most:
+// a few seconds of a busy relay's ingest batches.
+const sweepBatch = 256
+
 // NextDue returns the earliest due time or lease end among the
-// destination's live deliveries; ok is false when it has none.
+// destination's live deliveries, or the earliest lease end of deferred
+// deliveries, of any destination, not yet swept (a claim sweeps them);
+// ok is false when there is none.
 func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, bool, error) {
 	release, err := s.enter()
 	if err != nil {

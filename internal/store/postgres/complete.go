@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
@@ -51,11 +53,11 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	// server crash only hands the delivery out again when its lease runs
 	// out, which at-least-once delivery allows, while waiting for the
 	// flush made outcomes the limit of a drain.
-	statement, args := completeDeliveries, a.args()
+	statement := completeDeliveries
 	if s.partitioned.Load() && !slices.Contains(a.events, "") {
-		statement, args = completeDeliveriesKeyed, append(args, a.events)
+		statement = completeDeliveriesKeyed
 	}
-	got, err := idsAfterSettings(ctx, s.other, []string{asyncCommit}, s.sql.SQL(statement), args...)
+	got, err := idsAfterSettings(ctx, s.other, []string{asyncCommit}, s.sql.SQL(statement), a.args()...)
 	if err != nil {
 		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), s.mapErr(ctx, err))
 	}
@@ -81,12 +83,14 @@ type completionArrays struct {
 	keyIDs                   []*string
 	kinds                    []string
 	events                   []string // "" where the caller did not say
+	destinations             []string // "" unless deferred
+	deferred                 []bool
 }
 
 // args returns the arrays as completeDeliveries takes them.
 func (a *completionArrays) args() []any {
 	return []any{a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished, a.nows,
-		a.attemptedAt, a.durations, a.snippets, a.keyIDs, a.headers, a.kinds}
+		a.attemptedAt, a.durations, a.snippets, a.keyIDs, a.headers, a.kinds, a.events, a.destinations, a.deferred}
 }
 
 func (a *completionArrays) add(r sqlstore.CompletionRow) {
@@ -105,6 +109,8 @@ func (a *completionArrays) add(r sqlstore.CompletionRow) {
 	a.headers = append(a.headers, r.Headers)
 	a.kinds = append(a.kinds, string(r.Kind))
 	a.events = append(a.events, r.EventID)
+	a.destinations = append(a.destinations, r.Destination)
+	a.deferred = append(a.deferred, r.Deferred && r.EventID != "" && r.Destination != "")
 }
 
 // ReleaseDeliveries hands back the deliveries of rs still held under
@@ -122,7 +128,20 @@ func (s *Store) ReleaseDeliveries(ctx context.Context, rs []store.Release) error
 		return nil
 	}
 	ids, tokens := sqlstore.SplitReleases(rs)
-	if _, err := s.other.Exec(ctx, s.sql.SQL(releaseDeliveries), ids, tokens, time.Now()); err != nil {
+	now := time.Now()
+	deferred := sqlstore.DeferredReleases(rs, now)
+	if len(deferred.IDs) == 0 {
+		if _, err := s.other.Exec(ctx, s.sql.SQL(releaseDeliveries), ids, tokens, now); err != nil {
+			return fmt.Errorf("release deliveries: %w", s.mapErr(ctx, err))
+		}
+		return nil
+	}
+	// A deferred delivery's row is written first, as a claim's sweep
+	// would, and then released as any other.
+	b := &pgx.Batch{}
+	b.Queue(s.sql.SQL(writeDeferred), now, deferred.IDs, deferred.Events, deferred.Destinations, deferred.Tokens, deferred.Until)
+	b.Queue(s.sql.SQL(releaseDeliveries), ids, tokens, now)
+	if err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() }); err != nil {
 		return fmt.Errorf("release deliveries: %w", s.mapErr(ctx, err))
 	}
 	return nil

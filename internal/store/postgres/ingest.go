@@ -135,6 +135,8 @@ func readOutcomes(br pgx.BatchResults, items []store.IngestItem, leased *sqlstor
 		switch kind {
 		case "leased":
 			leased.Created(id, *destination, *deliveryID)
+		case "deferred":
+			leased.Deferred(id, *destination, *deliveryID)
 		case "stored":
 			outcomes[at[id]] = store.IngestStored
 		case "replayed":

@@ -27,7 +27,8 @@ const (
 	// deliveries as arrays keyed by event id, $20 is
 	// store.ReplayWindow in microseconds. It is ingestHead, then the
 	// insert of the events of one layout of the event log (ingestEvents
-	// unpartitioned, ingestKeyed partitioned), then ingestTail.
+	// unpartitioned, ingestKeyed partitioned), then the deliveries'
+	// (ingestDeliveries, and unpartitioned ingestDeferred).
 	//
 	// First each signature digest of the batch is claimed for its
 	// provider id (claimed; the first item of the batch that carries it
@@ -55,18 +56,23 @@ const (
 	// order cannot deadlock. A delivery with a lease token is created
 	// leased at ingest, as a claim leaves it (processing, the attempt
 	// counted, the token and its lease_until); one with an empty token is
-	// created pending.
+	// created pending. Unpartitioned, a leased delivery without an
+	// ordering key is deferred (store.Lease.Deferred; see ingestDeferred).
 	//
 	// It returns one row per event inserted (its id, NULLs and
 	// 'stored'), one per leased delivery created (its event id,
-	// destination, id and 'leased'), and one per event not inserted whose
-	// digest another provider id holds: 'duplicate' when the statement's
-	// snapshot holds a key under its own (source, provider id),
-	// 'replayed' otherwise.
-	ingestBatch = ingestHead + ingestEvents + ingestTail
+	// destination, id and 'leased', or 'deferred' when its row is not
+	// written), and one per event not inserted whose digest another
+	// provider id holds: 'duplicate' when the statement's snapshot holds
+	// a key under its own (source, provider id), 'replayed' otherwise.
+	ingestBatch = ingestHead + ingestEvents + ingestDeliveries + ` WHERE x.lease_token = '' OR x.ordering_key <> ''` +
+		ingestDeliveriesEnd + ingestDeferred + ingestResults + `
+UNION ALL
+SELECT event_id, destination, id, 'deferred' FROM r` + ingestDuplicates
 
-	// ingestBatchKeyed is ingestBatch on a partitioned event log.
-	ingestBatchKeyed = ingestHead + ingestKeyed + ingestTail
+	// ingestBatchKeyed is ingestBatch on a partitioned event log, which
+	// writes every delivery's row at ingest.
+	ingestBatchKeyed = ingestHead + ingestKeyed + ingestDeliveries + ingestDeliveriesEnd + ingestResults + ingestDuplicates
 
 	ingestHead = `WITH input AS (
 	SELECT * FROM unnest(
@@ -135,7 +141,9 @@ const (
 	RETURNING id, received_at, coalesce(occurred_at, received_at) AS order_at
 )`
 
-	ingestTail = `, d AS (
+	// ingestDeliveries inserts the deliveries of the events inserted,
+	// those that ingestDeliveriesEnd's caller's WHERE keeps.
+	ingestDeliveries = `, d AS (
 	INSERT INTO hookrelay.deliveries (
 		event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at,
 		lease_until, lease_token, created_at, updated_at
@@ -146,14 +154,40 @@ const (
 		x.ordering_key, ins.received_at, ins.order_at,
 		x.lease_until, nullif(x.lease_token, ''), now(), now()
 	FROM ins JOIN unnest($12::text[], $13::text[], $14::text[], $18::text[], $19::timestamptz[]) WITH ORDINALITY
-		AS x(event_id, destination, ordering_key, lease_token, lease_until, n) ON x.event_id = ins.id
+		AS x(event_id, destination, ordering_key, lease_token, lease_until, n) ON x.event_id = ins.id`
+
+	ingestDeliveriesEnd = `
 	ORDER BY x.n
 	ON CONFLICT (event_id, destination) DO NOTHING
 	RETURNING id, event_id, destination, lease_token
-)
+)`
+
+	// ingestDeferred reserves the ids of the leased deliveries without an
+	// ordering key (r; a destination listed twice for one event is one
+	// delivery, its first) and writes their leases in one row of
+	// delivery_leases for the batch (migration 0039). Their rows are
+	// written with their outcomes (completeDeliveries), or by a claim
+	// once the batch's earliest lease has run out (sweepLeases).
+	ingestDeferred = `, r AS (
+	SELECT DISTINCT ON (x.event_id, x.destination) x.event_id, x.destination, x.lease_token, x.lease_until,
+		ins.received_at, nextval('hookrelay.deliveries_id_seq') AS id
+	FROM ins JOIN unnest($12::text[], $13::text[], $14::text[], $18::text[], $19::timestamptz[]) WITH ORDINALITY
+		AS x(event_id, destination, ordering_key, lease_token, lease_until, n) ON x.event_id = ins.id
+	WHERE x.lease_token <> '' AND x.ordering_key = ''
+	ORDER BY x.event_id, x.destination, x.n
+), l AS (
+	INSERT INTO hookrelay.delivery_leases (id, lease_until, received_at, delivery_ids, event_ids, destinations, tokens, lease_untils)
+	SELECT min(id), min(lease_until), min(received_at), array_agg(id ORDER BY id), array_agg(event_id ORDER BY id),
+		array_agg(destination ORDER BY id), array_agg(lease_token ORDER BY id), array_agg(lease_until ORDER BY id)
+	FROM r HAVING count(*) > 0
+)`
+
+	ingestResults = `
 SELECT id, NULL::text, NULL::bigint, 'stored' FROM ins
 UNION ALL
-SELECT event_id, destination, id, 'leased' FROM d WHERE lease_token IS NOT NULL
+SELECT event_id, destination, id, 'leased' FROM d WHERE lease_token IS NOT NULL`
+
+	ingestDuplicates = `
 UNION ALL
 SELECT i.id, NULL, NULL, CASE WHEN EXISTS (
 		SELECT 1 FROM hookrelay.event_keys k WHERE k.source = i.source AND k.provider_event_id = i.provider_event_id
@@ -336,16 +370,22 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 	// found by primary key alone, as in claimRows: the status is checked in
 	// a CASE, which no partial index matches, so the planner cannot choose
 	// to walk every processing delivery instead.
+	//
+	// A deferred delivery ($17; its event $15 and destination $16) whose
+	// row no claim has written since is inserted whole, with its
+	// outcome, as ingest would have written it and the update would have
+	// left it (n); one whose event is gone, or whose row was written and
+	// then taken over, is not recorded.
 	completeDeliveries = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
 		$7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::bigint[], $11::bytea[], $12::text[],
-		$13::bytea[], $14::text[]
+		$13::bytea[], $14::text[], $15::text[], $16::text[], $17::boolean[]
 	) WITH ORDINALITY AS i(
 		id, token, status, next_attempt_at, error, status_code,
-		finished_at, now, attempted_at, duration_ms, snippet, key_id, headers, kind, n
+		finished_at, now, attempted_at, duration_ms, snippet, key_id, headers, kind, event_id, destination, deferred, n
 	)
-), d AS (
+), u AS (
 	UPDATE hookrelay.deliveries SET
 		status = i.status, next_attempt_at = coalesce(i.next_attempt_at, hookrelay.deliveries.next_attempt_at),
 		last_error = i.error, last_status_code = i.status_code, failure_kind = i.kind, finished_at = i.finished_at,
@@ -355,6 +395,23 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 	WHERE hookrelay.deliveries.id = ANY($1::bigint[]) AND hookrelay.deliveries.id = i.id
 		AND CASE hookrelay.deliveries.status WHEN 'processing' THEN hookrelay.deliveries.lease_token = i.token ELSE false END
 	RETURNING hookrelay.deliveries.id, hookrelay.deliveries.event_id, hookrelay.deliveries.replay_count
+), n AS (
+	INSERT INTO hookrelay.deliveries (
+		id, event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at,
+		last_error, last_status_code, failure_kind, finished_at, last_attempted_at, last_duration_ms,
+		created_at, updated_at
+	)
+	OVERRIDING SYSTEM VALUE
+	SELECT i.id, i.event_id, i.destination, i.status, 1, '', coalesce(i.next_attempt_at, e.received_at),
+		coalesce(e.occurred_at, e.received_at), i.error, i.status_code, i.kind, i.finished_at, i.attempted_at,
+		i.duration_ms, e.received_at, i.now
+	FROM input i JOIN hookrelay.events e ON e.id = i.event_id
+	WHERE i.deferred AND NOT EXISTS (SELECT 1 FROM u WHERE u.id = i.id)
+	ORDER BY i.n
+	ON CONFLICT DO NOTHING
+	RETURNING id, event_id, replay_count
+), d AS (
+	SELECT * FROM u UNION ALL SELECT * FROM n
 ), a AS (
 	INSERT INTO hookrelay.attempts (delivery_id, event_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, headers, round)
 	SELECT i.id, d.event_id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id, i.headers, d.replay_count
@@ -376,10 +433,11 @@ FROM unnest($1::bigint[], $2::text[]) AS r(id, token)
 WHERE c.id = r.id AND c.status = 'processing' AND c.lease_token = r.token`
 
 	// nextDue is the earliest due time or lease end of destination $1's
-	// live deliveries, or NULL.
+	// live deliveries, or of a batch of deferred deliveries, or NULL.
 	nextDue = `SELECT least(
 	(SELECT min(next_attempt_at) FROM hookrelay.deliveries WHERE destination = $1 AND status IN ('pending', 'failed')),
-	(SELECT min(lease_until) FROM hookrelay.deliveries WHERE destination = $1 AND status = 'processing')
+	(SELECT min(lease_until) FROM hookrelay.deliveries WHERE destination = $1 AND status = 'processing'),
+	(SELECT min(lease_until) FROM hookrelay.delivery_leases)
 )`
 )
 

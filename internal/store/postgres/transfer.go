@@ -3,7 +3,9 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -87,4 +89,24 @@ func (s *Store) withEventIDs(ctx context.Context, tx pgx.Tx, at int, vals [][]an
 		out[i] = append(row[:len(row):len(row)], event)
 	}
 	return out, nil
+}
+
+// TableCounts returns how many rows each table a copy moves holds, as the
+// operations written once for both drivers count them (sqlstore.Ops), once
+// the rows of every deferred delivery not yet swept are written
+// (store.Lease.Deferred): a copy's source is a stopped relay, whose
+// deliveries leased at ingest and not finished have rows only once
+// written, leased as ingest leased them, to be claimed again on the
+// target once the lease has run out, as after a crash.
+func (s *Store) TableCounts(ctx context.Context) (map[string]int64, error) {
+	release, err := s.enter()
+	if err != nil {
+		return nil, fmt.Errorf("count tables: %w", err)
+	}
+	_, err = s.other.Exec(ctx, s.sql.SQL(sweepLeases), time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), math.MaxInt32, time.Now())
+	release()
+	if err != nil {
+		return nil, fmt.Errorf("count tables: write deferred deliveries: %w", s.mapErr(ctx, err))
+	}
+	return s.Ops.TableCounts(ctx)
 }

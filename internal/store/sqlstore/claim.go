@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 )
@@ -40,4 +41,26 @@ func SplitReleases(rs []store.Release) (ids []int64, tokens []string) {
 		ids[i], tokens[i] = r.DeliveryID, r.LeaseToken
 	}
 	return ids, tokens
+}
+
+// Deferred are the deferred deliveries of a set of releases (see
+// store.Lease.Deferred), as parallel arrays, to write the rows of before
+// they are released: each leased until the release.
+type Deferred struct {
+	IDs                          []int64
+	Events, Destinations, Tokens []string
+	Until                        []time.Time
+}
+
+// DeferredReleases returns the deferred deliveries of rs, released at
+// now.
+func DeferredReleases(rs []store.Release, now time.Time) Deferred {
+	var d Deferred
+	for _, r := range rs {
+		if r.Deferred && r.EventID != "" && r.Destination != "" {
+			d.IDs, d.Tokens, d.Until = append(d.IDs, r.DeliveryID), append(d.Tokens, r.LeaseToken), append(d.Until, now)
+			d.Events, d.Destinations = append(d.Events, r.EventID), append(d.Destinations, r.Destination)
+		}
+	}
+	return d
 }

@@ -16,8 +16,9 @@ type LeasedRows struct {
 type leasedRow struct{ event, destination string }
 
 type leasedID struct {
-	lease *store.Lease
-	id    int64
+	lease    *store.Lease
+	id       int64
+	deferred bool
 }
 
 // Want notes that the delivery d of the event eventID is inserted leased.
@@ -35,15 +36,25 @@ func (l *LeasedRows) Want(eventID string, d store.NewDelivery) {
 
 // Created notes a leased row the insert returned.
 func (l *LeasedRows) Created(eventID, destination string, id int64) {
+	l.add(eventID, destination, id, false)
+}
+
+// Deferred notes a leased delivery whose id the insert reserved without
+// writing its row (store.Lease.Deferred).
+func (l *LeasedRows) Deferred(eventID, destination string, id int64) {
+	l.add(eventID, destination, id, true)
+}
+
+func (l *LeasedRows) add(eventID, destination string, id int64, deferred bool) {
 	if lease, ok := l.want[leasedRow{eventID, destination}]; ok {
-		l.created = append(l.created, leasedID{lease, id})
+		l.created = append(l.created, leasedID{lease, id, deferred})
 	}
 }
 
-// Settle sets each created row's id on its lease; call it once the
-// transaction is durable.
+// Settle sets each created row's id on its lease, and Deferred where its
+// row is not written; call it once the transaction is durable.
 func (l *LeasedRows) Settle() {
 	for _, c := range l.created {
-		c.lease.DeliveryID = c.id
+		c.lease.DeliveryID, c.lease.Deferred = c.id, c.deferred
 	}
 }

@@ -26,13 +26,15 @@ func leasedClaim(e store.Event, destination string, l *store.Lease) store.Claim 
 		},
 		LeaseToken: l.Token,
 		Event:      e,
+		Deferred:   l.Deferred,
 	}
 }
 
-// testIngestLeased checks that a delivery ingested with a lease is stored
-// as a claim leaves it — processing, its attempt counted, leased until the
-// lease's end, its id handed back — beside a pending one of the same
-// event, and that a duplicate's lease gets no id.
+// testIngestLeased checks that a delivery ingested with a lease gets an
+// id and is stored as a claim leaves it — processing, its attempt
+// counted, leased until the lease's end — or, deferred, has no row yet,
+// beside a pending one of the same event; that NextDue names the lease's
+// end either way; and that a duplicate's lease gets no id.
 func testIngestLeased(t *testing.T, s store.DB) {
 	e := dueEvent("evt_leased", baseTime)
 	until := baseTime.Add(testLease)
@@ -41,19 +43,29 @@ func testIngestLeased(t *testing.T, s store.DB) {
 	checkInserted(t, ingest(t, s, it), true)
 
 	ds := deliveries(t, s, e.ID)
-	if len(ds) != 2 {
-		t.Fatalf("event has %d deliveries, want 2", len(ds))
+	if l.DeliveryID == 0 {
+		t.Fatalf("lease's delivery id = 0, want the delivery's")
 	}
-	billing, crm := ds[0], ds[1]
-	if l.DeliveryID == 0 || l.DeliveryID != billing.ID {
-		t.Errorf("lease's delivery id = %d, want the stored row's %d", l.DeliveryID, billing.ID)
+	if l.Deferred {
+		if len(ds) != 1 || ds[0].Destination != "crm" {
+			t.Fatalf("event's deliveries = %+v, want crm's alone: billing's is deferred", ds)
+		}
+		ds = append([]store.Delivery{{}}, ds...)
+	} else {
+		if len(ds) != 2 {
+			t.Fatalf("event has %d deliveries, want 2", len(ds))
+		}
+		billing := ds[0]
+		if l.DeliveryID != billing.ID {
+			t.Errorf("lease's delivery id = %d, want the stored row's %d", l.DeliveryID, billing.ID)
+		}
+		if billing.Status != store.StatusProcessing || billing.Attempts != 1 {
+			t.Errorf("leased delivery = %+v, want processing, attempt 1", billing)
+		}
+		checkTime(t, "LeaseUntil", billing.LeaseUntil, until)
+		checkTime(t, "NextAttemptAt", billing.NextAttemptAt, e.ReceivedAt)
 	}
-	if billing.Status != store.StatusProcessing || billing.Attempts != 1 {
-		t.Errorf("leased delivery = %+v, want processing, attempt 1", billing)
-	}
-	checkTime(t, "LeaseUntil", billing.LeaseUntil, until)
-	checkTime(t, "NextAttemptAt", billing.NextAttemptAt, e.ReceivedAt)
-	if crm.Status != store.StatusPending || crm.Attempts != 0 || !crm.LeaseUntil.IsZero() {
+	if crm := ds[1]; crm.Status != store.StatusPending || crm.Attempts != 0 || !crm.LeaseUntil.IsZero() {
 		t.Errorf("unleased delivery of the same event = %+v, want pending, no attempt, no lease", crm)
 	}
 	at, ok, err := s.NextDue(context.Background(), "billing")
@@ -71,9 +83,10 @@ func testIngestLeased(t *testing.T, s store.DB) {
 
 // testIngestLeasedHeld checks that a delivery leased at ingest is not
 // claimed while its lease lives, that its holder completes it with its
-// token while a wrong token is refused, and that one whose holder died is
-// claimed once the lease has run out — one more attempt, a new token —
-// after which the first holder's outcome is refused.
+// token while a wrong token is refused (once its row is written, when
+// deferred), and that one whose holder died is claimed once the lease has
+// run out — one more attempt, a new token — after which the first
+// holder's outcome is refused, and the completed one is left done.
 func testIngestLeasedHeld(t *testing.T, s store.DB) {
 	until := baseTime.Add(testLease)
 	done, lDone := leasedItem(dueEvent("evt_done", baseTime), "billing", "tok-done", until)
@@ -84,13 +97,19 @@ func testIngestLeasedHeld(t *testing.T, s store.DB) {
 
 	now := baseTime.Add(time.Second)
 	held := leasedClaim(done.Event, "billing", lDone)
-	wrong := held
-	wrong.LeaseToken = "tok-not-mine"
-	checkLeaseLost(t, s, outcome(wrong, store.StatusDone, now))
-	complete(t, s, outcome(held, store.StatusDone, now))
-	if d := theDelivery(t, s, done.Event.ID); d.Status != store.StatusDone || d.Attempts != 1 {
-		t.Errorf("completed delivery = %+v, want done after 1 attempt", d)
+	if !lDone.Deferred {
+		// A deferred delivery's token is checked once its row is written
+		// (below): until then no claim can hold it (store.Lease).
+		wrong := held
+		wrong.LeaseToken = "tok-not-mine"
+		checkLeaseLost(t, s, outcome(wrong, store.StatusDone, now))
 	}
+	complete(t, s, outcome(held, store.StatusDone, now))
+	d := theDelivery(t, s, done.Event.ID)
+	if d.ID != lDone.DeliveryID || d.Status != store.StatusDone || d.Attempts != 1 {
+		t.Errorf("completed delivery = %+v, want %d done after 1 attempt", d, lDone.DeliveryID)
+	}
+	checkTime(t, "NextAttemptAt", d.NextAttemptAt, done.Event.ReceivedAt)
 	if as := attempts(t, s, lDone.DeliveryID); len(as) != 1 || as[0].StatusCode != 200 {
 		t.Errorf("attempts = %+v, want the one recorded", as)
 	}
@@ -102,6 +121,63 @@ func testIngestLeasedHeld(t *testing.T, s store.DB) {
 	}
 	checkLeaseLost(t, s, outcome(leasedClaim(lost.Event, "billing", lLost), store.StatusDone, until))
 	complete(t, s, outcome(taken[0], store.StatusDone, until))
+	if d := theDelivery(t, s, done.Event.ID); d.Status != store.StatusDone || d.Attempts != 1 {
+		t.Errorf("once the lease ran out the completed delivery is %+v, want done after 1 attempt still", d)
+	}
+}
+
+// testIngestLeasedOutcomeAfterLeaseEnd checks that a leased delivery's
+// holder still records its outcome once the lease has run out, while no
+// claim has taken the delivery over: a claim of another destination,
+// which finds the ended lease (and, deferred, writes the row) leaves it
+// to its holder; the outcome is then recorded once, and a failure keeps
+// its attempt and is due again as the holder said.
+func testIngestLeasedOutcomeAfterLeaseEnd(t *testing.T, s store.DB) {
+	until := baseTime.Add(testLease)
+	ok, lOK := leasedItem(dueEvent("evt_late_ok", baseTime), "billing", "tok-ok", until)
+	bad, lBad := leasedItem(dueEvent("evt_late_bad", baseTime), "billing", "tok-bad", until)
+	ingest(t, s, ok, bad)
+	checkClaimed(t, claim(t, s, "crm", 10, until.Add(time.Second)))
+
+	now := until.Add(2 * time.Second)
+	failed := outcome(leasedClaim(bad.Event, "billing", lBad), store.StatusFailed, now)
+	failed.NextAttemptAt = now.Add(time.Minute)
+	recorded, err := s.CompleteDeliveries(context.Background(), []store.Completion{
+		outcome(leasedClaim(ok.Event, "billing", lOK), store.StatusDone, now), failed,
+		outcome(leasedClaim(ok.Event, "billing", lOK), store.StatusDone, now),
+	})
+	if err != nil || len(recorded) != 3 || !recorded[0] || !recorded[1] || recorded[2] {
+		t.Fatalf("CompleteDeliveries = %v, %v; want the first two recorded, the repeat not", recorded, err)
+	}
+	if d := theDelivery(t, s, ok.Event.ID); d.ID != lOK.DeliveryID || d.Status != store.StatusDone || d.Attempts != 1 {
+		t.Errorf("done delivery = %+v, want %d done after 1 attempt", d, lOK.DeliveryID)
+	}
+	d := theDelivery(t, s, bad.Event.ID)
+	if d.ID != lBad.DeliveryID || d.Status != store.StatusFailed || d.Attempts != 1 || d.LastStatusCode != 503 {
+		t.Errorf("failed delivery = %+v, want %d failed after 1 attempt, last answered 503", d, lBad.DeliveryID)
+	}
+	checkTime(t, "NextAttemptAt", d.NextAttemptAt, now.Add(time.Minute))
+	if as := attempts(t, s, lBad.DeliveryID); len(as) != 1 || as[0].StatusCode != 503 {
+		t.Errorf("failed delivery's attempts = %+v, want the one that answered 503", as)
+	}
+	checkClaimed(t, claim(t, s, "billing", 10, now.Add(time.Minute)), bad.Event)
+}
+
+// testIngestLeasedKeptByPrune checks that retention never deletes the
+// event of a delivery leased at ingest and not finished, deferred or
+// not, however short the retention: its outcome is then recorded.
+func testIngestLeasedKeptByPrune(t *testing.T, s store.DB) {
+	until := baseTime.Add(testLease)
+	held, l := leasedItem(dueEvent("evt_prune_held", baseTime), "billing", "tok", until)
+	ingest(t, s, held)
+	n, err := s.Prune(context.Background(), store.PruneRequest{DoneBefore: until, DeadBefore: until, Limit: 10})
+	if err != nil || n != 0 {
+		t.Fatalf("Prune = %d, %v; want nothing deleted", n, err)
+	}
+	complete(t, s, outcome(leasedClaim(held.Event, "billing", l), store.StatusDone, baseTime.Add(time.Second)))
+	if d := theDelivery(t, s, held.Event.ID); d.Status != store.StatusDone {
+		t.Errorf("delivery = %+v, want done", d)
+	}
 }
 
 // testIngestLeasedReleased checks that a delivery leased at ingest and
@@ -110,7 +186,8 @@ func testIngestLeasedHeld(t *testing.T, s store.DB) {
 func testIngestLeasedReleased(t *testing.T, s store.DB) {
 	it, l := leasedItem(dueEvent("evt_released", baseTime), "billing", "tok", baseTime.Add(testLease))
 	ingest(t, s, it)
-	err := s.ReleaseDeliveries(context.Background(), []store.Release{{DeliveryID: l.DeliveryID, LeaseToken: l.Token}})
+	err := s.ReleaseDeliveries(context.Background(), []store.Release{{DeliveryID: l.DeliveryID, LeaseToken: l.Token,
+		Deferred: l.Deferred, EventID: it.Event.ID, Destination: "billing"}})
 	if err != nil {
 		t.Fatalf("ReleaseDeliveries: %v", err)
 	}
@@ -121,8 +198,8 @@ func testIngestLeasedReleased(t *testing.T, s store.DB) {
 }
 
 // testIngestLeasedCounts checks the stats through a leased delivery's
-// life: processing once ingested, done once completed, and a pending one
-// beside it counted as pending.
+// life: processing once ingested (in no count while deferred), done once
+// completed, and a pending one beside it counted as pending.
 func testIngestLeasedCounts(t *testing.T, s store.DB) {
 	until := baseTime.Add(testLease)
 	a, la := leasedItem(eventAt("stripe", "evt_count_a", baseTime), "billing", "tok-a", until)
@@ -136,9 +213,13 @@ func testIngestLeasedCounts(t *testing.T, s store.DB) {
 			store.StatusDone: done, store.StatusSkipped: 0, store.StatusDead: 0, store.StatusPurged: 0,
 		}, OldestPendingAge: now.Sub(stored(baseTime))}
 	}
-	checkStats(t, stats(t, s, now).Destinations, map[string]store.DestinationStats{"billing": counts(1, 2, 0)})
+	held := int64(2)
+	if la.Deferred {
+		held = 0
+	}
+	checkStats(t, stats(t, s, now).Destinations, map[string]store.DestinationStats{"billing": counts(1, held, 0)})
 	complete(t, s, outcome(leasedClaim(a.Event, "billing", la), store.StatusDone, now))
-	checkStats(t, stats(t, s, now).Destinations, map[string]store.DestinationStats{"billing": counts(1, 1, 1)})
+	checkStats(t, stats(t, s, now).Destinations, map[string]store.DestinationStats{"billing": counts(1, held/2, 1)})
 }
 
 // testIngestLeasedHoldsKey checks that a delivery leased at ingest with an

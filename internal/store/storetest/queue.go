@@ -64,7 +64,8 @@ func outcome(c store.Claim, status store.DeliveryStatus, now time.Time) store.Co
 	if status == store.StatusFailed || status == store.StatusDead {
 		a.StatusCode, a.Error, a.ResponseSnippet = 503, "server answered 503", "busy"
 	}
-	return store.Completion{DeliveryID: c.Delivery.ID, EventID: c.Delivery.EventID, LeaseToken: c.LeaseToken, Status: status, Attempt: a, Now: now}
+	return store.Completion{DeliveryID: c.Delivery.ID, EventID: c.Delivery.EventID, LeaseToken: c.LeaseToken, Status: status, Attempt: a, Now: now,
+		Deferred: c.Deferred, Destination: c.Delivery.Destination}
 }
 
 // complete calls CompleteDelivery and fails the test on error.

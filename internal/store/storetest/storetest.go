@@ -92,6 +92,8 @@ var tests = []conformanceTest{
 	{"ConcurrentClaimersWithLateEvents", testConcurrentClaimersWithLateEvents},
 	{"IngestLeased", testIngestLeased},
 	{"IngestLeasedHeldUntilItRunsOut", testIngestLeasedHeld},
+	{"IngestLeasedOutcomeAfterLeaseEnd", testIngestLeasedOutcomeAfterLeaseEnd},
+	{"IngestLeasedKeptByPrune", testIngestLeasedKeptByPrune},
 	{"IngestLeasedReleased", testIngestLeasedReleased},
 	{"IngestLeasedCounts", testIngestLeasedCounts},
 	{"IngestLeasedHoldsKey", testIngestLeasedHoldsKey},
