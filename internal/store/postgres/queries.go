@@ -374,8 +374,8 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 	// A deferred delivery ($17; its event $15 and destination $16) whose
 	// row no claim has written since is inserted whole, with its
 	// outcome, as ingest would have written it and the update would have
-	// left it (n); one whose event is gone, or whose row was written and
-	// then taken over, is not recorded.
+	// left it (n); one whose event is gone or purged, or whose row was
+	// written and then taken over, is not recorded.
 	completeDeliveries = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
@@ -405,7 +405,7 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 	SELECT i.id, i.event_id, i.destination, i.status, 1, '', coalesce(i.next_attempt_at, e.received_at),
 		coalesce(e.occurred_at, e.received_at), i.error, i.status_code, i.kind, i.finished_at, i.attempted_at,
 		i.duration_ms, e.received_at, i.now
-	FROM input i JOIN hookrelay.events e ON e.id = i.event_id
+	FROM input i JOIN hookrelay.events e ON e.id = i.event_id AND e.purged_at IS NULL
 	WHERE i.deferred AND NOT EXISTS (SELECT 1 FROM u WHERE u.id = i.id)
 	ORDER BY i.n
 	ON CONFLICT DO NOTHING

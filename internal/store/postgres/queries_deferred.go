@@ -42,8 +42,8 @@ const deferredSince = `SELECT min(received_at) FROM hookrelay.delivery_leases`
 // destination, lease_token, lease_until) whose rows are missing, as
 // ingest writes a leased delivery: processing, its attempt counted, the
 // token and the lease; updated at the time now names. One whose row was
-// written meanwhile (its outcome, a replay) or whose event is gone is
-// skipped.
+// written meanwhile (its outcome, a replay) or whose event is gone or
+// purged (nothing is left to deliver) is skipped.
 func deferredRows(now string) string {
 	return `INSERT INTO hookrelay.deliveries (
 	id, event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at,
@@ -52,7 +52,7 @@ func deferredRows(now string) string {
 OVERRIDING SYSTEM VALUE
 SELECT x.id, x.event_id, x.destination, 'processing', 1, '', e.received_at, coalesce(e.occurred_at, e.received_at),
 	x.lease_until, x.lease_token, e.received_at, ` + now + `::timestamptz
-FROM x JOIN hookrelay.events e ON e.id = x.event_id
+FROM x JOIN hookrelay.events e ON e.id = x.event_id AND e.purged_at IS NULL
 ORDER BY x.id
 ON CONFLICT DO NOTHING`
 }

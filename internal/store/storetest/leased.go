@@ -163,6 +163,23 @@ func testIngestLeasedOutcomeAfterLeaseEnd(t *testing.T, s store.DB) {
 	checkClaimed(t, claim(t, s, "billing", 10, now.Add(time.Minute)), bad.Event)
 }
 
+// testIngestLeasedPurged checks that a leased delivery whose event is
+// purged while it is sent, deferred or not, keeps nothing of it: its
+// outcome, even a failure, is refused, and no claim takes it once the
+// lease has run out, so that it is never sent again.
+func testIngestLeasedPurged(t *testing.T, s store.DB) {
+	until := baseTime.Add(testLease)
+	held, l := leasedItem(dueEvent("evt_purged_held", baseTime), "billing", "tok", until)
+	ingest(t, s, held)
+	now := baseTime.Add(time.Second)
+	purge(t, s, "ops", "erasure", now, held.Event.ID)
+
+	failed := outcome(leasedClaim(held.Event, "billing", l), store.StatusFailed, now)
+	failed.NextAttemptAt = now
+	checkLeaseLost(t, s, failed)
+	checkClaimed(t, claim(t, s, "billing", 10, until.Add(time.Minute)))
+}
+
 // testIngestLeasedKeptByPrune checks that retention never deletes the
 // event of a delivery leased at ingest and not finished, deferred or
 // not, however short the retention: its outcome is then recorded.

@@ -94,6 +94,7 @@ var tests = []conformanceTest{
 	{"IngestLeasedHeldUntilItRunsOut", testIngestLeasedHeld},
 	{"IngestLeasedOutcomeAfterLeaseEnd", testIngestLeasedOutcomeAfterLeaseEnd},
 	{"IngestLeasedKeptByPrune", testIngestLeasedKeptByPrune},
+	{"IngestLeasedPurged", testIngestLeasedPurged},
 	{"IngestLeasedReleased", testIngestLeasedReleased},
 	{"IngestLeasedCounts", testIngestLeasedCounts},
 	{"IngestLeasedHoldsKey", testIngestLeasedHoldsKey},
