@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-hot-path bench-live-queue bench-drain-leases bench-rows-at-outcome soak fuzz
+.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-hot-path bench-live-queue bench-drain-leases bench-rows-at-outcome bench-deferred soak fuzz
 
 # The binary records the commit it was built from (`hookrelay version`).
 build:
@@ -71,6 +71,11 @@ bench-drain-leases:
 # 15 minutes).
 bench-rows-at-outcome:
 	bash scripts/bench-rows-at-outcome.sh both postgres://postgres@127.0.0.1:5432/postgres 3 20s
+
+# In place, on PostgreSQL: the CPU per delivery leased at ingest before
+# (rows written at ingest) and after the deferred rows written at outcome.
+bench-deferred:
+	bash scripts/bench-builds.sh da1fa80 HEAD postgres postgres://postgres@127.0.0.1:5432/postgres 3 20s
 
 # On PostgreSQL, the drain by 1, 2 and 4 processes started with
 # --role worker on one database, then the ingest rate of 1 and 2 started

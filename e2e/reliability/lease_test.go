@@ -82,8 +82,8 @@ func (s *holdingSink) answered() []sinkPush {
 
 // TestCrashAfterLeaseAtIngest kills a relay with SIGKILL right after it
 // has acknowledged events whose deliveries it leased at ingest and was
-// pushing: the deliveries are lost with it, held under its leases (on
-// PostgreSQL with no rows yet: the leases' batch row alone). A second
+// pushing: the deliveries are lost with it, held under its leases (with
+// no rows yet: the leases' batch row alone). A second
 // relay on the same database must leave them alone while those leases
 // last, then claim and deliver each one, its lost attempt counted.
 func TestCrashAfterLeaseAtIngest(t *testing.T) {
@@ -141,9 +141,9 @@ log: {level: warn}
 			})
 			p.kill(t)
 
-			// On PostgreSQL the deliveries' rows are deferred (store.Lease):
-			// none is written until the leases run out, each no earlier
-			// than a push lease after its event was posted.
+			// The deliveries' rows are deferred (store.Lease): none is
+			// written until the leases run out, each no earlier than a
+			// push lease after its event was posted.
 			leasedUntil := map[string]time.Time{}
 			for i, pid := range ids {
 				e, err := st.EventByProviderID(t.Context(), "stripe", pid)
@@ -152,7 +152,7 @@ log: {level: warn}
 				}
 				ds, err := st.EventDeliveries(t.Context(), e.ID)
 				switch {
-				case err == nil && len(ds) == 0 && driver.Name == "postgres":
+				case err == nil && len(ds) == 0:
 					leasedUntil[e.ID] = posted[i].Add(2*leaseTimeout + delivery.LeaseMargin)
 				case err != nil || len(ds) != 1 || ds[0].Status != store.StatusProcessing || ds[0].Attempts != 1:
 					t.Fatalf("deliveries of %s after the kill: %+v, %v; want one processing, attempt 1 (or, deferred, none)", pid, ds, err)

@@ -57,10 +57,13 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	if s.partitioned.Load() && !slices.Contains(a.events, "") {
 		statement = completeDeliveriesKeyed
 	}
+	a.settled = s.leases.Take()
 	got, err := idsAfterSettings(ctx, s.other, []string{asyncCommit}, s.sql.SQL(statement), a.args()...)
 	if err != nil {
+		s.leases.Untake(a.settled)
 		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), s.mapErr(ctx, err))
 	}
+	s.leases.Settle(sqlstore.DeferredIDs(rows))
 	done := make(map[int64]bool, len(got))
 	for _, id := range got {
 		done[id] = true
@@ -85,12 +88,14 @@ type completionArrays struct {
 	events                   []string // "" where the caller did not say
 	destinations             []string // "" unless deferred
 	deferred                 []bool
+	settled                  []int64 // rows of delivery_leases to delete (sqlstore.LeaseBook)
 }
 
 // args returns the arrays as completeDeliveries takes them.
 func (a *completionArrays) args() []any {
 	return []any{a.ids, a.tokens, a.statuses, a.nexts, a.errors, a.codes, a.finished, a.nows,
-		a.attemptedAt, a.durations, a.snippets, a.keyIDs, a.headers, a.kinds, a.events, a.destinations, a.deferred}
+		a.attemptedAt, a.durations, a.snippets, a.keyIDs, a.headers, a.kinds, a.events, a.destinations, a.deferred,
+		sqlstore.NonNil(a.settled)}
 }
 
 func (a *completionArrays) add(r sqlstore.CompletionRow) {
@@ -144,5 +149,6 @@ func (s *Store) ReleaseDeliveries(ctx context.Context, rs []store.Release) error
 	if err := pgx.BeginFunc(ctx, s.other, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() }); err != nil {
 		return fmt.Errorf("release deliveries: %w", s.mapErr(ctx, err))
 	}
+	s.leases.Settle(deferred.IDs)
 	return nil
 }

@@ -103,6 +103,7 @@ func (s *Store) ingest1(ctx context.Context, items []store.IngestItem, args []an
 		return nil, fmt.Errorf("ingest: commit: %w", s.mapErr(ctx, err))
 	}
 	leased.Settle()
+	s.leases.Add(leased.DeferredLeases())
 	return outcomes, nil
 }
 

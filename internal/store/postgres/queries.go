@@ -375,7 +375,9 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 	// row no claim has written since is inserted whole, with its
 	// outcome, as ingest would have written it and the update would have
 	// left it (n); one whose event is gone or purged, or whose row was
-	// written and then taken over, is not recorded.
+	// written and then taken over, is not recorded. The rows $18 of
+	// delivery_leases, batches whose deliveries are all settled, are
+	// deleted (gone; see sqlstore.LeaseBook).
 	completeDeliveries = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
@@ -418,6 +420,8 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 	FROM input i JOIN d ON d.id = i.id
 	WHERE i.status <> 'done'
 	ORDER BY i.n
+), gone AS (
+	DELETE FROM hookrelay.delivery_leases WHERE id = ANY($18::bigint[])
 )
 SELECT id FROM d`
 

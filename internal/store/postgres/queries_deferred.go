@@ -34,10 +34,6 @@ SELECT pg_notify('` + notifyChannel + `', destination) FROM (SELECT DISTINCT des
 ) ` + deferredRows("$1")
 )
 
-// deferredSince is the earliest receive time of an event with a deferred
-// delivery not yet swept, or NULL.
-const deferredSince = `SELECT min(received_at) FROM hookrelay.delivery_leases`
-
 // deferredRows inserts the deferred deliveries of x (id, event_id,
 // destination, lease_token, lease_until) whose rows are missing, as
 // ingest writes a leased delivery: processing, its attempt counted, the

@@ -69,6 +69,7 @@ type Store struct {
 	other    *pgxpool.Pool
 	shared   bool                 // the pools are one, the application's: Close leaves it open
 	paused   sqlstore.PausedCache // which destinations claims pass by
+	leases   sqlstore.LeaseBook   // the batches of deferred deliveries this store ingested
 	payloads sqlstore.Payloads    // seals and opens bodies, headers, snippets
 	conn     *pgx.ConnConfig      // for the connections Listen opens
 	tables   sqlstore.Tables      // where hookrelay's tables are

@@ -65,15 +65,21 @@ func (s *Store) claim(ctx context.Context, req store.ClaimRequest) ([]store.Clai
 	}
 	defer tx.Rollback()
 
+	// The sweep writes the rows of deferred deliveries whose batch's
+	// lease has run out, of every destination, so that this claim and
+	// the next claims of the others take them over.
+	wrote, err := sweepLeases(ctx, tx, st, req.Now, req.Now, sweepBatch)
+	if err != nil {
+		return nil, err
+	}
 	countLost := req.MaxAttempts > 0
-	var (
-		lost  []store.Claim
-		wrote bool // recordLost ended leases
-	)
+	var lost []store.Claim
 	if countLost {
-		if lost, wrote, err = s.recordLost(ctx, tx, st, req); err != nil {
+		var ended bool
+		if lost, ended, err = s.recordLost(ctx, tx, st, req); err != nil {
 			return nil, err
 		}
+		wrote = wrote || ended
 	}
 	ids, err := queryIDs(ctx, tx.StmtContext(ctx, st.selectClaimable), req.Destination, micros(req.Now), req.Max, !countLost)
 	if err != nil {
@@ -215,8 +221,13 @@ func (s *Store) leaseRows(ctx context.Context, tx *sql.Tx, claims []store.Claim,
 	return nil
 }
 
+// sweepBatch is how many rows of delivery_leases a claim sweeps at most.
+const sweepBatch = 256
+
 // NextDue returns the earliest due time or lease end among the
-// destination's live deliveries; ok is false when it has none.
+// destination's live deliveries, or the earliest lease end of deferred
+// deliveries, of any destination, not yet swept (a claim sweeps them);
+// ok is false when there is none.
 func (s *Store) NextDue(ctx context.Context, destination string) (time.Time, bool, error) {
 	release, err := s.enter()
 	if err != nil {

@@ -40,16 +40,24 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	if err != nil {
 		return nil, err
 	}
-	if err := s.complete(ctx, rows, recorded); err != nil {
+	settled := s.leases.Take()
+	if err := s.complete(ctx, rows, recorded, settled); err != nil {
+		s.leases.Untake(settled)
 		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), mapErr(ctx, err))
 	}
+	s.leases.Settle(sqlstore.DeferredIDs(rows))
 	return recorded, nil
 }
 
 // complete writes rows in one transaction and marks in recorded those
-// whose lease held.
-func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, recorded []bool) error {
+// whose lease held; it deletes the rows settled of delivery_leases, the
+// batches whose deliveries are all settled (sqlstore.LeaseBook).
+func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, recorded []bool, settled []int64) error {
 	if err := s.prepareOutcomes(ctx); err != nil {
+		return err
+	}
+	st, err := s.prepared(ctx)
+	if err != nil {
 		return err
 	}
 	tx, err := s.writer.BeginTx(ctx, nil)
@@ -58,6 +66,9 @@ func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, rec
 	}
 	defer tx.Rollback()
 	if err := s.recordOutcomes(ctx, tx, rows, recorded); err != nil {
+		return err
+	}
+	if err := deleteLeases(ctx, tx, st, settled); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -69,7 +80,7 @@ func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, rec
 // prepareOutcomes prepares the statements recordOutcomes runs. It must run
 // outside a transaction: the writer has a single connection.
 func (s *Store) prepareOutcomes(ctx context.Context) error {
-	return s.prepareMultiRows(ctx, &s.completeDeliveries, &s.insertAttempts)
+	return s.prepareMultiRows(ctx, &s.completeDeliveries, &s.insertDeferred, &s.insertAttempts)
 }
 
 // recordOutcomes writes rows in tx — their outcomes with multi-row
@@ -80,6 +91,9 @@ func (s *Store) prepareOutcomes(ctx context.Context) error {
 func (s *Store) recordOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.CompletionRow, recorded []bool) error {
 	held, err := s.updateOutcomes(ctx, tx, rows)
 	if err != nil {
+		return err
+	}
+	if err := s.insertDeferredOutcomes(ctx, tx, rows, held); err != nil {
 		return err
 	}
 	var attempts []any
@@ -129,6 +143,34 @@ func (s *Store) updateOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.
 	return held, nil
 }
 
+// insertDeferredOutcomes inserts whole, with their outcomes, the deferred
+// deliveries of rows whose row the update did not find held, but for
+// repeats, and adds those it inserted to held.
+func (s *Store) insertDeferredOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.CompletionRow, held map[int64]bool) error {
+	const cols = 12
+	var args []any
+	for _, r := range rows {
+		if r.Repeat || !r.Deferred || r.EventID == "" || r.Destination == "" || held[r.DeliveryID] {
+			continue
+		}
+		a := r.Attempt
+		args = append(args, r.DeliveryID, r.EventID, r.Destination, string(r.Status), optMicros(r.Next), a.Error,
+			a.StatusCode, string(r.Kind), optMicros(r.Finished), micros(a.AttemptedAt), a.Duration.Milliseconds(), micros(r.Now))
+	}
+	err := s.queryChunks(ctx, tx, &s.insertDeferred, cols, args, func(rows *sql.Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		held[id] = true
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("insert deferred outcomes: %w", err)
+	}
+	return nil
+}
+
 // ReleaseDeliveries hands back the deliveries of rs still held under
 // their lease tokens, uncounting the attempt their claim counted: pending
 // when that leaves no attempt, else failed. Each is due at the earlier of
@@ -148,8 +190,32 @@ func (s *Store) ReleaseDeliveries(ctx context.Context, rs []store.Release) error
 	if err != nil {
 		return fmt.Errorf("release deliveries: %w", err)
 	}
-	if _, err := st.releaseDeliveries.ExecContext(ctx, leasePairs(ids, tokens), micros(time.Now())); err != nil {
+	now := time.Now()
+	deferred := sqlstore.DeferredReleases(rs, now)
+	if err := s.release(ctx, st, leasePairs(ids, tokens), deferred, now); err != nil {
 		return fmt.Errorf("release deliveries: %w", mapErr(ctx, err))
 	}
+	s.leases.Settle(deferred.IDs)
 	return nil
+}
+
+// release hands back the deliveries of the JSON array pairs, after writing
+// the rows of the deferred ones, in one transaction.
+func (s *Store) release(ctx context.Context, st *writeStmts, pairs string, deferred sqlstore.Deferred, now time.Time) error {
+	if len(deferred.IDs) == 0 {
+		_, err := st.releaseDeliveries.ExecContext(ctx, pairs, micros(now))
+		return err
+	}
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := writeDeferredRows(ctx, tx, st, deferredList(deferred), now); err != nil {
+		return err
+	}
+	if _, err := tx.StmtContext(ctx, st.releaseDeliveries).ExecContext(ctx, pairs, micros(now)); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

@@ -40,7 +40,7 @@ func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]store.I
 	}
 	signed := slices.ContainsFunc(items, func(it store.IngestItem) bool { return it.SignatureDigest != nil })
 	var stmts *writeStmts
-	if signed {
+	if signed || slices.ContainsFunc(items, deferring) {
 		var err error
 		if stmts, err = s.prepared(ctx); err != nil {
 			return nil, err
@@ -78,6 +78,9 @@ func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]store.I
 	if err != nil {
 		return nil, err
 	}
+	if err := s.deferDeliveries(ctx, tx, stmts, items, outcomes, &leased); err != nil {
+		return nil, err
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
@@ -85,6 +88,7 @@ func (s *Store) ingest(ctx context.Context, items []store.IngestItem) ([]store.I
 		return nil, err
 	}
 	leased.Settle()
+	s.leases.Add(leased.DeferredLeases())
 	return outcomes, nil
 }
 
@@ -211,7 +215,9 @@ func markStored(ctx context.Context, stmt *sql.Stmt, args []any, at map[string]i
 
 // insertDeliveryRows creates the deliveries of the items whose event was
 // inserted, with multi-row statements: the pending ones with one, the
-// leased ones with another that returns their ids.
+// leased ones with an ordering key with another that returns their ids.
+// It notes every leased one in the LeasedRows it returns; those without
+// a key are deferred (deferDeliveries).
 func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, items []store.IngestItem, outcomes []store.IngestOutcome) (sqlstore.LeasedRows, error) {
 	now := micros(time.Now())
 	var (
@@ -233,6 +239,9 @@ func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, items []stor
 				continue
 			}
 			leased.Want(e.ID, d)
+			if d.OrderingKey == "" {
+				continue // deferred: see deferDeliveries
+			}
 			leasedArgs = append(leasedArgs, e.ID, d.Destination, d.OrderingKey, due, orderAt,
 				micros(d.Lease.Until), d.Lease.Token, now, now)
 		}

@@ -215,11 +215,13 @@ FROM json_each(?1) AS r
 WHERE hookrelay.deliveries.id = r.value ->> 0 AND hookrelay.deliveries.status = 'processing' AND hookrelay.deliveries.lease_token = r.value ->> 1`
 
 	// nextDue is the earliest due time or lease end of destination ?'s
-	// live deliveries, or NULL.
+	// live deliveries, or of a batch of deferred deliveries, or NULL.
 	nextDue = `SELECT min(at) FROM (
 	SELECT min(next_attempt_at) AS at FROM hookrelay.deliveries WHERE destination = ?1 AND status IN ('pending', 'failed')
 	UNION ALL
 	SELECT min(lease_until) FROM hookrelay.deliveries WHERE destination = ?1 AND status = 'processing'
+	UNION ALL
+	SELECT min(lease_until) FROM hookrelay.delivery_leases
 )`
 )
 

@@ -14,6 +14,13 @@ type writeStmts struct {
 	insertLostAttempts *sql.Stmt
 	markLost           *sql.Stmt
 	eventStored        *sql.Stmt
+
+	seedDeliveryIDs      *sql.Stmt
+	reserveDeliveryIDs   *sql.Stmt
+	insertDeliveryLease  *sql.Stmt
+	selectEndedLeases    *sql.Stmt
+	deleteDeliveryLeases *sql.Stmt
+	writeDeferred        *sql.Stmt
 }
 
 // all returns the statement fields with their queries.
@@ -30,6 +37,12 @@ func (st *writeStmts) all() []struct {
 		{&st.insertLostAttempts, insertLostAttempts},
 		{&st.markLost, markLost},
 		{&st.eventStored, eventStored},
+		{&st.seedDeliveryIDs, seedDeliveryIDs},
+		{&st.reserveDeliveryIDs, reserveDeliveryIDs},
+		{&st.insertDeliveryLease, insertDeliveryLease},
+		{&st.selectEndedLeases, selectEndedLeases},
+		{&st.deleteDeliveryLeases, deleteDeliveryLeases},
+		{&st.writeDeferred, writeDeferred},
 	}
 }
 

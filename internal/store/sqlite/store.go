@@ -60,12 +60,15 @@ type Store struct {
 
 	replayBatch int // deliveries per transaction of a replay
 
+	leases sqlstore.LeaseBook // the batches of deferred deliveries this store ingested
+
 	stmtMu             sync.Mutex
 	stmts              *writeStmts // guarded by stmtMu; prepared on first use
 	insertEvents       multiRow
 	insertDeliveries   multiRow
 	insertLeased       multiRow
 	completeDeliveries multiRow
+	insertDeferred     multiRow
 	insertAttempts     multiRow
 	claimRows          multiRow
 	selectClaimed      multiRow
@@ -143,6 +146,9 @@ func OpenWith(ctx context.Context, path string, opts Options, logger *slog.Logge
 		},
 		completeDeliveries: multiRow{
 			head: completeDeliveriesHead, row: completeDeliveriesRow, tail: completeDeliveriesTail,
+		},
+		insertDeferred: multiRow{
+			head: insertDeferredOutcomesHead, row: insertDeferredOutcomesRow, tail: insertDeferredOutcomesTail,
 		},
 		insertAttempts: multiRow{head: insertAttemptsHead, row: insertAttemptsRow, tail: insertAttemptsTail},
 		claimRows:      multiRow{head: claimRowsHead, row: claimRowsRow, tail: claimRowsTail},
@@ -310,6 +316,7 @@ func (s *Store) Close() error {
 	errs = append(errs, closeMultiRow(&s.insertDeliveries)...)
 	errs = append(errs, closeMultiRow(&s.insertLeased)...)
 	errs = append(errs, closeMultiRow(&s.completeDeliveries)...)
+	errs = append(errs, closeMultiRow(&s.insertDeferred)...)
 	errs = append(errs, closeMultiRow(&s.insertAttempts)...)
 	errs = append(errs, closeMultiRow(&s.claimRows)...)
 	errs = append(errs, closeMultiRow(&s.selectClaimed)...)

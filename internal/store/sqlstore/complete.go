@@ -100,3 +100,15 @@ func CompleteOne(ctx context.Context, c store.Completion, completeAll func(conte
 	}
 	return nil
 }
+
+// DeferredIDs returns the ids of the deferred deliveries among rows
+// (store.Lease.Deferred).
+func DeferredIDs(rows []CompletionRow) []int64 {
+	var ids []int64
+	for _, r := range rows {
+		if r.Deferred {
+			ids = append(ids, r.DeliveryID)
+		}
+	}
+	return ids
+}

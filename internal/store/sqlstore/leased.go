@@ -1,6 +1,10 @@
 package sqlstore
 
-import "github.com/hookrelay/hookrelay/internal/store"
+import (
+	"time"
+
+	"github.com/hookrelay/hookrelay/internal/store"
+)
 
 // LeasedRows matches the deliveries an ingest creates leased (see
 // store.Lease) with the ids their insert returns, and hands the ids to the
@@ -49,6 +53,21 @@ func (l *LeasedRows) add(eventID, destination string, id int64, deferred bool) {
 	if lease, ok := l.want[leasedRow{eventID, destination}]; ok {
 		l.created = append(l.created, leasedID{lease, id, deferred})
 	}
+}
+
+// DeferredLeases returns the ids of the deliveries noted deferred, and
+// the earliest end of their leases.
+func (l *LeasedRows) DeferredLeases() (ids []int64, until time.Time) {
+	for _, c := range l.created {
+		if !c.deferred {
+			continue
+		}
+		ids = append(ids, c.id)
+		if until.IsZero() || c.lease.Until.Before(until) {
+			until = c.lease.Until
+		}
+	}
+	return ids, until
 }
 
 // Settle sets each created row's id on its lease, and Deferred where its

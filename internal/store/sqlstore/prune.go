@@ -90,6 +90,10 @@ func PruneBound(req store.PruneRequest) (bound time.Time, boundID string, ok boo
 // DeadBefore whose deliveries are all final with at least one dead. A
 // zero bound prunes nothing by its rule; a Limit below 1 deletes nothing.
 //
+// It never deletes an event received at or after the earliest event with
+// a deferred delivery not yet swept (store.Lease.Deferred), which has no
+// row yet to keep its event, however short the retention.
+//
 // It never deletes an event with a live delivery, whatever runs
 // alongside. In one transaction it reads, and where rows are locked
 // locks, the candidate events (skipping any another transaction holds),
@@ -107,6 +111,13 @@ func (o *Ops) Prune(ctx context.Context, req store.PruneRequest) (int64, error) 
 		return 0, fmt.Errorf("prune: %w", err)
 	}
 	defer release()
+	var since time.Time
+	if err := o.b.Read.QueryRow(ctx, deferredSince).Scan(At(&since)); err != nil {
+		return 0, o.fail(ctx, "prune", err)
+	}
+	if !since.IsZero() {
+		req.DoneBefore, req.DeadBefore = earlier(req.DoneBefore, since), earlier(req.DeadBefore, since)
+	}
 	bound, boundID, ok := PruneBound(req)
 	if !ok {
 		return 0, nil
@@ -137,6 +148,18 @@ func (o *Ops) Prune(ctx context.Context, req store.PruneRequest) (int64, error) 
 		return 0, o.fail(ctx, "prune", err)
 	}
 	return deleted, nil
+}
+
+// deferredSince is the earliest receive time of an event with a deferred
+// delivery not yet swept, or NULL.
+const deferredSince = `SELECT min(received_at) FROM hookrelay.delivery_leases`
+
+// earlier returns bound, or at when bound is set and later than at.
+func earlier(bound, at time.Time) time.Time {
+	if !bound.IsZero() && bound.After(at) {
+		return at
+	}
+	return bound
 }
 
 // pruneCandidate is an event a prune may delete, and when it was
