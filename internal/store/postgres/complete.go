@@ -52,13 +52,14 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	// Outcomes commit without waiting for the WAL flush: losing one in a
 	// server crash only hands the delivery out again when its lease runs
 	// out, which at-least-once delivery allows, while waiting for the
-	// flush made outcomes the limit of a drain.
+	// flush made outcomes the limit of a drain. Their plan keeps to the
+	// indexes (indexScans).
 	statement := completeDeliveries
 	if s.partitioned.Load() && !slices.Contains(a.events, "") {
 		statement = completeDeliveriesKeyed
 	}
 	a.settled = s.leases.Take()
-	got, err := idsAfterSettings(ctx, s.other, []string{asyncCommit}, s.sql.SQL(statement), a.args()...)
+	got, err := idsAfterSettings(ctx, s.other, []string{asyncCommit, indexScans}, s.sql.SQL(statement), a.args()...)
 	if err != nil {
 		s.leases.Untake(a.settled)
 		return nil, fmt.Errorf("complete %d deliveries: %w", len(cs), s.mapErr(ctx, err))

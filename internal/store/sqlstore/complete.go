@@ -102,11 +102,13 @@ func CompleteOne(ctx context.Context, c store.Completion, completeAll func(conte
 }
 
 // DeferredIDs returns the ids of the deferred deliveries among rows
-// (store.Lease.Deferred).
+// (store.Lease.Deferred) that name their event and destination: those
+// whose outcome the statement could write. One that does not is left to
+// the sweep.
 func DeferredIDs(rows []CompletionRow) []int64 {
 	var ids []int64
 	for _, r := range rows {
-		if r.Deferred {
+		if r.Deferred && r.EventID != "" && r.Destination != "" {
 			ids = append(ids, r.DeliveryID)
 		}
 	}
