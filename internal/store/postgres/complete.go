@@ -55,7 +55,10 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 	// flush made outcomes the limit of a drain. Their plan keeps to the
 	// indexes (indexScans).
 	statement := completeDeliveries
-	if s.partitioned.Load() && !slices.Contains(a.events, "") {
+	switch {
+	case len(a.ids) == len(a.deferred) && !slices.Contains(a.deferred, false) && s.leases.Unwritten(a.ids, time.Now()):
+		statement = completeDeferred
+	case s.partitioned.Load() && !slices.Contains(a.events, ""):
 		statement = completeDeliveriesKeyed
 	}
 	a.settled = s.leases.Take()

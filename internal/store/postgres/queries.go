@@ -386,7 +386,21 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 	// written and then taken over, is not recorded. The rows $18 of
 	// delivery_leases, batches whose deliveries are all settled, are
 	// deleted (gone; see sqlstore.LeaseBook).
-	completeDeliveries = `WITH input AS (
+	completeDeliveries = completeInput + completeUpdate + completeInsert + ` AND NOT EXISTS (SELECT 1 FROM u WHERE u.id = i.id)` +
+		completeInsertEnd + `), d AS (
+	SELECT * FROM u UNION ALL SELECT * FROM n
+` + completeTail
+
+	// completeDeferred is completeDeliveries for a batch whose every
+	// delivery is deferred and, its lease still running, has no row yet
+	// (sqlstore.LeaseBook.Unwritten): it inserts them, and tries no
+	// update. A row a sweep wrote meanwhile (a clock far ahead) makes
+	// its delivery's outcome unrecorded, as a lease lost is.
+	completeDeferred = completeInput + completeInsert + completeInsertEnd + `), d AS (
+	SELECT * FROM n
+` + completeTail
+
+	completeInput = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
 		$7::timestamptz[], $8::timestamptz[], $9::timestamptz[], $10::bigint[], $11::bytea[], $12::text[],
@@ -395,7 +409,9 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 		id, token, status, next_attempt_at, error, status_code,
 		finished_at, now, attempted_at, duration_ms, snippet, key_id, headers, kind, event_id, destination, deferred, n
 	)
-), u AS (
+`
+
+	completeUpdate = `), u AS (
 	UPDATE hookrelay.deliveries SET
 		status = i.status, next_attempt_at = coalesce(i.next_attempt_at, hookrelay.deliveries.next_attempt_at),
 		last_error = i.error, last_status_code = i.status_code, failure_kind = i.kind, finished_at = i.finished_at,
@@ -405,7 +421,9 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 	WHERE hookrelay.deliveries.id = ANY($1::bigint[]) AND hookrelay.deliveries.id = i.id
 		AND CASE hookrelay.deliveries.status WHEN 'processing' THEN hookrelay.deliveries.lease_token = i.token ELSE false END
 	RETURNING hookrelay.deliveries.id, hookrelay.deliveries.event_id, hookrelay.deliveries.replay_count
-), n AS (
+`
+
+	completeInsert = `), n AS (
 	INSERT INTO hookrelay.deliveries (
 		id, event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at,
 		last_error, last_status_code, failure_kind, finished_at, last_attempted_at, last_duration_ms,
@@ -416,13 +434,15 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 		coalesce(e.occurred_at, e.received_at), i.error, i.status_code, i.kind, i.finished_at, i.attempted_at,
 		i.duration_ms, e.received_at, i.now
 	FROM input i JOIN hookrelay.events e ON e.id = i.event_id AND e.purged_at IS NULL
-	WHERE i.deferred AND NOT EXISTS (SELECT 1 FROM u WHERE u.id = i.id)
+	WHERE i.deferred`
+
+	completeInsertEnd = `
 	ORDER BY i.n
 	ON CONFLICT DO NOTHING
 	RETURNING id, event_id, replay_count
-), d AS (
-	SELECT * FROM u UNION ALL SELECT * FROM n
-), a AS (
+`
+
+	completeTail = `), a AS (
 	INSERT INTO hookrelay.attempts (delivery_id, event_id, attempted_at, duration_ms, status_code, error, response_snippet, key_id, headers, round)
 	SELECT i.id, d.event_id, i.attempted_at, i.duration_ms, i.status_code, i.error, i.snippet, i.key_id, i.headers, d.replay_count
 	FROM input i JOIN d ON d.id = i.id

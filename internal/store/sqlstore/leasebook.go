@@ -74,6 +74,32 @@ func (b *LeaseBook) Settle(ids []int64) {
 	}
 }
 
+// unwrittenMargin is how long before its batch's earliest lease ends a
+// deferred delivery is still taken to have no row: a claim sweeps a batch
+// once its lease has ended by the claimer's clock, which may run ahead.
+const unwrittenMargin = 5 * time.Second
+
+// Unwritten reports whether no delivery of ids can have a row yet: each
+// is a deferred delivery of a batch this book holds, whose earliest lease
+// ends more than a few seconds after now, so that no claim has swept it.
+// Were one written all the same (a claimer's clock far ahead), writing
+// its outcome as though it were not finds the row and records nothing,
+// as when a lease is lost: its delivery is made again.
+func (b *LeaseBook) Unwritten(ids []int64, now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, id := range ids {
+		batch, ok := b.batchOf[id]
+		if !ok {
+			return false
+		}
+		if lb := b.batches[batch]; lb == nil || !now.Add(unwrittenMargin).Before(lb.until) {
+			return false
+		}
+	}
+	return len(ids) > 0
+}
+
 // Take returns the batch rows to delete and forgets them; give them back
 // with Untake when the statement that was to delete them failed.
 func (b *LeaseBook) Take() []int64 {
