@@ -56,25 +56,12 @@ func (s *Store) complete(ctx context.Context, rows []sqlstore.CompletionRow, rec
 	if err := s.prepareOutcomes(ctx); err != nil {
 		return err
 	}
-	st, err := s.prepared(ctx)
-	if err != nil {
-		return err
-	}
-	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := s.recordOutcomes(ctx, tx, rows, recorded); err != nil {
-		return err
-	}
-	if err := deleteLeases(ctx, tx, st, settled); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return s.inWriteTx(ctx, func(tx *sql.Tx, st *writeStmts) error {
+		if err := s.recordOutcomes(ctx, tx, rows, recorded); err != nil {
+			return err
+		}
+		return deleteLeases(ctx, tx, st, settled)
+	})
 }
 
 // prepareOutcomes prepares the statements recordOutcomes runs. It must run
@@ -129,14 +116,7 @@ func (s *Store) updateOutcomes(ctx context.Context, tx *sql.Tx, rows []sqlstore.
 			optMicros(r.Finished), micros(r.Now), string(r.Kind), micros(a.AttemptedAt), a.Duration.Milliseconds())
 	}
 	held := make(map[int64]bool, len(rows))
-	err := s.queryChunks(ctx, tx, &s.completeDeliveries, cols, args, func(rows *sql.Rows) error {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		held[id] = true
-		return nil
-	})
+	err := s.queryChunks(ctx, tx, &s.completeDeliveries, cols, args, markIDs(held))
 	if err != nil {
 		return nil, fmt.Errorf("update outcomes: %w", err)
 	}
@@ -157,14 +137,7 @@ func (s *Store) insertDeferredOutcomes(ctx context.Context, tx *sql.Tx, rows []s
 		args = append(args, r.DeliveryID, r.EventID, r.Destination, string(r.Status), optMicros(r.Next), a.Error,
 			a.StatusCode, string(r.Kind), optMicros(r.Finished), micros(a.AttemptedAt), a.Duration.Milliseconds(), micros(r.Now))
 	}
-	err := s.queryChunks(ctx, tx, &s.insertDeferred, cols, args, func(rows *sql.Rows) error {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		held[id] = true
-		return nil
-	})
+	err := s.queryChunks(ctx, tx, &s.insertDeferred, cols, args, markIDs(held))
 	if err != nil {
 		return fmt.Errorf("insert deferred outcomes: %w", err)
 	}
@@ -206,16 +179,23 @@ func (s *Store) release(ctx context.Context, st *writeStmts, pairs string, defer
 		_, err := st.releaseDeliveries.ExecContext(ctx, pairs, micros(now))
 		return err
 	}
-	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
+	return s.inWriteTx(ctx, func(tx *sql.Tx, st *writeStmts) error {
+		if err := writeDeferredRows(ctx, tx, st, deferredList(deferred), now); err != nil {
+			return err
+		}
+		_, err := tx.StmtContext(ctx, st.releaseDeliveries).ExecContext(ctx, pairs, micros(now))
 		return err
+	})
+}
+
+// markIDs returns a row reader that sets held for the id each row holds.
+func markIDs(held map[int64]bool) func(*sql.Rows) error {
+	return func(rows *sql.Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		held[id] = true
+		return nil
 	}
-	defer tx.Rollback()
-	if err := writeDeferredRows(ctx, tx, st, deferredList(deferred), now); err != nil {
-		return err
-	}
-	if _, err := tx.StmtContext(ctx, st.releaseDeliveries).ExecContext(ctx, pairs, micros(now)); err != nil {
-		return err
-	}
-	return tx.Commit()
 }

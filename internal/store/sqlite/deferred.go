@@ -174,3 +174,24 @@ func sweepLeases(ctx context.Context, tx *sql.Tx, st *writeStmts, ended, now tim
 	}
 	return len(ids) > 0, deleteLeases(ctx, tx, st, ids)
 }
+
+// inWriteTx runs fn in a transaction on the writer with its prepared
+// statements, and commits when fn succeeds.
+func (s *Store) inWriteTx(ctx context.Context, fn func(*sql.Tx, *writeStmts) error) error {
+	st, err := s.prepared(ctx)
+	if err != nil {
+		return err
+	}
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx, st); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}

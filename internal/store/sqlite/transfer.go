@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"time"
@@ -29,17 +30,8 @@ func (s *Store) sweepAll(ctx context.Context) error {
 		return err
 	}
 	defer release()
-	st, err := s.prepared(ctx)
-	if err != nil {
+	return s.inWriteTx(ctx, func(tx *sql.Tx, st *writeStmts) error {
+		_, err := sweepLeases(ctx, tx, st, time.UnixMicro(math.MaxInt64), time.Now(), math.MaxInt32)
 		return err
-	}
-	tx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if _, err := sweepLeases(ctx, tx, st, time.UnixMicro(math.MaxInt64), time.Now(), math.MaxInt32); err != nil {
-		return err
-	}
-	return tx.Commit()
+	})
 }
