@@ -93,8 +93,9 @@ func (s *Store) ClaimDeliveries(ctx context.Context, req store.ClaimRequest) ([]
 // statement go in one round trip, preceded by sweepLeases and, when req
 // sets MaxAttempts, by recordLost. The sweep writes the rows of deferred
 // deliveries whose batch's lease has run out, of every destination, so
-// that this claim, and those the sweep wakes, take them over. It returns the deliveries recordLost found lost and marked
-// dead, and the ids claimCandidates picked with their event ids.
+// that this claim, and those the sweep wakes, take them over. It returns
+// the deliveries recordLost found lost and marked dead, and the ids
+// claimCandidates picked with their event ids.
 //
 // A claim lost in a server crash only hands its deliveries out again,
 // which at-least-once delivery allows: the holder's outcomes then find no

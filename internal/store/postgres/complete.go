@@ -119,7 +119,7 @@ func (a *completionArrays) add(r sqlstore.CompletionRow) {
 	a.kinds = append(a.kinds, string(r.Kind))
 	a.events = append(a.events, r.EventID)
 	a.destinations = append(a.destinations, r.Destination)
-	a.deferred = append(a.deferred, r.Deferred && r.EventID != "" && r.Destination != "")
+	a.deferred = append(a.deferred, r.WritesDeferred())
 }
 
 // ReleaseDeliveries hands back the deliveries of rs still held under

@@ -130,7 +130,7 @@ func (s *Store) insertDeferredOutcomes(ctx context.Context, tx *sql.Tx, rows []s
 	const cols = 12
 	var args []any
 	for _, r := range rows {
-		if r.Repeat || !r.Deferred || r.EventID == "" || r.Destination == "" || held[r.DeliveryID] {
+		if r.Repeat || !r.WritesDeferred() || held[r.DeliveryID] {
 			continue
 		}
 		a := r.Attempt

@@ -5,22 +5,19 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/sqlstore"
 )
 
-// deferring reports whether it has a delivery whose row ingest defers:
-// one leased at ingest without an ordering key (store.Lease.Deferred).
-func deferring(it store.IngestItem) bool {
-	for _, d := range it.Deliveries {
-		if d.Lease != nil && d.OrderingKey == "" {
-			return true
-		}
-	}
-	return false
-}
+// defersRow reports whether ingest defers d's row (store.Lease.Deferred):
+// it is leased at ingest and has no ordering key.
+func defersRow(d store.NewDelivery) bool { return d.Lease != nil && d.OrderingKey == "" }
+
+// deferring reports whether it has a delivery whose row ingest defers.
+func deferring(it store.IngestItem) bool { return slices.ContainsFunc(it.Deliveries, defersRow) }
 
 // deferredLease is one deferred delivery as delivery_leases keeps it: a
 // JSON array of its id, event id, destination, lease token and lease end
@@ -47,7 +44,7 @@ func (s *Store) deferDeliveries(ctx context.Context, tx *sql.Tx, st *writeStmts,
 		}
 		for _, d := range it.Deliveries {
 			k := [2]string{it.Event.ID, d.Destination}
-			if d.Lease == nil || d.OrderingKey != "" || seen[k] {
+			if !defersRow(d) || seen[k] {
 				continue
 			}
 			seen[k] = true

@@ -239,8 +239,8 @@ func (s *Store) insertDeliveryRows(ctx context.Context, tx *sql.Tx, items []stor
 				continue
 			}
 			leased.Want(e.ID, d)
-			if d.OrderingKey == "" {
-				continue // deferred: see deferDeliveries
+			if defersRow(d) {
+				continue // see deferDeliveries
 			}
 			leasedArgs = append(leasedArgs, e.ID, d.Destination, d.OrderingKey, due, orderAt,
 				micros(d.Lease.Until), d.Lease.Token, now, now)

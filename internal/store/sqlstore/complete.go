@@ -101,14 +101,19 @@ func CompleteOne(ctx context.Context, c store.Completion, completeAll func(conte
 	return nil
 }
 
-// DeferredIDs returns the ids of the deferred deliveries among rows
-// (store.Lease.Deferred) that name their event and destination: those
-// whose outcome the statement could write. One that does not is left to
-// the sweep.
+// WritesDeferred tells whether r's outcome may write its delivery's row:
+// the delivery is deferred (store.Lease.Deferred) and r names its event
+// and destination. One deferred that does not is left to the sweep.
+func (r CompletionRow) WritesDeferred() bool {
+	return r.Deferred && r.EventID != "" && r.Destination != ""
+}
+
+// DeferredIDs returns the ids of the deliveries among rows whose outcome
+// may write their row (WritesDeferred).
 func DeferredIDs(rows []CompletionRow) []int64 {
 	var ids []int64
 	for _, r := range rows {
-		if r.Deferred && r.EventID != "" && r.Destination != "" {
+		if r.WritesDeferred() {
 			ids = append(ids, r.DeliveryID)
 		}
 	}
