@@ -2,17 +2,13 @@ package main
 
 import (
 	"fmt"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
-)
 
-// clockTicks is the kernel's USER_HZ, the unit of the CPU times in
-// /proc/stat and /proc/<pid>/stat: 100 on every Linux build that matters
-// here, and not readable without cgo.
-const clockTicks = 100
+	"github.com/hookrelay/hookrelay/internal/testkit/proccpu"
+)
 
 // cpuUse is where the machine's CPU time went over one measurement, in
 // cores: 1.5 is one and a half cores busy on average.
@@ -50,8 +46,7 @@ type cpuMeter struct {
 	busy, total int64
 	relays      int64
 	self        int64
-	postgres    map[int]int64 // ticks by pid
-	database    string        // the PostgreSQL database measured, "" for none
+	postgres    proccpu.Postgres // the PostgreSQL database measured, "" for none
 	pids        []int
 	ok          bool
 }
@@ -60,7 +55,7 @@ type cpuMeter struct {
 // of the relays with the given pids and that of the PostgreSQL server for
 // database ("" when the relays use none: its own processes alone).
 func startCPU(pids []int, database string) cpuMeter {
-	m := cpuMeter{at: time.Now(), pids: pids, database: database}
+	m := cpuMeter{at: time.Now(), pids: pids}
 	var err error
 	if m.busy, m.total, err = machineTicks(); err != nil {
 		return cpuMeter{}
@@ -68,7 +63,7 @@ func startCPU(pids []int, database string) cpuMeter {
 	if m.relays, m.self, err = processTicks(pids); err != nil {
 		return cpuMeter{}
 	}
-	m.postgres = postgresTicks(database)
+	m.postgres = proccpu.ReadPostgres(database)
 	m.ok = true
 	return m
 }
@@ -87,13 +82,10 @@ func (m cpuMeter) stop() (cpuUse, bool) {
 	if err != nil {
 		return cpuUse{}, false
 	}
-	var pg int64
-	for pid, n := range postgresTicks(m.database) {
-		pg += n - m.postgres[pid] // a backend started meanwhile counts whole
-	}
+	pg := m.postgres.Since()
 	secs := time.Since(m.at).Seconds()
-	cores := func(ticks int64) float64 { return float64(ticks) / clockTicks / secs }
-	u := cpuUse{Cores: cpuCount(), Busy: cores(busy - m.busy), Relays: cores(relays - m.relays), Bench: cores(self - m.self), Postgres: cores(pg), Secs: secs}
+	cores := func(ticks int64) float64 { return float64(ticks) / proccpu.ClockTicks / secs }
+	u := cpuUse{Cores: cpuCount(), Busy: cores(busy - m.busy), Relays: cores(relays - m.relays), Bench: cores(self - m.self), Postgres: pg.Seconds() / secs, Secs: secs}
 	u.Other = max(u.Busy-u.Relays-u.Bench-u.Postgres, 0)
 	return u, total > m.total
 }
@@ -127,100 +119,14 @@ func machineTicks() (busy, total int64, err error) {
 // of this process.
 func processTicks(pids []int) (relays, self int64, err error) {
 	for _, pid := range pids {
-		n, err := pidTicks(strconv.Itoa(pid))
+		n, err := proccpu.Ticks(strconv.Itoa(pid))
 		if err != nil {
 			return 0, 0, err
 		}
 		relays += n
 	}
-	self, err = pidTicks("self")
+	self, err = proccpu.Ticks("self")
 	return relays, self, err
-}
-
-// postgresTicks returns the CPU ticks, by pid, of the PostgreSQL
-// server's processes that work for database: its backends, by the
-// process title the server sets ("postgres: 15/main: user database
-// host(port) state", or "autovacuum worker database"), and the processes
-// whose title names no database. Backends of other databases are left
-// out — on a shared machine other work runs on the same server — and so
-// are processes that cannot be read.
-func postgresTicks(database string) map[int]int64 {
-	out := map[int]int64{}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return out
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		comm, err := os.ReadFile("/proc/" + e.Name() + "/comm")
-		if err != nil || strings.TrimSpace(string(comm)) != "postgres" {
-			continue
-		}
-		title, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil {
-			continue
-		}
-		if db, ok := titleDatabase(strings.ReplaceAll(string(title), "\x00", " ")); ok && db != database {
-			continue
-		}
-		if n, err := pidTicks(e.Name()); err == nil {
-			out[pid] = n
-		}
-	}
-	return out
-}
-
-// urlDatabase returns the database a postgres:// URL names, and "" for
-// any other URL (a SQLite file).
-func urlDatabase(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return ""
-	}
-	return strings.TrimPrefix(u.Path, "/")
-}
-
-// titleDatabase returns the database a PostgreSQL process title names,
-// with ok false for a process that serves no one database.
-func titleDatabase(title string) (database string, ok bool) {
-	f := strings.Fields(title)
-	for i, w := range f {
-		isClient := w == "[local]" || (strings.HasSuffix(w, ")") && strings.Contains(w, "("))
-		if isClient && i >= 2 {
-			return f[i-1], true
-		}
-		if w == "worker" && i >= 1 && f[i-1] == "autovacuum" && i+1 < len(f) {
-			return f[i+1], true
-		}
-	}
-	return "", false
-}
-
-// pidTicks reads utime plus stime from /proc/<pid>/stat, whose second
-// field, the command in parentheses, may hold spaces.
-func pidTicks(pid string) (int64, error) {
-	b, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return 0, fmt.Errorf("read process CPU time: %w", err)
-	}
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	// After the command: state is field 3, utime 14 and stime 15.
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("read process CPU time: short /proc/%s/stat", pid)
-	}
-	var sum int64
-	for _, f := range fields[11:13] {
-		n, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("read process CPU time: %w", err)
-		}
-		sum += n
-	}
-	return sum, nil
 }
 
 // cpuCount is how many cores /proc/stat lists.

@@ -21,6 +21,7 @@ import (
 	"github.com/hookrelay/hookrelay/internal/store"
 	"github.com/hookrelay/hookrelay/internal/store/storeopen"
 	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/proccpu"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
@@ -188,7 +189,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 
 	fmt.Fprintf(stderr, "%s: plain client, %d senders\n", driver, f.concurrency)
 	row.LoadPlain = loadAverage()
-	meter := startCPU(nil, urlDatabase(db.URL()))
+	meter := startCPU(nil, proccpu.URLDatabase(db.URL()))
 	plain, err := loadgen.Run(ctx, loadgen.Options{
 		URL: dest.url + plainPath, Senders: f.concurrency, Duration: f.timeout,
 		MaxRequests: int64(f.deliveries), Feed: feed, Client: loadgen.NewClient(f.concurrency),
@@ -219,7 +220,7 @@ func runDeliverDriver(ctx context.Context, stderr io.Writer, f deliverFlags, bin
 			fmt.Fprintf(stderr, "%s: relay did not exit 0: %v\n", driver, err)
 		}
 	}()
-	meter = startCPU([]int{p.Pid()}, urlDatabase(db.URL()))
+	meter = startCPU([]int{p.Pid()}, proccpu.URLDatabase(db.URL()))
 	t, err := timeDrain(ctx, dest, token, row.Deliveries, f.timeout, p)
 	if err != nil {
 		return row, nil, err

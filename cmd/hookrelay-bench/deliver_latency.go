@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/proccpu"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
@@ -35,7 +36,7 @@ func measureLatency(ctx context.Context, p *relayproc.Relay, database string, de
 	if err != nil {
 		return row, err
 	}
-	meter := startCPU([]int{p.Pid()}, urlDatabase(database))
+	meter := startCPU([]int{p.Pid()}, proccpu.URLDatabase(database))
 
 	client := loadgen.NewClient(1)
 	defer client.CloseIdleConnections()

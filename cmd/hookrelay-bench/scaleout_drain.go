@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/testkit/proccpu"
 	"github.com/hookrelay/hookrelay/internal/testkit/relayproc"
 )
 
@@ -41,7 +42,7 @@ func runScaleoutDrain(ctx context.Context, stderr io.Writer, f scaleoutFlags, bi
 		return row, err
 	}
 	defer stopRelays(stderr, relays, &row.Problems)
-	meter := startCPU(pids(relays), urlDatabase(db.URL()))
+	meter := startCPU(pids(relays), proccpu.URLDatabase(db.URL()))
 	t, err := timeDrain(ctx, dest, token, row.Deliveries, f.timeout, relays...)
 	if err != nil {
 		return row, err

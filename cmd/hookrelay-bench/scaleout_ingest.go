@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/proccpu"
 )
 
 // runScaleoutIngest starts r relays with --role receiver on a fresh
@@ -47,7 +48,7 @@ func runScaleoutIngest(ctx context.Context, stderr io.Writer, f scaleoutFlags, b
 	row.Load = loadAverage()
 	client := roundRobinClient(addrs, f.senders)
 	defer client.CloseIdleConnections()
-	meter := startCPU(pids(relays), urlDatabase(db.URL()))
+	meter := startCPU(pids(relays), proccpu.URLDatabase(db.URL()))
 	row.Result, err = loadgen.Run(ctx, loadgen.Options{
 		URL: relays[0].IngestURL("stripe"), Senders: f.senders, Warmup: f.warmup, Duration: f.duration,
 		Feed: feed, Client: client,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/testkit/loadgen"
+	"github.com/hookrelay/hookrelay/internal/testkit/proccpu"
 )
 
 // sustainedFlags are the options of the sustained command.
@@ -197,7 +198,7 @@ func runSustainedRate(ctx context.Context, stderr io.Writer, f sustainedFlags, b
 	var acked atomic.Int64
 	backlog := func() int64 { return acked.Load()*int64(n) - dest.received.Load() }
 	sampler := startBacklogSampler(time.Second, backlog)
-	meter := startCPU([]int{p.Pid()}, urlDatabase(db.URL()))
+	meter := startCPU([]int{p.Pid()}, proccpu.URLDatabase(db.URL()))
 	res, err := loadgen.Run(ctx, loadgen.Options{
 		URL: p.IngestURL("stripe"), Senders: f.senders, Duration: f.duration, Feed: feed, Rate: rate, Acked: &acked,
 	})

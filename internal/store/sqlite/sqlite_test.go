@@ -60,7 +60,7 @@ func BenchmarkClaim(b *testing.B) {
 // ingest and finished done (storetest.BenchLeased): all of it, as
 // SQLite runs in this process.
 func BenchmarkLeased(b *testing.B) {
-	storetest.BenchLeased(b, openTest(b))
+	storetest.BenchLeased(b, openTest(b), nil)
 }
 
 // BenchmarkClaimCountingLost is BenchmarkClaim with the claims counting

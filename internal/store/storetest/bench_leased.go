@@ -18,13 +18,18 @@ const (
 	leasedOutcome = 48
 )
 
+// ServerCPU starts a reading of a database server's CPU time and returns
+// the function that tells how much it has spent since.
+type ServerCPU func() (since func() time.Duration)
+
 // BenchLeased measures the store's side of the common delivery: events
 // ingested in batches of 8 with their 4 deliveries leased at ingest, then
 // every delivery finished done in batches of 48, as the outcome committer
 // writes them. It reports the CPU time of this process per delivery
 // (µs-cpu/delivery; all of the store's work on SQLite, the client's on
-// PostgreSQL) and deliveries/s.
-func BenchLeased(b *testing.B, s store.DB) {
+// PostgreSQL), that of the database server when server is not nil
+// (µs-server/delivery) and deliveries/s.
+func BenchLeased(b *testing.B, s store.DB, server ServerCPU) {
 	ctx := context.Background()
 	body := randomBytes(benchBodySize, 3)
 	var (
@@ -42,6 +47,10 @@ func BenchLeased(b *testing.B, s store.DB) {
 			}
 		}
 		delivered += len(cs)
+	}
+	serverSince := func() time.Duration { return 0 }
+	if server != nil {
+		serverSince = server()
 	}
 	cpu0 := processCPU(b)
 	for b.Loop() {
@@ -67,6 +76,7 @@ func BenchLeased(b *testing.B, s store.DB) {
 		for i, l := range leases {
 			pending = append(pending, store.Completion{
 				DeliveryID: l.DeliveryID, EventID: items[i/leasedFanOut].Event.ID, LeaseToken: l.Token,
+				Deferred: l.Deferred, Destination: items[i/leasedFanOut].Deliveries[i%leasedFanOut].Destination,
 				Status: store.StatusDone, Now: now,
 				Attempt: store.Attempt{AttemptedAt: now, StatusCode: 200, Duration: 3 * time.Millisecond},
 			})
@@ -81,6 +91,9 @@ func BenchLeased(b *testing.B, s store.DB) {
 	}
 	cpu := processCPU(b) - cpu0
 	b.ReportMetric(float64(cpu.Microseconds())/float64(delivered), "µs-cpu/delivery")
+	if server != nil {
+		b.ReportMetric(float64(serverSince().Microseconds())/float64(delivered), "µs-server/delivery")
+	}
 	b.ReportMetric(float64(delivered)/b.Elapsed().Seconds(), "deliveries/s")
 }
 
