@@ -72,6 +72,12 @@ func unavailableCode(code string) bool {
 	return false
 }
 
+// isUniqueViolation tells whether err is the server's unique_violation.
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
 // unavailable wraps err so that it matches both store.ErrUnavailable and err.
 func unavailable(err error) error {
 	return fmt.Errorf("%w: %w", store.ErrUnavailable, err)

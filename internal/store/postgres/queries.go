@@ -400,6 +400,38 @@ FROM leased JOIN hookrelay.events e ON e.id = leased.event_id`
 	SELECT * FROM n
 ` + completeTail
 
+	// completeDone is completeDeferred for a batch whose every delivery
+	// also ended done, which keeps no attempt row of its own (migration
+	// 0028): a bare insert of the rows, from only the arrays it needs —
+	// ids $1, events $2, destinations $3, and the attempt's error $4,
+	// status code $5, failure kind $6, the outcome's time $7 (its finish),
+	// the attempt's start $8 and its duration $9 — joined to their events
+	// as completeInsert is, and the deletion of the rows $10 of
+	// delivery_leases. It has no ON CONFLICT clause, whose speculative
+	// insertion cost more than the rare conflict it would settle: a row a
+	// sweep wrote meanwhile fails the whole statement with a
+	// unique_violation, and CompleteDeliveries then writes the batch with
+	// completeDeliveries. Together with the input's CTE, its ordering and
+	// the attempts' part, this took about 5 µs off a delivery's 56 in
+	// BenchmarkLeased.
+	completeDone = `WITH gone AS (
+	DELETE FROM hookrelay.delivery_leases WHERE id = ANY($10::bigint[])
+)
+INSERT INTO hookrelay.deliveries (
+	id, event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at,
+	last_error, last_status_code, failure_kind, finished_at, last_attempted_at, last_duration_ms,
+	created_at, updated_at
+)
+OVERRIDING SYSTEM VALUE
+SELECT i.id, i.event_id, i.destination, 'done', 1, '', e.received_at, coalesce(e.occurred_at, e.received_at),
+	i.error, i.status_code, i.kind, i.now, i.attempted_at, i.duration_ms, e.received_at, i.now
+FROM unnest(
+	$1::bigint[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[],
+	$7::timestamptz[], $8::timestamptz[], $9::bigint[]
+) AS i(id, event_id, destination, error, status_code, kind, now, attempted_at, duration_ms)
+JOIN hookrelay.events e ON e.id = i.event_id AND e.purged_at IS NULL
+RETURNING id`
+
 	completeInput = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],

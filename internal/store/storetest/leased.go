@@ -163,6 +163,73 @@ func testIngestLeasedOutcomeAfterLeaseEnd(t *testing.T, s store.DB) {
 	checkClaimed(t, claim(t, s, "billing", 10, now.Add(time.Minute)), bad.Event)
 }
 
+// testIngestLeasedDoneWritten checks the outcomes of deliveries leased
+// at ingest whose leases are still running by the store's clock — the
+// common case, which a driver may write by a path of its own: a done
+// one's row and attempt are what a delivery whose lease had run out gets
+// from the same outcome; one whose row a claim's sweep wrote meanwhile
+// (its claimer's clock ahead) is recorded all the same, beside one
+// that has no row yet; and one whose event was purged is not recorded.
+func testIngestLeasedDoneWritten(t *testing.T, s store.DB) {
+	ctx := context.Background()
+	received := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	running := received.Add(time.Hour)
+	fast, lFast := leasedItem(dueEvent("evt_done_running", received), "billing", "tok-fast", running)
+	late, lLate := leasedItem(dueEvent("evt_done_ended", received), "billing", "tok-late", received.Add(time.Second))
+	ingest(t, s, fast) // apart: a batch's lease runs until its earliest
+	ingest(t, s, late)
+	now := received.Add(30 * time.Second)
+	recorded, err := s.CompleteDeliveries(ctx, []store.Completion{
+		outcome(leasedClaim(fast.Event, "billing", lFast), store.StatusDone, now)})
+	if err != nil || len(recorded) != 1 || !recorded[0] {
+		t.Fatalf("CompleteDeliveries(running lease) = %v, %v; want recorded", recorded, err)
+	}
+	complete(t, s, outcome(leasedClaim(late.Event, "billing", lLate), store.StatusDone, now))
+	got, want := theDelivery(t, s, fast.Event.ID), theDelivery(t, s, late.Event.ID)
+	if got.ID != lFast.DeliveryID || got.Status != store.StatusDone || got.Attempts != 1 || got.LastStatusCode != 200 {
+		t.Errorf("done delivery = %+v, want %d done after 1 attempt, last answered 200", got, lFast.DeliveryID)
+	}
+	// Rows written at ingest are created at the insert's time, a little
+	// apart for two ingests.
+	got.ID, got.EventID, got.CreatedAt, want.ID, want.EventID, want.CreatedAt = 0, "", time.Time{}, 0, "", time.Time{}
+	if got != want {
+		t.Errorf("delivery done under a running lease = %+v,\nwant what one whose lease ran out gets: %+v", got, want)
+	}
+	if as, ref := attempts(t, s, lFast.DeliveryID), attempts(t, s, lLate.DeliveryID); len(as) != 1 || len(ref) != 1 ||
+		as[0].StatusCode != ref[0].StatusCode || !as[0].AttemptedAt.Equal(ref[0].AttemptedAt) || as[0].Duration != ref[0].Duration {
+		t.Errorf("attempts = %+v, want one as %+v", as, ref)
+	}
+
+	// A sweep by a claimer whose clock is ahead writes the row of one
+	// batch while this store still counts its lease as running.
+	swept, lSwept := leasedItem(dueEvent("evt_done_swept", received), "billing", "tok-swept", received.Add(10*time.Minute))
+	ingest(t, s, swept)
+	unswept, lUnswept := leasedItem(dueEvent("evt_done_unswept", received), "billing", "tok-unswept", running)
+	ingest(t, s, unswept)
+	checkClaimed(t, claim(t, s, "crm", 10, received.Add(11*time.Minute)))
+	recorded, err = s.CompleteDeliveries(ctx, []store.Completion{
+		outcome(leasedClaim(swept.Event, "billing", lSwept), store.StatusDone, now),
+		outcome(leasedClaim(unswept.Event, "billing", lUnswept), store.StatusDone, now),
+	})
+	if err != nil || len(recorded) != 2 || !recorded[0] || !recorded[1] {
+		t.Fatalf("CompleteDeliveries(one row swept, one not) = %v, %v; want both recorded", recorded, err)
+	}
+	for _, e := range []store.Event{swept.Event, unswept.Event} {
+		if d := theDelivery(t, s, e.ID); d.Status != store.StatusDone || d.Attempts != 1 {
+			t.Errorf("delivery of %s = %+v, want done after 1 attempt", e.ID, d)
+		}
+	}
+
+	purged, lPurged := leasedItem(dueEvent("evt_done_purged", received), "billing", "tok-purged", running)
+	ingest(t, s, purged)
+	purge(t, s, "ops", "erasure", now, purged.Event.ID)
+	recorded, err = s.CompleteDeliveries(ctx, []store.Completion{
+		outcome(leasedClaim(purged.Event, "billing", lPurged), store.StatusDone, now)})
+	if err != nil || len(recorded) != 1 || recorded[0] {
+		t.Fatalf("CompleteDeliveries(purged event) = %v, %v; want not recorded", recorded, err)
+	}
+}
+
 // testIngestLeasedPurged checks that a leased delivery whose event is
 // purged while it is sent, deferred or not, keeps nothing of it: its
 // outcome, even a failure, is refused, and no claim takes it once the

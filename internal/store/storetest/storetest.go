@@ -95,6 +95,7 @@ var tests = []conformanceTest{
 	{"IngestLeasedOutcomeAfterLeaseEnd", testIngestLeasedOutcomeAfterLeaseEnd},
 	{"IngestLeasedKeptByPrune", testIngestLeasedKeptByPrune},
 	{"IngestLeasedPurged", testIngestLeasedPurged},
+	{"IngestLeasedDoneWritten", testIngestLeasedDoneWritten},
 	{"IngestLeasedReleased", testIngestLeasedReleased},
 	{"IngestLeasedCounts", testIngestLeasedCounts},
 	{"IngestLeasedHoldsKey", testIngestLeasedHoldsKey},
