@@ -67,8 +67,20 @@ func BenchmarkClaim(b *testing.B) {
 // which nothing else may use meanwhile.
 func BenchmarkLeased(b *testing.B) {
 	url := testdb.PostgresURL(b)
-	database := proccpu.URLDatabase(url)
-	storetest.BenchLeased(b, openTestURL(b, url), func() func() time.Duration { return proccpu.ReadPostgres(database).Since })
+	storetest.BenchLeased(b, openTestURL(b, url), serverCPU(proccpu.URLDatabase(url)))
+}
+
+// BenchmarkDrain measures draining a stored backlog (storetest.BenchDrain)
+// with the client's CPU time and the server's, as BenchmarkLeased does.
+func BenchmarkDrain(b *testing.B) {
+	url := testdb.PostgresURL(b)
+	storetest.BenchDrain(b, openTestURL(b, url), serverCPU(proccpu.URLDatabase(url)))
+}
+
+// serverCPU reads the CPU time of the server's processes that work for
+// database (proccpu.ReadPostgres).
+func serverCPU(database string) storetest.ServerCPU {
+	return func() func() time.Duration { return proccpu.ReadPostgres(database).Since }
 }
 
 // BenchmarkClaimCountingLost is BenchmarkClaim with the claims counting

@@ -63,6 +63,12 @@ func BenchmarkLeased(b *testing.B) {
 	storetest.BenchLeased(b, openTest(b), nil)
 }
 
+// BenchmarkDrain measures draining a stored backlog
+// (storetest.BenchDrain): all of the store's CPU time.
+func BenchmarkDrain(b *testing.B) {
+	storetest.BenchDrain(b, openTest(b), nil)
+}
+
 // BenchmarkClaimCountingLost is BenchmarkClaim with the claims counting
 // lost attempts, as the delivery engine's do.
 func BenchmarkClaimCountingLost(b *testing.B) {
