@@ -58,6 +58,8 @@ func (s *Store) CompleteDeliveries(ctx context.Context, cs []store.Completion) (
 		}
 	case s.partitioned.Load() && !slices.Contains(a.events, ""):
 		statement = completeDeliveriesKeyed
+	case !slices.Contains(a.deferred, true) && a.allDone():
+		statement, args = completeDoneHeld, a.doneHeldArgs
 	}
 	a.settled = s.leases.Take()
 	got, err := s.complete(ctx, statement, args())
@@ -119,6 +121,12 @@ func (a *completionArrays) args() []any {
 // doneArgs returns the arrays as completeDone takes them.
 func (a *completionArrays) doneArgs() []any {
 	return []any{a.ids, a.events, a.destinations, a.errors, a.codes, a.kinds, a.nows, a.attemptedAt, a.durations,
+		sqlstore.NonNil(a.settled)}
+}
+
+// doneHeldArgs returns the arrays as completeDoneHeld takes them.
+func (a *completionArrays) doneHeldArgs() []any {
+	return []any{a.ids, a.tokens, a.errors, a.codes, a.kinds, a.nows, a.attemptedAt, a.durations,
 		sqlstore.NonNil(a.settled)}
 }
 

@@ -432,6 +432,28 @@ FROM unnest(
 JOIN hookrelay.events e ON e.id = i.event_id AND e.purged_at IS NULL
 RETURNING id`
 
+	// completeDoneHeld is completeDeliveries for a batch whose every
+	// delivery has its row — a claim wrote it, or ingest did — and ended
+	// done, the common outcome of a drain: the update alone, from only
+	// the arrays it needs — ids $1, lease tokens $2, and the attempt's
+	// error $3, status code $4, failure kind $5, the outcome's time $6
+	// (its finish), the attempt's start $7 and its duration $8 — and the
+	// deletion of the rows $9 of delivery_leases. Its rows are found as
+	// completeUpdate finds them; a done delivery keeps its due time.
+	completeDoneHeld = `WITH gone AS (
+	DELETE FROM hookrelay.delivery_leases WHERE id = ANY($9::bigint[])
+)
+UPDATE hookrelay.deliveries SET
+	status = 'done', last_error = i.error, last_status_code = i.status_code, failure_kind = i.kind,
+	finished_at = i.now, last_attempted_at = i.attempted_at, last_duration_ms = i.duration_ms,
+	lease_until = NULL, lease_token = NULL, updated_at = i.now
+FROM unnest(
+	$1::bigint[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::timestamptz[], $7::timestamptz[], $8::bigint[]
+) AS i(id, token, error, status_code, kind, now, attempted_at, duration_ms)
+WHERE hookrelay.deliveries.id = ANY($1::bigint[]) AND hookrelay.deliveries.id = i.id
+	AND CASE hookrelay.deliveries.status WHEN 'processing' THEN hookrelay.deliveries.lease_token = i.token ELSE false END
+RETURNING hookrelay.deliveries.id`
+
 	completeInput = `WITH input AS (
 	SELECT * FROM unnest(
 		$1::bigint[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::integer[],
