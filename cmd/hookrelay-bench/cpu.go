@@ -46,7 +46,7 @@ type cpuMeter struct {
 	busy, total int64
 	relays      int64
 	self        int64
-	postgres    proccpu.Postgres // the PostgreSQL database measured, "" for none
+	postgres    proccpu.Postgres // the first reading of the PostgreSQL database measured ("" for none)
 	pids        []int
 	ok          bool
 }
