@@ -43,6 +43,26 @@ func (l *claimWaiter) idleWait(ctx context.Context, claimedAt time.Time) time.Du
 	return min(l.engine.poll, at.Sub(l.engine.now()))
 }
 
+// idle waits after a claim at claimedAt found fewer deliveries than it
+// asked for. The watcher, one loop of the destination's, sleeps idleWait;
+// the others sleep as long only when a delivery falls due sooner than the
+// poll interval, and otherwise until a wake, so that an idle destination
+// is polled by one claim at a time. Polls of every loop, each on its own
+// clock, cost a claim apiece and, when two ran at once, held all the
+// window's room that ingest leases from (see reserveIngest): an event
+// that arrived then was created pending, and claimed.
+func (l *claimWaiter) idle(ctx context.Context, claimedAt time.Time, watcher bool) {
+	d := l.idleWait(ctx, claimedAt)
+	if watcher || d < l.engine.poll {
+		l.sleep(ctx, d)
+		return
+	}
+	select {
+	case <-ctx.Done():
+	case <-l.wake:
+	}
+}
+
 // sleep waits for d, a wake or ctx, whichever comes first.
 func (l *claimWaiter) sleep(ctx context.Context, d time.Duration) { pause(ctx, d, l.wake) }
 

@@ -106,7 +106,7 @@ func (h *handlerWorker) loop(ctx context.Context, first bool) {
 			continue
 		}
 		if len(claims) == 0 {
-			h.sleep(ctx, h.idleWait(ctx, now))
+			h.idle(ctx, now, first)
 			continue
 		}
 		if ctx.Err() != nil { // stopped while it claimed

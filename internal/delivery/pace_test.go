@@ -2,12 +2,14 @@ package delivery
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hookrelay/hookrelay/internal/config"
 	"github.com/hookrelay/hookrelay/internal/store"
+	"github.com/hookrelay/hookrelay/internal/testkit"
 )
 
 // countedClaims is a real queue that counts the claims that have
@@ -60,6 +62,38 @@ func TestEngineClaimsPaceAStream(t *testing.T) {
 		}
 		if len(ep.received()) < n {
 			t.Errorf("%d pushes for %d events", len(ep.received()), n)
+		}
+	})
+}
+
+// TestIdleDestinationPolledByOneClaim checks that an idle destination is
+// polled by one claimer, not by each: with three claimers and nothing to
+// deliver, the claims come about one per poll interval, plus the first
+// look of each of the other two. Polled by every claimer, they would come
+// three times as often.
+func TestIdleDestinationPolledByOneClaim(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		const poll = 20 * time.Millisecond
+		q := &countedClaims{Queue: b.queue}
+		start := time.Now()
+		startEngine(t, Options{
+			Queue:        q,
+			Destinations: []config.Destination{testDestination("d", "http://127.0.0.1:1")},
+			Claimers:     3,
+			PollInterval: poll,
+		})
+		const claims = 20
+		testkit.Eventually(t, 30*time.Second, fmt.Sprintf("%d claims", claims), func() error {
+			return testkit.Check(q.returned.Load() >= claims, "%d claims", q.returned.Load())
+		})
+		elapsed := time.Since(start)
+		got := q.returned.Load()
+		if limit := int64(elapsed/poll) + 2 + 2; got > limit {
+			t.Errorf("%d claims in %v of an idle destination polled every %v, want at most %d (one claimer polling)", got, elapsed, poll, limit)
+		}
+		if q.found.Load() != 0 {
+			t.Errorf("%d claims found deliveries; the queue is empty", q.found.Load())
 		}
 	})
 }

@@ -143,10 +143,11 @@ func (w *worker) run(ctx context.Context, claimers int) {
 }
 
 // claimLoop claims due deliveries for the senders while the worker has
-// room for them, until ctx is done. Only the first claimer looks at once;
-// the others start asleep, so that an idle destination is looked at by
-// one claim at a time and the others join when a full claim, an outcome
-// or Wake says there is more.
+// room for them, until ctx is done. Only the first claimer looks at once
+// and polls an idle destination; the others start asleep and, once a
+// claim finds the queue idle, sleep until a full claim, an outcome or
+// Wake says there is more (see claimWaiter.idle), so that an idle
+// destination is looked at by one claim at a time.
 func (w *worker) claimLoop(ctx context.Context, first bool) {
 	if !first {
 		w.sleep(ctx, w.engine.poll)
@@ -186,7 +187,7 @@ func (w *worker) claimLoop(ctx context.Context, first bool) {
 		case len(claims) == n:
 			w.wakeUp() // more may be due: let another claimer look too
 		default:
-			w.sleep(ctx, w.idleWait(ctx, claimedAt))
+			w.idle(ctx, claimedAt, first)
 			if len(claims) > 0 {
 				w.pace(ctx, claimedAt)
 			}
