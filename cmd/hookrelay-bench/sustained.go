@@ -149,6 +149,12 @@ func runSustainedDriver(ctx context.Context, stderr io.Writer, f sustainedFlags,
 				return err
 			}
 			row.Run = run
+			if n > 0 {
+				senders := n * f.deliver.concurrency
+				if row.Plain, err = runPacedPlain(ctx, stderr, dest, f.deliver.body, senders, rate*float64(n), pacedPlainDuration(f.duration)); err != nil {
+					return err
+				}
+			}
 			rep.Runs = append(rep.Runs, row)
 			if !row.KeptUp() {
 				break // higher rates will not keep up either

@@ -49,6 +49,9 @@ type sustainedRow struct {
 	CPUOK bool
 	// Leases counts the deliveries leased at ingest and by claims.
 	Leases leaseCounts
+	// Plain is the plain client's run at the rate of this row's
+	// deliveries, made right after it (rows with destinations only).
+	Plain pacedPlain
 }
 
 // cpuPerEvent returns the CPU time per event acknowledged, in µs, of the
@@ -72,6 +75,7 @@ type deliveryCost struct {
 	Offered                      float64
 	Busy, Relay, Postgres, Bench float64
 	Plain                        float64 // the plain client's per request in the run's drain, 0 when not run
+	PlainAtRate                  float64 // the plain client's per request paced at the deliveries' rate, 0 when not run
 	// Leased is the percentage of the row's deliveries leased at ingest,
 	// -1 when the relay counted no leases (one built before leasing).
 	Leased float64
@@ -84,6 +88,15 @@ func (c deliveryCost) Ratio() float64 {
 		return 0
 	}
 	return c.Plain / c.Busy
+}
+
+// RatioAtRate is the CPU of a plain request paced at the deliveries' rate
+// over the delivery's, 0 without that run.
+func (c deliveryCost) RatioAtRate() float64 {
+	if c.PlainAtRate <= 0 || c.Busy <= 0 {
+		return 0
+	}
+	return c.PlainAtRate / c.Busy
 }
 
 // deliveryCosts returns the cost per delivery of every measured row with
@@ -116,6 +129,9 @@ func (r *sustainedReport) deliveryCosts() []deliveryCost {
 			Busy: (busy - busy0) / n, Relay: (relay - relay0) / n, Postgres: (pg - pg0) / n, Bench: (bench - bench0) / n, Leased: -1}
 		if pct, ok := row.Leases.percent(); ok {
 			c.Leased = pct
+		}
+		if plain, ok := row.Plain.perRequest(); ok {
+			c.PlainAtRate = plain
 		}
 		for _, d := range r.Deliver.Drains {
 			if plain, _, _, _, _, ok := d.cpuPerDelivery(); ok && d.Driver == row.Driver && d.Run == row.Run {
@@ -195,23 +211,27 @@ func (r *sustainedReport) printDeliveryCosts(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nCPU per delivery, µs: (µs/event with N destinations − with none, same rate, same run) ÷ N; with several runs, the median (range)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "driver\tN\toffered/s\truns\tleased\tbusy\trelay\tpostgres\tdestinations\tplain\tplain ÷ busy\t")
+	fmt.Fprintln(tw, "driver\tN\toffered/s\truns\tleased\tbusy\trelay\tpostgres\tdestinations\tplain\tplain ÷ busy\tpaced plain\tpaced ÷ busy\t")
 	for _, g := range groups {
 		plain, ratio := "-", "-"
 		if p, _, _ := g.median(func(c deliveryCost) float64 { return c.Plain }); p > 0 {
 			plain, ratio = g.spread("%.0f", func(c deliveryCost) float64 { return c.Plain }), g.spread("%.2f", deliveryCost.Ratio)
 		}
+		paced, pacedRatio := "-", "-"
+		if p, _, _ := g.median(func(c deliveryCost) float64 { return c.PlainAtRate }); p > 0 {
+			paced, pacedRatio = g.spread("%.0f", func(c deliveryCost) float64 { return c.PlainAtRate }), g.spread("%.2f", deliveryCost.RatioAtRate)
+		}
 		leased := "-"
 		if _, lo, _ := g.median(leasedShare); lo >= 0 {
 			leased = g.spread("%.0f%%", leasedShare)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", g.Driver, g.Destinations, g.Offered, len(g.Costs), leased,
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", g.Driver, g.Destinations, g.Offered, len(g.Costs), leased,
 			g.spread("%.0f", func(c deliveryCost) float64 { return c.Busy }), g.spread("%.0f", func(c deliveryCost) float64 { return c.Relay }),
 			g.spread("%.0f", func(c deliveryCost) float64 { return c.Postgres }), g.spread("%.0f", func(c deliveryCost) float64 { return c.Bench }),
-			plain, ratio)
+			plain, ratio, paced, pacedRatio)
 	}
 	_ = tw.Flush()
-	fmt.Fprintln(w, "leased: the share of the run's deliveries leased at ingest, which the targets are about; destinations: the bench's CPU, whose load generator's share is the same per event in both runs; plain: the plain client's CPU per request in the run's drain above")
+	fmt.Fprintln(w, "leased: the share of the run's deliveries leased at ingest, which the targets are about; destinations: the bench's CPU, whose load generator's share is the same per event in both runs; plain: the plain client's CPU per request in the run's drain above, sending as fast as it can, which the targets are checked against; paced plain: the same client and destination (this process's CPU alone) right after the run, paced at its deliveries' rate, as the deliveries were")
 	for _, g := range groups {
 		if share, lo, _ := g.median(leasedShare); lo >= 0 && share < minLeasedShare {
 			fmt.Fprintf(w, "  not checked: %s, N=%d, %.0f/s: %.0f%% leased at ingest (< %d%%), the relay fell behind and claimed the rest\n",
