@@ -2,7 +2,7 @@
 
 GO ?= go
 
-.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-hot-path bench-live-queue bench-drain-leases bench-rows-at-outcome bench-deferred soak fuzz
+.PHONY: build run test lint bench bench-memory bench-deliver bench-sustained bench-scaleout bench-console bench-prune bench-hot-path bench-idle bench-live-queue bench-drain-leases bench-rows-at-outcome bench-deferred soak fuzz
 
 # The binary records the commit it was built from (`hookrelay version`).
 build:
@@ -54,6 +54,11 @@ bench-sustained:
 # and to none for 60 s each; prints the medians (about 20 minutes).
 bench-hot-path:
 	$(GO) run ./cmd/hookrelay-bench sustained --driver both --destinations 0,4 --rates 2000 --duration 60s --deliveries 30000 --latency-events 100 --runs 3
+
+# What an idle relay with four push destinations costs itself and the
+# PostgreSQL server over 30 s, this build (takes a minute).
+bench-idle: build
+	bash scripts/bench-idle.sh 30 2 postgres://postgres@127.0.0.1:5432/postgres bin/hookrelay
 
 # On PostgreSQL, a delivery's life in one table against a narrow live
 # queue beside an insert-only history (takes seconds).
