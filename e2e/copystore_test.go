@@ -106,22 +106,36 @@ func TestCopyStoreSQLiteToPostgres(t *testing.T) {
 		post(a, e[0], e[1])
 	}
 	src := openSealedStore(t, sqliteURL)
-	statusOf := func(st store.DB, providerID string) store.DeliveryStatus {
+	// deliveryStatus reads the status of the event's one delivery. A
+	// delivery leased at ingest has no row until its outcome is written:
+	// an error, which the wait below retries.
+	deliveryStatus := func(st store.DB, providerID string) (store.DeliveryStatus, error) {
 		e, err := st.EventByProviderID(t.Context(), "stripe", providerID)
 		if err != nil {
-			t.Fatalf("event %s: %v", providerID, err)
+			return "", fmt.Errorf("event %s: %w", providerID, err)
 		}
 		ds, err := st.EventDeliveries(t.Context(), e.ID)
 		if err != nil || len(ds) != 1 {
-			t.Fatalf("deliveries of %s: %v, %v", providerID, ds, err)
+			return "", fmt.Errorf("deliveries of %s: %v, %v", providerID, ds, err)
 		}
-		return ds[0].Status
+		return ds[0].Status, nil
+	}
+	statusOf := func(st store.DB, providerID string) store.DeliveryStatus {
+		status, err := deliveryStatus(st, providerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status
 	}
 	testkit.Eventually(t, 15*time.Second, "done, failed and dead settled on the SQLite relay", func() error {
 		want := map[string]store.DeliveryStatus{"evt_done_1": store.StatusDone, "evt_done_2": store.StatusDone,
 			"evt_failed_1": store.StatusFailed, "evt_failed_2": store.StatusFailed, "evt_dead_1": store.StatusDead}
 		for id, status := range want {
-			if got := statusOf(src, id); got != status {
+			got, err := deliveryStatus(src, id)
+			if err != nil {
+				return err
+			}
+			if got != status {
 				return fmt.Errorf("%s is %s, want %s", id, got, status)
 			}
 		}
