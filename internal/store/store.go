@@ -113,8 +113,8 @@ type NewDelivery struct {
 // A store may defer writing such a delivery's row (Deferred): it keeps
 // the lease with the event, in the same transaction, and writes the row
 // whole with the delivery's outcome — one write per delivery in the common
-// case instead of two. Until then the delivery is in no count, no list and
-// no lookup. Once Until has passed, the next claim of any destination
+// case instead of two. Until then the delivery is in no list and no
+// lookup; Stats counts it processing. Once Until has passed, the next claim of any destination
 // writes the rows still missing as ingest would have (processing, the
 // token, the lease that ran out), and they are reclaimed as any claimed
 // row is. A completion or release of a deferred delivery says so, and

@@ -52,3 +52,12 @@ FROM x JOIN hookrelay.events e ON e.id = x.event_id AND e.purged_at IS NULL
 ORDER BY x.id
 ON CONFLICT DO NOTHING`
 }
+
+// deferredCounts counts, by destination, the deliveries of delivery_leases
+// whose rows are not yet written (sqlstore.Dialect.DeferredCounts): one
+// probe of the deliveries' key per delivery in flight.
+const deferredCounts = `SELECT u.destination, count(*)
+FROM hookrelay.delivery_leases l
+CROSS JOIN LATERAL unnest(l.delivery_ids, l.destinations) AS u(id, destination)
+WHERE NOT EXISTS (SELECT 1 FROM hookrelay.deliveries d WHERE d.id = u.id)
+GROUP BY u.destination`

@@ -37,7 +37,8 @@ FROM (VALUES `
 )
 
 // Stats counts the deliveries of every destination that has any, by
-// status (every status present, zeros included), with the age at now (the
+// status (every status present, zeros included; one leased at ingest
+// whose row is deferred is processing), with the age at now (the
 // current time when zero) of its oldest due pending or failed delivery,
 // and the ingest counts of every source that has any.
 func (o *Ops) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
@@ -51,6 +52,9 @@ func (o *Ops) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
 	}
 	st := store.Stats{Destinations: map[string]store.DestinationStats{}, Sources: map[string]store.SourceStats{}}
 	if err := o.statsCounts(ctx, st.Destinations); err != nil {
+		return store.Stats{}, o.fail(ctx, "stats", err)
+	}
+	if err := o.deferredCounts(ctx, st.Destinations); err != nil {
 		return store.Stats{}, o.fail(ctx, "stats", err)
 	}
 	if err := o.oldestDue(ctx, st.Destinations, now); err != nil {
@@ -79,6 +83,32 @@ func (o *Ops) statsCounts(ctx context.Context, dests map[string]store.Destinatio
 			return err
 		}
 		AddCount(dests, dest, store.DeliveryStatus(status), n)
+	}
+	return rows.Err()
+}
+
+// deferredCounts adds to dests' processing counts the deliveries leased
+// at ingest whose rows are not yet written (Dialect.DeferredCounts): the
+// counts the triggers keep hold a delivery from its row's insert, which
+// for those comes with their outcome.
+func (o *Ops) deferredCounts(ctx context.Context, dests map[string]store.DestinationStats) error {
+	if o.b.Dialect.DeferredCounts == "" {
+		return nil
+	}
+	rows, err := o.b.Read.Query(ctx, o.b.Dialect.DeferredCounts)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			dest string
+			n    int64
+		)
+		if err := rows.Scan(&dest, &n); err != nil {
+			return err
+		}
+		AddCount(dests, dest, store.StatusProcessing, dests[dest].Counts[store.StatusProcessing]+n)
 	}
 	return rows.Err()
 }
