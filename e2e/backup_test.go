@@ -77,10 +77,10 @@ func TestBackupAndRestore(t *testing.T) {
 			// Once every delivery the restored database holds is done, no
 			// duplicate or late event can come. One the backup caught in
 			// flight waits for its lease to run out: twice the default
-			// 10s timeout and the engine's 30s margin. One leased at ingest
-			// whose outcome the backup did not hold has no row, and so no
-			// count, until then: the wait is for the five events' deliveries
-			// done, none left.
+			// 10s timeout and the engine's 30s margin; one leased at ingest
+			// whose outcome the backup did not hold has no row until then
+			// (its batch's lease row alone). The wait is for the five
+			// events' deliveries done, none left.
 			st := openStore(t, restored)
 			testkit.Eventually(t, 90*time.Second, "every delivery of the restored database done", func() error {
 				s, err := st.Stats(context.Background(), time.Now())

@@ -56,7 +56,7 @@ ON CONFLICT DO NOTHING`
 // deferredCounts counts, by destination, the deliveries of delivery_leases
 // whose rows are not yet written (sqlstore.Dialect.DeferredCounts): one
 // probe of the deliveries' key per delivery in flight.
-const deferredCounts = `SELECT u.destination, count(*)
+const deferredCounts = `SELECT u.destination, 'processing', count(*)
 FROM hookrelay.delivery_leases l
 CROSS JOIN LATERAL unnest(l.delivery_ids, l.destinations) AS u(id, destination)
 WHERE NOT EXISTS (SELECT 1 FROM hookrelay.deliveries d WHERE d.id = u.id)

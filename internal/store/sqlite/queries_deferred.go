@@ -75,7 +75,7 @@ RETURNING id`
 	// (sqlstore.Dialect.DeferredCounts): one probe of the deliveries' key
 	// per delivery in flight. Each lease is the JSON array [id, event,
 	// destination, token, lease end].
-	deferredCounts = `SELECT json_extract(j.value, '$[2]'), count(*)
+	deferredCounts = `SELECT json_extract(j.value, '$[2]'), 'processing', count(*)
 FROM hookrelay.delivery_leases l, json_each(l.deliveries) j
 WHERE NOT EXISTS (SELECT 1 FROM hookrelay.deliveries d WHERE d.id = json_extract(j.value, '$[0]'))
 GROUP BY 1`

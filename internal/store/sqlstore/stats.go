@@ -51,11 +51,15 @@ func (o *Ops) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
 		now = time.Now()
 	}
 	st := store.Stats{Destinations: map[string]store.DestinationStats{}, Sources: map[string]store.SourceStats{}}
-	if err := o.statsCounts(ctx, st.Destinations); err != nil {
+	if err := o.readCounts(ctx, st.Destinations, selectCountsHead+o.b.Dialect.CountsTable+selectCountsTail); err != nil {
 		return store.Stats{}, o.fail(ctx, "stats", err)
 	}
-	if err := o.deferredCounts(ctx, st.Destinations); err != nil {
-		return store.Stats{}, o.fail(ctx, "stats", err)
+	// The counts the triggers keep hold a delivery from its row's insert,
+	// which for one leased at ingest and deferred comes with its outcome.
+	if q := o.b.Dialect.DeferredCounts; q != "" {
+		if err := o.readCounts(ctx, st.Destinations, q); err != nil {
+			return store.Stats{}, o.fail(ctx, "stats", err)
+		}
 	}
 	if err := o.oldestDue(ctx, st.Destinations, now); err != nil {
 		return store.Stats{}, o.fail(ctx, "stats", err)
@@ -66,10 +70,10 @@ func (o *Ops) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
 	return st, nil
 }
 
-// statsCounts reads the deliveries' counts by destination and status
-// into dests.
-func (o *Ops) statsCounts(ctx context.Context, dests map[string]store.DestinationStats) error {
-	rows, err := o.b.Read.Query(ctx, selectCountsHead+o.b.Dialect.CountsTable+selectCountsTail)
+// readCounts adds to dests the counts query returns, rows of
+// (destination, status, n).
+func (o *Ops) readCounts(ctx context.Context, dests map[string]store.DestinationStats, query string) error {
+	rows, err := o.b.Read.Query(ctx, query)
 	if err != nil {
 		return err
 	}
@@ -83,32 +87,6 @@ func (o *Ops) statsCounts(ctx context.Context, dests map[string]store.Destinatio
 			return err
 		}
 		AddCount(dests, dest, store.DeliveryStatus(status), n)
-	}
-	return rows.Err()
-}
-
-// deferredCounts adds to dests' processing counts the deliveries leased
-// at ingest whose rows are not yet written (Dialect.DeferredCounts): the
-// counts the triggers keep hold a delivery from its row's insert, which
-// for those comes with their outcome.
-func (o *Ops) deferredCounts(ctx context.Context, dests map[string]store.DestinationStats) error {
-	if o.b.Dialect.DeferredCounts == "" {
-		return nil
-	}
-	rows, err := o.b.Read.Query(ctx, o.b.Dialect.DeferredCounts)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			dest string
-			n    int64
-		)
-		if err := rows.Scan(&dest, &n); err != nil {
-			return err
-		}
-		AddCount(dests, dest, store.StatusProcessing, dests[dest].Counts[store.StatusProcessing]+n)
 	}
 	return rows.Err()
 }
@@ -178,9 +156,9 @@ func (o *Ops) sourceStats(ctx context.Context, sources map[string]store.SourceSt
 	return rows.Err()
 }
 
-// AddCount records in dests the count n of destination dest's deliveries
-// in status, as Stats reads them row by row: a destination's first count
-// brings its every status in, at 0 until counted.
+// AddCount adds to dests n deliveries of destination dest in status, as
+// Stats reads them row by row: a destination's first count brings its
+// every status in, at 0 until counted.
 func AddCount(dests map[string]store.DestinationStats, dest string, status store.DeliveryStatus, n int64) {
 	d, ok := dests[dest]
 	if !ok {
@@ -189,6 +167,6 @@ func AddCount(dests map[string]store.DestinationStats, dest string, status store
 			d.Counts[st] = 0
 		}
 	}
-	d.Counts[status] = n
+	d.Counts[status] += n
 	dests[dest] = d
 }

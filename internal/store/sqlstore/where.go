@@ -38,12 +38,13 @@ type Dialect struct {
 	// rows of (destination, status, n) whose sum for a destination and
 	// status is its count.
 	CountsTable string
-	// DeferredCounts is the statement whose rows are (destination, n):
-	// the deliveries leased at ingest whose rows are deferred
-	// (store.Lease.Deferred) and not yet written, by destination, read
-	// from delivery_leases less the rows already written. They are in
-	// flight, and Stats counts them processing. It reads the leases of
-	// the deliveries in flight alone, however long the history.
+	// DeferredCounts is the statement whose rows are (destination,
+	// 'processing', n): the deliveries leased at ingest whose rows are
+	// deferred (store.Lease.Deferred) and not yet written, by
+	// destination, read from delivery_leases less the rows already
+	// written. They are in flight, and Stats counts them processing. It
+	// reads the leases of the deliveries in flight alone, however long
+	// the history.
 	DeferredCounts string
 	// FailureCounts is the table the triggers keep the failure counts in:
 	// rows of (destination, status, kind, n) whose sum for a group is its
