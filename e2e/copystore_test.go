@@ -106,9 +106,8 @@ func TestCopyStoreSQLiteToPostgres(t *testing.T) {
 		post(a, e[0], e[1])
 	}
 	src := openSealedStore(t, sqliteURL)
-	// deliveryStatus reads the status of the event's one delivery. A
-	// delivery leased at ingest has no row until its outcome is written:
-	// an error, which the wait below retries.
+	// deliveryStatus reads the status of the event's one delivery, which
+	// the wait below retries until it settles.
 	deliveryStatus := func(st store.DB, providerID string) (store.DeliveryStatus, error) {
 		e, err := st.EventByProviderID(t.Context(), "stripe", providerID)
 		if err != nil {

@@ -113,14 +113,16 @@ type NewDelivery struct {
 // A store may defer writing such a delivery's row (Deferred): it keeps
 // the lease with the event, in the same transaction, and writes the row
 // whole with the delivery's outcome — one write per delivery in the common
-// case instead of two. Until then the delivery is in no list and no
-// lookup; Stats counts it processing. Once Until has passed, the next claim of any destination
+// case instead of two. Until then its event's deliveries, GetDelivery,
+// the events list and Stats show it from the lease, processing, as its
+// row would be; filters, searches and replays read rows and do not see
+// it. Once Until has passed, the next claim of any destination
 // writes the rows still missing as ingest would have (processing, the
 // token, the lease that ran out), and they are reclaimed as any claimed
 // row is. A completion or release of a deferred delivery says so, and
 // names its event and destination (Claim.Deferred). Its token is checked
-// once its row is written: until then no claim can hold it, and its id,
-// in no list, is its holder's alone.
+// once its row is written: until then no claim can hold it, and its id
+// is its holder's alone.
 type Lease struct {
 	// Token guards completion, as a claim's LeaseToken does; it must not
 	// be empty.

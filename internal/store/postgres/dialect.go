@@ -39,7 +39,7 @@ var dialect = sqlstore.Dialect{
 	EventOfDelivery: "CROSS JOIN LATERAL (SELECT * FROM hookrelay.events x WHERE x.id = d.event_id OFFSET 0) AS e",
 	FailureCounts:   "hookrelay.failure_count_deltas",
 	CountsTable:     "hookrelay.delivery_count_deltas",
-	DeferredCounts:  deferredCounts,
+	DeferredLeases:  deferredLeases,
 	ActivityDeltas:  "hookrelay.activity_deltas",
 	HasMigrations:   `SELECT to_regclass('hookrelay.schema_migrations') IS NOT NULL`,
 	Migrations:      migrationFiles,

@@ -53,11 +53,9 @@ ORDER BY x.id
 ON CONFLICT DO NOTHING`
 }
 
-// deferredCounts counts, by destination, the deliveries of delivery_leases
-// whose rows are not yet written (sqlstore.Dialect.DeferredCounts): one
-// probe of the deliveries' key per delivery in flight.
-const deferredCounts = `SELECT u.destination, 'processing', count(*)
-FROM hookrelay.delivery_leases l
-CROSS JOIN LATERAL unnest(l.delivery_ids, l.destinations) AS u(id, destination)
-WHERE NOT EXISTS (SELECT 1 FROM hookrelay.deliveries d WHERE d.id = u.id)
-GROUP BY u.destination`
+// deferredLeases lists the deliveries of delivery_leases, written or
+// not (sqlstore.Dialect.DeferredLeases), from the batches' arrays.
+const deferredLeases = `SELECT u.id, u.event_id, u.destination COLLATE "C" AS destination, u.lease_until
+FROM hookrelay.delivery_leases dl
+CROSS JOIN LATERAL unnest(dl.delivery_ids, dl.event_ids, dl.destinations, dl.lease_untils)
+	AS u(id, event_id, destination, lease_until)`

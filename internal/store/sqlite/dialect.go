@@ -34,7 +34,7 @@ var dialect = sqlstore.Dialect{
 	EventOfDelivery: "CROSS JOIN hookrelay.events e ON e.id = d.event_id",
 	FailureCounts:   "hookrelay.failure_counts",
 	CountsTable:     "hookrelay.delivery_counts",
-	DeferredCounts:  deferredCounts,
+	DeferredLeases:  deferredLeases,
 	HasMigrations:   `SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'hookrelay.schema_migrations'`,
 	Migrations:      migrationFiles,
 	Rows:            sqlstore.ValuesRows,

@@ -70,13 +70,10 @@ WHERE true
 ON CONFLICT DO NOTHING
 RETURNING id`
 
-	// deferredCounts counts, by destination, the deliveries of
-	// delivery_leases whose rows are not yet written
-	// (sqlstore.Dialect.DeferredCounts): one probe of the deliveries' key
-	// per delivery in flight. Each lease is the JSON array [id, event,
-	// destination, token, lease end].
-	deferredCounts = `SELECT json_extract(j.value, '$[2]'), 'processing', count(*)
-FROM hookrelay.delivery_leases l, json_each(l.deliveries) j
-WHERE NOT EXISTS (SELECT 1 FROM hookrelay.deliveries d WHERE d.id = json_extract(j.value, '$[0]'))
-GROUP BY 1`
+	// deferredLeases lists the deliveries of delivery_leases, written or
+	// not (sqlstore.Dialect.DeferredLeases), from the batches' JSON
+	// arrays of [id, event id, destination, token, lease end].
+	deferredLeases = `SELECT j.value ->> 0 AS id, j.value ->> 1 AS event_id, j.value ->> 2 AS destination,
+	j.value ->> 4 AS lease_until
+FROM hookrelay.delivery_leases dl, json_each(dl.deliveries) j`
 )

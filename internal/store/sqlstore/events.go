@@ -24,9 +24,9 @@ WHERE id = (SELECT event_id FROM hookrelay.event_keys WHERE source = ? AND provi
 
 	// selectEventDeliveries orders by destination bytewise: SQLite
 	// compares text with BINARY, and PostgreSQL's column has the "C"
-	// collation.
+	// collation. Its deferred deliveries follow it (eventDeliveries).
 	selectEventDeliveries = `SELECT ` + deliveryColumns + `
-FROM hookrelay.deliveries WHERE event_id = ? ORDER BY destination`
+FROM hookrelay.deliveries WHERE event_id = ?`
 
 	selectDelivery = `SELECT ` + deliveryColumns + `
 FROM hookrelay.deliveries WHERE id = ?`
@@ -86,16 +86,25 @@ func (o *Ops) CountEvents(ctx context.Context, source string) (int64, error) {
 }
 
 // EventDeliveries returns the deliveries of one event ordered bytewise by
-// destination name; an unknown event has none.
+// destination name, those leased at ingest whose rows are not yet written
+// among them (deferredDeliveries); an unknown event has none.
 func (o *Ops) EventDeliveries(ctx context.Context, eventID string) ([]store.Delivery, error) {
-	return o.queryDeliveries(ctx, "event deliveries of "+eventID, selectEventDeliveries, eventID)
+	query := selectEventDeliveries + `
+UNION ALL
+` + deferredDeliveries(o.b.Dialect) + ` WHERE x.event_id = ?
+ORDER BY destination`
+	return o.queryDeliveries(ctx, "event deliveries of "+eventID, query, eventID, eventID)
 }
 
-// GetDelivery returns the delivery with the given id, or
+// GetDelivery returns the delivery with the given id, one leased at
+// ingest whose row is not yet written too (deferredDeliveries), or
 // store.ErrNotFound.
 func (o *Ops) GetDelivery(ctx context.Context, id int64) (store.Delivery, error) {
 	what := fmt.Sprintf("get delivery %d", id)
-	ds, err := o.queryDeliveries(ctx, what, selectDelivery, id)
+	query := selectDelivery + `
+UNION ALL
+` + deferredDeliveries(o.b.Dialect) + ` WHERE x.id = ?`
+	ds, err := o.queryDeliveries(ctx, what, query, id, id)
 	switch {
 	case err != nil:
 		return store.Delivery{}, err

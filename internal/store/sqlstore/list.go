@@ -27,10 +27,14 @@ ORDER BY e.id DESC
 LIMIT %[2]s`
 
 	// listDeliveries returns the delivery states of the events whose
-	// condition on event_id (see Dialect.InIDs) is spliced in, by event
-	// and destination, from the (event_id, destination) index.
+	// condition on event_id (see Dialect.InIDs) is spliced in first, from
+	// the (event_id, destination) index, and of their deferred deliveries
+	// in flight (see deferredInFlight), whose condition on x.event_id is
+	// spliced in second, by event and destination.
 	listDeliveries = `SELECT event_id, id, destination, status, attempts
 FROM hookrelay.deliveries WHERE %s
+UNION ALL
+SELECT x.event_id, x.id, x.destination, 'processing', 1 FROM %s WHERE %s
 ORDER BY event_id, destination`
 )
 
@@ -103,7 +107,10 @@ func (o *Ops) attachStates(ctx context.Context, events []store.EventSummary) err
 	ids, add := AttachStates(events)
 	w := NewWhere(o.b.Dialect)
 	o.b.Dialect.InIDs(w, []string{"event_id"}, ids)
-	rows, err := o.b.Read.Query(ctx, fmt.Sprintf(listDeliveries, w.SQL()), w.Args()...)
+	deferred := NewWhere(o.b.Dialect, w.Args()...) // its placeholders follow w's
+	o.b.Dialect.InIDs(deferred, []string{"x.event_id"}, ids)
+	query := fmt.Sprintf(listDeliveries, w.SQL(), deferredInFlight(o.b.Dialect), deferred.SQL())
+	rows, err := o.b.Read.Query(ctx, query, deferred.Args()...)
 	if err != nil {
 		return err
 	}

@@ -56,10 +56,8 @@ func (o *Ops) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
 	}
 	// The counts the triggers keep hold a delivery from its row's insert,
 	// which for one leased at ingest and deferred comes with its outcome.
-	if q := o.b.Dialect.DeferredCounts; q != "" {
-		if err := o.readCounts(ctx, st.Destinations, q); err != nil {
-			return store.Stats{}, o.fail(ctx, "stats", err)
-		}
+	if err := o.readCounts(ctx, st.Destinations, deferredCounts(o.b.Dialect)); err != nil {
+		return store.Stats{}, o.fail(ctx, "stats", err)
 	}
 	if err := o.oldestDue(ctx, st.Destinations, now); err != nil {
 		return store.Stats{}, o.fail(ctx, "stats", err)

@@ -38,14 +38,13 @@ type Dialect struct {
 	// rows of (destination, status, n) whose sum for a destination and
 	// status is its count.
 	CountsTable string
-	// DeferredCounts is the statement whose rows are (destination,
-	// 'processing', n): the deliveries leased at ingest whose rows are
-	// deferred (store.Lease.Deferred) and not yet written, by
-	// destination, read from delivery_leases less the rows already
-	// written. They are in flight, and Stats counts them processing. It
-	// reads the leases of the deliveries in flight alone, however long
-	// the history.
-	DeferredCounts string
+	// DeferredLeases is a SELECT of the deliveries delivery_leases
+	// holds, leased at ingest with their rows deferred
+	// (store.Lease.Deferred), written or not: rows of (id, event_id,
+	// destination, lease_until), from the batches' lists. It reads the
+	// leases of the deliveries in flight alone, however long the history;
+	// see deferredInFlight.
+	DeferredLeases string
 	// FailureCounts is the table the triggers keep the failure counts in:
 	// rows of (destination, status, kind, n) whose sum for a group is its
 	// count of failed or dead deliveries.

@@ -31,10 +31,10 @@ func leasedClaim(e store.Event, destination string, l *store.Lease) store.Claim 
 }
 
 // testIngestLeased checks that a delivery ingested with a lease gets an
-// id and is stored as a claim leaves it — processing, its attempt
-// counted, leased until the lease's end — or, deferred, has no row yet,
-// beside a pending one of the same event; that NextDue names the lease's
-// end either way; and that a duplicate's lease gets no id.
+// id and is shown as a claim leaves it — processing, its attempt
+// counted, leased until the lease's end — whether its row is written or
+// deferred, beside a pending one of the same event; that NextDue names
+// the lease's end either way; and that a duplicate's lease gets no id.
 func testIngestLeased(t *testing.T, s store.DB) {
 	e := dueEvent("evt_leased", baseTime)
 	until := baseTime.Add(testLease)
@@ -46,24 +46,20 @@ func testIngestLeased(t *testing.T, s store.DB) {
 	if l.DeliveryID == 0 {
 		t.Fatalf("lease's delivery id = 0, want the delivery's")
 	}
-	if l.Deferred {
-		if len(ds) != 1 || ds[0].Destination != "crm" {
-			t.Fatalf("event's deliveries = %+v, want crm's alone: billing's is deferred", ds)
-		}
-		ds = append([]store.Delivery{{}}, ds...)
-	} else {
-		if len(ds) != 2 {
-			t.Fatalf("event has %d deliveries, want 2", len(ds))
-		}
-		billing := ds[0]
-		if l.DeliveryID != billing.ID {
-			t.Errorf("lease's delivery id = %d, want the stored row's %d", l.DeliveryID, billing.ID)
-		}
-		if billing.Status != store.StatusProcessing || billing.Attempts != 1 {
-			t.Errorf("leased delivery = %+v, want processing, attempt 1", billing)
-		}
-		checkTime(t, "LeaseUntil", billing.LeaseUntil, until)
-		checkTime(t, "NextAttemptAt", billing.NextAttemptAt, e.ReceivedAt)
+	if len(ds) != 2 {
+		t.Fatalf("event has %d deliveries (deferred %v), want 2", len(ds), l.Deferred)
+	}
+	billing := ds[0]
+	if l.DeliveryID != billing.ID || billing.EventID != e.ID || billing.Destination != "billing" {
+		t.Errorf("leased delivery = %+v, want the lease's id %d, of %s to billing", billing, l.DeliveryID, e.ID)
+	}
+	if billing.Status != store.StatusProcessing || billing.Attempts != 1 {
+		t.Errorf("leased delivery = %+v, want processing, attempt 1", billing)
+	}
+	checkTime(t, "LeaseUntil", billing.LeaseUntil, until)
+	checkTime(t, "NextAttemptAt", billing.NextAttemptAt, e.ReceivedAt)
+	if got, err := s.GetDelivery(context.Background(), l.DeliveryID); err != nil || got.ID != billing.ID || got.Status != store.StatusProcessing {
+		t.Errorf("GetDelivery(%d) = %+v, %v; want the leased delivery, processing", l.DeliveryID, got, err)
 	}
 	if crm := ds[1]; crm.Status != store.StatusPending || crm.Attempts != 0 || !crm.LeaseUntil.IsZero() {
 		t.Errorf("unleased delivery of the same event = %+v, want pending, no attempt, no lease", crm)
@@ -302,6 +298,34 @@ func testIngestLeasedCounts(t *testing.T, s store.DB) {
 	checkStats(t, stats(t, s, now).Destinations, map[string]store.DestinationStats{"billing": counts(1, 2, 0)})
 	complete(t, s, outcome(leasedClaim(a.Event, "billing", la), store.StatusDone, now))
 	checkStats(t, stats(t, s, now).Destinations, map[string]store.DestinationStats{"billing": counts(1, 1, 1)})
+}
+
+// testIngestLeasedShown checks that a leased delivery is listed once
+// through its life, deferred or not: in its event's deliveries and the
+// events list processing, then done once completed, never twice.
+func testIngestLeasedShown(t *testing.T, s store.DB) {
+	until := baseTime.Add(testLease)
+	it, l := leasedItem(eventAt("stripe", "evt_shown", baseTime), "billing", "tok", until)
+	it.Deliveries = append(it.Deliveries, store.NewDelivery{Destination: "crm"})
+	ingest(t, s, it)
+	check := func(when string, billing store.DeliveryStatus) {
+		t.Helper()
+		ds := deliveries(t, s, it.Event.ID)
+		if len(ds) != 2 || ds[0].ID != l.DeliveryID || ds[0].Status != billing || ds[1].Destination != "crm" {
+			t.Errorf("%s: event's deliveries = %+v, want billing's %d %s, then crm's", when, ds, l.DeliveryID, billing)
+		}
+		page, _ := listPage(t, s, store.ListRequest{Limit: 10})
+		if len(page) != 1 {
+			t.Fatalf("%s: listed %d events, want 1", when, len(page))
+		}
+		want := []store.DeliveryState{{ID: l.DeliveryID, Destination: "billing", Status: billing, Attempts: 1}}
+		if got := page[0].Deliveries; len(got) != 2 || got[0] != want[0] || got[1].Destination != "crm" {
+			t.Errorf("%s: listed deliveries = %+v, want %+v then crm's", when, got, want)
+		}
+	}
+	check("in flight", store.StatusProcessing)
+	complete(t, s, outcome(leasedClaim(it.Event, "billing", l), store.StatusDone, baseTime.Add(time.Second)))
+	check("done", store.StatusDone)
 }
 
 // testIngestLeasedHoldsKey checks that a delivery leased at ingest with an

@@ -98,6 +98,7 @@ var tests = []conformanceTest{
 	{"IngestLeasedDoneWritten", testIngestLeasedDoneWritten},
 	{"IngestLeasedReleased", testIngestLeasedReleased},
 	{"IngestLeasedCounts", testIngestLeasedCounts},
+	{"IngestLeasedShown", testIngestLeasedShown},
 	{"IngestLeasedHoldsKey", testIngestLeasedHoldsKey},
 	{"IngestRefusesBadLease", testIngestRefusesBadLease},
 	{"IngestLeasedWakesNoOne", testIngestLeasedWakesNoOne},
