@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hookrelay/hookrelay/internal/adminwire"
 	"github.com/hookrelay/hookrelay/internal/delivery"
 	"github.com/hookrelay/hookrelay/internal/signature"
 	"github.com/hookrelay/hookrelay/internal/store"
@@ -82,8 +83,9 @@ func (s *holdingSink) answered() []sinkPush {
 
 // TestCrashAfterLeaseAtIngest kills a relay with SIGKILL right after it
 // has acknowledged events whose deliveries it leased at ingest and was
-// pushing: the deliveries are lost with it, held under its leases (with
-// no rows yet: the leases' batch row alone). A second
+// pushing — its admin API showing each processing, though the leases'
+// batch row alone holds them — : the deliveries are lost with it, held
+// under its leases. A second
 // relay on the same database must leave them alone while those leases
 // last, then claim and deliver each one, its lost attempt counted.
 func TestCrashAfterLeaseAtIngest(t *testing.T) {
@@ -104,8 +106,10 @@ func TestCrashAfterLeaseAtIngest(t *testing.T) {
   - {name: stripe, verify: stripe, secrets: ["${REL_STRIPE_SECRET}"]}
 destinations:
   - {name: %s, url: %q, secret: "${REL_SINK_SECRET}", sources: [stripe], timeout: %s, concurrency: 8, backoff: [100ms]}
+tokens:
+  - {name: ops, role: read, secret: %q}
 log: {level: warn}
-`, dest, sink.srv.URL, leaseTimeout),
+`, dest, sink.srv.URL, leaseTimeout, fleetToken("ops")),
 				Env: relayEnv, ReadyTimeout: 30 * time.Second,
 			})
 			// Warm-up events are posted, each delivered before the next,
@@ -139,26 +143,40 @@ log: {level: warn}
 				n := leaseCount(t, p.admin, dest, "ingest") - before
 				return testkit.Check(n == events, "%d of %d deliveries leased at ingest", n, events)
 			})
-			p.kill(t)
-
-			// The deliveries' rows are deferred (store.Lease): none is
-			// written until the leases run out, each no earlier than a
-			// push lease after its event was posted.
-			leasedUntil := map[string]time.Time{}
+			// The relay shows each delivery as it pushes it: processing,
+			// its first attempt, under the lease it took at ingest.
+			eventIDs := make([]string, events)
 			for i, pid := range ids {
 				e, err := st.EventByProviderID(t.Context(), "stripe", pid)
 				if err != nil {
 					t.Fatal(err)
 				}
-				ds, err := st.EventDeliveries(t.Context(), e.ID)
-				switch {
-				case err == nil && len(ds) == 0:
-					leasedUntil[e.ID] = posted[i].Add(2*leaseTimeout + delivery.LeaseMargin)
-				case err != nil || len(ds) != 1 || ds[0].Status != store.StatusProcessing || ds[0].Attempts != 1:
-					t.Fatalf("deliveries of %s after the kill: %+v, %v; want one processing, attempt 1 (or, deferred, none)", pid, ds, err)
-				default:
-					leasedUntil[e.ID] = ds[0].LeaseUntil
+				eventIDs[i] = e.ID
+				var detail adminwire.EventDetail
+				code, err := adminJSON(p.admin, fleetToken("ops"), http.MethodGet, "/api/v1/events/"+e.ID, nil, &detail)
+				if err != nil || code != http.StatusOK {
+					t.Fatalf("GET event %s: %d, %v", e.ID, code, err)
 				}
+				if ds := detail.Deliveries; len(ds) != 1 || ds[0].Status != string(store.StatusProcessing) || ds[0].Attempts != 1 || ds[0].LeaseUntil == nil {
+					t.Fatalf("GET event %s while its push is held: deliveries %+v; want one processing, attempt 1, leased", pid, ds)
+				}
+			}
+			p.kill(t)
+
+			// The deliveries' rows are deferred (store.Lease): none is
+			// written until the leases run out, each no earlier than a
+			// push lease after its event was posted; the store shows each
+			// processing under its lease meanwhile.
+			leasedUntil := map[string]time.Time{}
+			for i, id := range eventIDs {
+				ds, err := st.EventDeliveries(t.Context(), id)
+				if err != nil || len(ds) != 1 || ds[0].Status != store.StatusProcessing || ds[0].Attempts != 1 {
+					t.Fatalf("deliveries of %s after the kill: %+v, %v; want one processing, attempt 1", ids[i], ds, err)
+				}
+				if min := posted[i].Add(2*leaseTimeout + delivery.LeaseMargin); ds[0].LeaseUntil.Before(min) {
+					t.Fatalf("delivery of %s leased until %v, want no earlier than %v", ids[i], ds[0].LeaseUntil, min)
+				}
+				leasedUntil[id] = ds[0].LeaseUntil
 			}
 
 			sink.forget()
