@@ -55,6 +55,7 @@ var dialect = sqlstore.Dialect{
 	RearmBatch:      rearmBatch,
 	BackfillIDs:     backfillIDs,
 	ResetIdentity:   resetIdentity,
+	KeepIDs:         "OVERRIDING SYSTEM VALUE",
 	Now:             "SELECT clock_timestamp()",
 }
 

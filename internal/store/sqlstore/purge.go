@@ -37,6 +37,22 @@ RETURNING id`
 	finished_at = ?, updated_at = ?, last_error = ?
 WHERE %s AND status IN ('pending', 'failed', 'processing')`
 
+	// purgeDeferred writes the deferred deliveries of the events still in
+	// flight (deferredInFlight, %[2]s; its condition on x.event_id,
+	// %[3]s), ended as purgeDeliveries ends a live one: its holder's
+	// outcome then finds a row and is refused, the sweep of its lease
+	// passes it by, and it is counted purged. %[1]s is Dialect.KeepIDs.
+	purgeDeferred = `INSERT INTO hookrelay.deliveries (
+	id, event_id, destination, status, attempts, ordering_key, next_attempt_at, order_at,
+	finished_at, updated_at, last_error, created_at
+)
+%[1]s
+SELECT x.id, x.event_id, x.destination, 'purged', 1, '', e.received_at, coalesce(e.occurred_at, e.received_at),
+	?, ?, ?, e.received_at
+FROM %[2]s JOIN hookrelay.events e ON e.id = x.event_id
+WHERE %[3]s
+ON CONFLICT DO NOTHING`
+
 	// purgeOrderingKeys clears the ordering keys of the events'
 	// deliveries, values read from the body; all are final now.
 	purgeOrderingKeys = `UPDATE hookrelay.deliveries SET ordering_key = ''
@@ -69,7 +85,8 @@ func (o *Ops) ofEvents(format, column string, ids []string, args ...any) (string
 }
 
 // PurgeEvents erases the payload of the events req.IDs not purged yet,
-// ends their live deliveries and writes their tombstones, in one write
+// ends their live deliveries (those leased at ingest whose rows are
+// deferred too, written purged) and writes their tombstones, in one write
 // transaction. The events are updated first: a backfill that would give
 // one a delivery meanwhile waits for the purge and then passes it by.
 func (o *Ops) PurgeEvents(ctx context.Context, req store.PurgeRequest) (store.PurgeResult, error) {
@@ -100,6 +117,14 @@ func (o *Ops) PurgeEvents(ctx context.Context, req store.PurgeRequest) (store.Pu
 		if res.Ended, err = tx.Exec(ctx, q, args...); err != nil {
 			return err
 		}
+		d := o.b.Dialect
+		w := NewWhere(d, at, at, PurgeNote(req.Actor))
+		d.InIDs(w, []string{"x.event_id"}, res.Purged)
+		deferred, err := tx.Exec(ctx, fmt.Sprintf(purgeDeferred, d.KeepIDs, deferredInFlight(d), w.SQL()), w.Args()...)
+		if err != nil {
+			return fmt.Errorf("end deferred deliveries: %w", err)
+		}
+		res.Ended += deferred
 		q, args = o.ofEvents(purgeOrderingKeys, "event_id", res.Purged)
 		if _, err := tx.Exec(ctx, q, args...); err != nil {
 			return err

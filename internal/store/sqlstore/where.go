@@ -10,7 +10,7 @@ import (
 
 // Dialect is how a driver's SQL differs: in the WHERE clause of an event
 // filter, and in the statements of Ops. Its fields are all set, but
-// Notify, AsyncCommit, RearmBatch and ResetIdentity, which are empty where
+// Notify, AsyncCommit, RearmBatch, ResetIdentity and KeepIDs, which are empty where
 // the database has no such thing. Adding an operation to Ops should need
 // at most one new field here, set in each driver's dialect.go.
 type Dialect struct {
@@ -129,6 +129,10 @@ type Dialect struct {
 	// the table it names (%s) follow the largest one it holds, after an
 	// import of ids.
 	ResetIdentity string
+	// KeepIDs is what an INSERT of deliveries with the ids they were
+	// given writes before its SELECT: OVERRIDING SYSTEM VALUE where the
+	// database generates them always.
+	KeepIDs string
 	// Now, when set, is a statement whose one row is the database's
 	// clock, which decides when a lease runs out, so that processes
 	// whose clocks disagree agree on it; empty means the process's

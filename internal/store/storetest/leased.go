@@ -227,15 +227,24 @@ func testIngestLeasedDoneWritten(t *testing.T, s store.DB) {
 }
 
 // testIngestLeasedPurged checks that a leased delivery whose event is
-// purged while it is sent, deferred or not, keeps nothing of it: its
-// outcome, even a failure, is refused, and no claim takes it once the
-// lease has run out, so that it is never sent again.
+// purged while it is sent, deferred or not, is ended purged — its row
+// written if it was deferred, counted purged — and keeps nothing of its
+// send: its outcome, even a failure, is refused, and no claim takes it
+// once the lease has run out, so that it is never sent again.
 func testIngestLeasedPurged(t *testing.T, s store.DB) {
 	until := baseTime.Add(testLease)
 	held, l := leasedItem(dueEvent("evt_purged_held", baseTime), "billing", "tok", until)
 	ingest(t, s, held)
 	now := baseTime.Add(time.Second)
-	purge(t, s, "ops", "erasure", now, held.Event.ID)
+	if res := purge(t, s, "ops", "erasure", now, held.Event.ID); res.Ended != 1 {
+		t.Errorf("purge ended %d deliveries, want 1 (deferred %v)", res.Ended, l.Deferred)
+	}
+	if d := theDelivery(t, s, held.Event.ID); d.ID != l.DeliveryID || d.Status != store.StatusPurged || d.Attempts != 1 || !d.LeaseUntil.IsZero() {
+		t.Errorf("purged delivery = %+v, want %d purged, attempt 1, no lease", d, l.DeliveryID)
+	}
+	if c := stats(t, s, now).Destinations["billing"].Counts; c[store.StatusPurged] != 1 || c[store.StatusProcessing] != 0 {
+		t.Errorf("counts after the purge = %v, want 1 purged, none processing", c)
+	}
 
 	failed := outcome(leasedClaim(held.Event, "billing", l), store.StatusFailed, now)
 	failed.NextAttemptAt = now
