@@ -28,7 +28,8 @@ ORDER BY e.id`
 	// by its event's occurred_at (received_at when it has none), in
 	// (event, destination) order so that concurrent backfills take their
 	// index locks in one order. An existing (event, destination) is
-	// skipped.
+	// skipped, one leased at ingest whose row is deferred too (%[3]s is
+	// Dialect.DeferredLeases): its outcome writes its row.
 	//
 	// Where rows are locked (%[2]s), the events are locked FOR SHARE as
 	// they are read: an event a concurrent prune is deleting is waited
@@ -46,6 +47,7 @@ ORDER BY e.id`
 SELECT e.id, x.value ->> 1, 'pending', x.value ->> 2, ?2, coalesce(e.occurred_at, e.received_at), ?2, ?2
 FROM %[1]s AS x JOIN hookrelay.events e ON e.id = x.value ->> 0
 WHERE e.purged_at IS NULL
+	AND NOT EXISTS (SELECT 1 FROM (%[3]s) AS l WHERE l.event_id = e.id AND l.destination = x.value ->> 1)
 ORDER BY x.value ->> 0, x.value ->> 1
 %[2]s
 ON CONFLICT (event_id, destination) DO NOTHING`
@@ -181,7 +183,7 @@ func (o *Ops) createDeliveries(ctx context.Context, tx Conn, ds []store.Backfill
 	}
 	b, _ := json.Marshal(triples) // cannot fail for strings
 	d := o.b.Dialect
-	query := fmt.Sprintf(createDeliveries, fmt.Sprintf(d.JSONRows, "?1"), d.locking("FOR SHARE OF e"))
+	query := fmt.Sprintf(createDeliveries, fmt.Sprintf(d.JSONRows, "?1"), d.locking("FOR SHARE OF e"), d.DeferredLeases)
 	if d.RetireLock != "" {
 		if _, err := tx.Exec(ctx, d.RetireLock); err != nil {
 			return 0, err

@@ -337,6 +337,25 @@ func testIngestLeasedShown(t *testing.T, s store.DB) {
 	check("done", store.StatusDone)
 }
 
+// testIngestLeasedBackfilled checks that a backfill to the destination of
+// a leased delivery in flight, deferred or not, creates no second
+// delivery beside it, and that the leased one's outcome is then recorded:
+// one delivery, sent once.
+func testIngestLeasedBackfilled(t *testing.T, s store.DB) {
+	it, l := leasedItem(dueEvent("evt_backfilled", baseTime), "billing", "tok", baseTime.Add(testLease))
+	ingest(t, s, it)
+	now := baseTime.Add(time.Second)
+	n, err := s.CreateDeliveries(context.Background(), []store.BackfillDelivery{{EventID: it.Event.ID, Destination: "billing"}}, now)
+	if err != nil || n != 0 {
+		t.Fatalf("CreateDeliveries beside a leased delivery = %d, %v; want none created (deferred %v)", n, err, l.Deferred)
+	}
+	checkClaimed(t, claim(t, s, "billing", 10, now))
+	complete(t, s, outcome(leasedClaim(it.Event, "billing", l), store.StatusDone, now))
+	if d := theDelivery(t, s, it.Event.ID); d.ID != l.DeliveryID || d.Status != store.StatusDone {
+		t.Errorf("delivery = %+v, want the leased one, %d, done", d, l.DeliveryID)
+	}
+}
+
 // testIngestLeasedHoldsKey checks that a delivery leased at ingest with an
 // ordering key holds its key as a claimed one does: the key's next
 // delivery waits until the leased one is completed.

@@ -99,6 +99,7 @@ var tests = []conformanceTest{
 	{"IngestLeasedReleased", testIngestLeasedReleased},
 	{"IngestLeasedCounts", testIngestLeasedCounts},
 	{"IngestLeasedShown", testIngestLeasedShown},
+	{"IngestLeasedBackfilled", testIngestLeasedBackfilled},
 	{"IngestLeasedHoldsKey", testIngestLeasedHoldsKey},
 	{"IngestRefusesBadLease", testIngestRefusesBadLease},
 	{"IngestLeasedWakesNoOne", testIngestLeasedWakesNoOne},
