@@ -115,8 +115,9 @@ type NewDelivery struct {
 // whole with the delivery's outcome — one write per delivery in the common
 // case instead of two. Until then its event's deliveries, GetDelivery,
 // the events list and Stats show it from the lease, processing, as its
-// row would be; filters, searches and replays read rows and do not see
-// it. Once Until has passed, the next claim of any destination
+// row would be, a replay counts it in flight and a backfill passes it by;
+// the events list's filters on a delivery's status or destination read
+// rows and do not see it. Once Until has passed, the next claim of any destination
 // writes the rows still missing as ingest would have (processing, the
 // token, the lease that ran out), and they are reclaimed as any claimed
 // row is. A completion or release of a deferred delivery says so, and

@@ -52,6 +52,11 @@ type ReplayDriver interface {
 	// is tied to, in that transaction, and rolls back with
 	// store.ErrJobTaken when the job is no longer its node's.
 	ReplayBatch(ctx context.Context, after ReplayKey, n int, dryRun bool, job JobWrite) (ReplayBatch, error)
+	// ReplayDeferred counts the deliveries of the selection that no
+	// batch reads, as they have no row yet — those leased at ingest whose
+	// rows are deferred, in flight — once the walk has ended: they are
+	// left alone and counted in flight.
+	ReplayDeferred(ctx context.Context) (int64, error)
 	// ReplayAudit writes the audit row of the replay.
 	ReplayAudit(ctx context.Context, res store.ReplayResult) error
 }
@@ -97,6 +102,15 @@ func RunReplay(ctx context.Context, d ReplayDriver, req store.ReplayRequest, bat
 		res, err = replayStretches(ctx, r, batch)
 	} else {
 		res, stopped, err = replayInTurn(ctx, d, req, batch)
+	}
+	if err == nil && !stopped {
+		// Counted once the walk has ended, a deferred delivery whose row
+		// was written ahead of the walk is counted by its batch alone.
+		var n int64
+		if n, err = d.ReplayDeferred(ctx); err != nil {
+			err = fmt.Errorf("count deferred deliveries in flight: %w", err)
+		}
+		res.InFlight, res.Matched = res.InFlight+n, res.Matched+n
 	}
 	if err != nil && res.Rearmed == 0 && !stopped {
 		return store.ReplayResult{}, err

@@ -85,6 +85,8 @@ func (r *keyedReplayer) rearm(sel []ReplayKey) (ReplayBatch, error) {
 
 func (r *keyedReplayer) ReplayStretches() int { return 3 }
 
+func (r *keyedReplayer) ReplayDeferred(context.Context) (int64, error) { return 0, nil }
+
 func (r *keyedReplayer) ReplayAudit(_ context.Context, res store.ReplayResult) error {
 	r.audited = &res
 	return nil

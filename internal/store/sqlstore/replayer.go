@@ -39,6 +39,15 @@ ORDER BY d.event_id, d.destination
 SELECT (SELECT count(*) FROM sel), (SELECT count(*) FROM sel WHERE status = 'processing'),
 	coalesce((SELECT event_id FROM last), ''), coalesce((SELECT destination FROM last), '')`
 
+	// replayDeferred counts the deferred deliveries in flight (%[1]s,
+	// see deferredInFlight), seen as processing deliveries d, of the
+	// events e that are not purged, that meet the conditions spliced in
+	// (%[2]s).
+	replayDeferred = `SELECT count(*)
+FROM (SELECT x.id, x.event_id, x.destination, 'processing' AS status FROM %[1]s) AS d
+CROSS JOIN hookrelay.events e
+WHERE e.id = d.event_id AND e.purged_at IS NULL AND %[2]s`
+
 	insertReplay = `INSERT INTO hookrelay.replays (at, actor, filter, matched, rearmed, in_flight, dry_run, kind)
 VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
 )
@@ -58,7 +67,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
 // exact. It then writes the audit row.
 //
 // InFlight counts the selected deliveries that were processing as their
-// batch was re-armed, and Matched = Rearmed + InFlight. (A delivery
+// batch was re-armed, and those leased at ingest whose rows were still
+// deferred once the walk had ended (ReplayDeferred), and Matched =
+// Rearmed + InFlight. (A delivery
 // whose status changes while its batch is re-armed may be counted in
 // neither.) A dry run counts the same way, changes nothing, and still
 // writes its audit row. A bad glob or status is store.ErrBadFilter.
@@ -120,6 +131,18 @@ func (r replayer) ReplayRange(ctx context.Context, after, upto ReplayKey, open b
 		w.Add("(d.event_id, d.destination) <= (%s, %s) AND e.id <= %s", upto.EventID, upto.Destination, upto.EventID)
 	}
 	return r.rearm(ctx, w, "", nil)
+}
+
+// ReplayDeferred counts the deferred deliveries in flight that the
+// replay's filter selects.
+func (r replayer) ReplayDeferred(ctx context.Context) (int64, error) {
+	w := NewWhere(r.o.b.Dialect)
+	if err := w.FilterDeliveries(r.req.Filter); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := r.o.b.Read.QueryRow(ctx, fmt.Sprintf(replayDeferred, deferredInFlight(r.o.b.Dialect), w.SQL()), w.Args()...).Scan(&n)
+	return n, err
 }
 
 // ReplayAudit writes the audit row of the replay.

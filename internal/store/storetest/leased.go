@@ -356,6 +356,29 @@ func testIngestLeasedBackfilled(t *testing.T, s store.DB) {
 	}
 }
 
+// testIngestLeasedReplayed checks that a replay of an event whose leased
+// delivery is in flight, deferred or not, leaves it alone and counts it
+// in flight, a dry run too, and re-arms it once its outcome is recorded.
+func testIngestLeasedReplayed(t *testing.T, s store.DB) {
+	it, l := leasedItem(dueEvent("evt_replayed", baseTime), "billing", "tok", baseTime.Add(testLease))
+	ingest(t, s, it)
+	now := baseTime.Add(time.Second)
+	replay := func(dryRun bool, want store.ReplayResult) {
+		t.Helper()
+		res, err := s.Replay(context.Background(), store.ReplayRequest{Filter: store.EventFilter{IDs: []string{it.Event.ID}}, DryRun: dryRun, Now: now, Actor: "ops"})
+		if err != nil || res != want {
+			t.Errorf("Replay (dry run %v, deferred %v) = %+v, %v; want %+v", dryRun, l.Deferred, res, err, want)
+		}
+	}
+	replay(true, store.ReplayResult{Matched: 1, InFlight: 1})
+	replay(false, store.ReplayResult{Matched: 1, InFlight: 1})
+	complete(t, s, outcome(leasedClaim(it.Event, "billing", l), store.StatusDone, now))
+	replay(false, store.ReplayResult{Matched: 1, Rearmed: 1})
+	if d := theDelivery(t, s, it.Event.ID); d.ID != l.DeliveryID || d.Status != store.StatusPending || d.ReplayCount != 1 {
+		t.Errorf("delivery = %+v, want the leased one, %d, pending, replayed once", d, l.DeliveryID)
+	}
+}
+
 // testIngestLeasedHoldsKey checks that a delivery leased at ingest with an
 // ordering key holds its key as a claimed one does: the key's next
 // delivery waits until the leased one is completed.

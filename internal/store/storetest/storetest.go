@@ -100,6 +100,7 @@ var tests = []conformanceTest{
 	{"IngestLeasedCounts", testIngestLeasedCounts},
 	{"IngestLeasedShown", testIngestLeasedShown},
 	{"IngestLeasedBackfilled", testIngestLeasedBackfilled},
+	{"IngestLeasedReplayed", testIngestLeasedReplayed},
 	{"IngestLeasedHoldsKey", testIngestLeasedHoldsKey},
 	{"IngestRefusesBadLease", testIngestRefusesBadLease},
 	{"IngestLeasedWakesNoOne", testIngestLeasedWakesNoOne},
