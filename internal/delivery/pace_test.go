@@ -74,26 +74,52 @@ func TestEngineClaimsPaceAStream(t *testing.T) {
 func TestIdleDestinationPolledByOneClaim(t *testing.T) {
 	t.Parallel()
 	eachDriver(t, func(t *testing.T, b testBundle) {
-		const poll = 20 * time.Millisecond
 		q := &countedClaims{Queue: b.queue}
-		start := time.Now()
-		startEngine(t, Options{
+		checkPolledByOne(t, q, 3, Options{
 			Queue:        q,
 			Destinations: []config.Destination{testDestination("d", "http://127.0.0.1:1")},
 			Claimers:     3,
-			PollInterval: poll,
 		})
-		const claims = 20
-		testkit.Eventually(t, 30*time.Second, fmt.Sprintf("%d claims", claims), func() error {
-			return testkit.Check(q.returned.Load() >= claims, "%d claims", q.returned.Load())
-		})
-		elapsed := time.Since(start)
-		got := q.returned.Load()
-		if limit := int64(elapsed/poll) + 2 + 2; got > limit {
-			t.Errorf("%d claims in %v of an idle destination polled every %v, want at most %d (one claimer polling)", got, elapsed, poll, limit)
-		}
-		if q.found.Load() != 0 {
-			t.Errorf("%d claims found deliveries; the queue is empty", q.found.Load())
-		}
 	})
+}
+
+// TestIdleHandlerPolledByOneLoop is TestIdleDestinationPolledByOneClaim for
+// a handler destination: of its loops, one at a time looks at it while it
+// is idle.
+func TestIdleHandlerPolledByOneLoop(t *testing.T) {
+	t.Parallel()
+	eachDriver(t, func(t *testing.T, b testBundle) {
+		q := &countedClaims{Queue: b.queue}
+		d := handlerDestination("h")
+		d.Concurrency = 4
+		checkPolledByOne(t, q, d.Concurrency, Options{
+			Queue: q, Within: b.store, Registerer: b.reg,
+			Destinations: []config.Destination{d},
+			Handlers:     map[string]Handler{"h": func(context.Context, any, store.Claim) error { return nil }},
+		})
+	})
+}
+
+// checkPolledByOne starts an engine of o, whose queue q counts its
+// claims, on one idle destination of claimers claimers polled every 20
+// ms, and checks that its claims come no faster than one claimer polling
+// would make them, with the first look of each of the others.
+func checkPolledByOne(t *testing.T, q *countedClaims, claimers int, o Options) {
+	t.Helper()
+	const poll = 20 * time.Millisecond
+	o.PollInterval = poll
+	start := time.Now()
+	startEngine(t, o)
+	const claims = 20
+	testkit.Eventually(t, 30*time.Second, fmt.Sprintf("%d claims", claims), func() error {
+		return testkit.Check(q.returned.Load() >= claims, "%d claims", q.returned.Load())
+	})
+	elapsed := time.Since(start)
+	got := q.returned.Load()
+	if limit := int64(elapsed/poll) + int64(claimers-1) + 2; got > limit {
+		t.Errorf("%d claims in %v of an idle destination polled every %v, want at most %d (one claimer polling)", got, elapsed, poll, limit)
+	}
+	if q.found.Load() != 0 {
+		t.Errorf("%d claims found deliveries; the queue is empty", q.found.Load())
+	}
 }
