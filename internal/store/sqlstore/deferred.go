@@ -26,10 +26,11 @@ GROUP BY x.destination`
 // deferredDeliveries selects the deferred deliveries in flight as
 // deliveryColumns, as x joined to its event e, ready for a WHERE: the row
 // the sweep of an ended lease would write (see the drivers' writeDeferred),
-// with the event's receive time for its creation and last change. One
-// whose event was purged meanwhile is left out, as the sweep skips it. It
-// follows a SELECT of the same columns from hookrelay.deliveries in a
-// UNION ALL, which gives its columns their types.
+// with the event's receive time for its creation and last change. A
+// purge writes the rows of its events' deferred deliveries, purged; the
+// join leaves out any it has not yet. It follows a SELECT of the same
+// columns from hookrelay.deliveries in a UNION ALL, which gives its
+// columns their types.
 func deferredDeliveries(d Dialect) string {
 	return `SELECT x.id, x.event_id, x.destination, 'processing', 1, 0, '',
 	e.received_at, x.lease_until, '', 0, e.received_at, e.received_at, NULL

@@ -85,7 +85,9 @@ type RangeReplayer interface {
 // over (store.ErrJobTaken), or whose context ended (its process is going
 // away, and another node will take the job over); the node that ends the
 // job writes its row. req.Resume starts the walk part way, its totals
-// counted in.
+// counted in. Once the walk has ended, the deliveries of the selection
+// in flight that it could not read, having no rows yet
+// (d.ReplayDeferred), are counted in flight.
 //
 // A replay that re-arms and is not told of its progress runs through a
 // RangeReplayer that allows several stretches at once (see replayStretches).

@@ -69,9 +69,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?, 'replay')`
 // InFlight counts the selected deliveries that were processing as their
 // batch was re-armed, and those leased at ingest whose rows were still
 // deferred once the walk had ended (ReplayDeferred), and Matched =
-// Rearmed + InFlight. (A delivery
-// whose status changes while its batch is re-armed may be counted in
-// neither.) A dry run counts the same way, changes nothing, and still
+// Rearmed + InFlight. (A delivery whose status changes while its batch
+// is re-armed may be counted in neither.) A dry run counts the same way, changes nothing, and still
 // writes its audit row. A bad glob or status is store.ErrBadFilter.
 func (o *Ops) Replay(ctx context.Context, req store.ReplayRequest) (store.ReplayResult, error) {
 	release, err := o.enter()
