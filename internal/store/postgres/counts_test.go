@@ -53,3 +53,54 @@ func TestFoldActivity(t *testing.T) {
 		}
 	}
 }
+
+// TestActivityDeliveredOnce checks the statement trigger that counts the
+// deliveries an UPDATE sets done (migrations 0028 and 0040): a batch of
+// outcomes counts each of its deliveries once, after a first outcome of
+// one delivery alone (the size PL/pgSQL may plan the trigger's statement
+// for, in a backend, and keep), and an UPDATE of rows already done counts
+// none of them again.
+func TestActivityDeliveredOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openURL(t, testdb.PostgresURL(t))
+	start := time.Date(2026, time.March, 3, 9, 30, 0, 0, time.UTC)
+	const n = 300
+	items := make([]store.IngestItem, n)
+	for i := range items {
+		items[i] = opsItem(fmt.Sprintf("evt_delivered_%d", i), start, []byte(`{}`))
+	}
+	if _, err := s.Ingest(ctx, items); err != nil {
+		t.Fatalf("Ingest: %v", err)
+	}
+	at := start.Add(time.Minute)
+	claims, err := s.ClaimDeliveries(ctx, store.ClaimRequest{Destination: "billing", Max: n, Lease: time.Minute, Now: at})
+	if err != nil || len(claims) != n {
+		t.Fatalf("claim: %d, %v", len(claims), err)
+	}
+	done := make([]store.Completion, n)
+	for i, c := range claims {
+		done[i] = store.Completion{DeliveryID: c.Delivery.ID, LeaseToken: c.LeaseToken, Status: store.StatusDone, Now: at,
+			Attempt: store.Attempt{AttemptedAt: at, StatusCode: 200}}
+	}
+	for _, batch := range [][]store.Completion{done[:1], done[1:]} {
+		if _, err := s.CompleteDeliveries(ctx, batch); err != nil {
+			t.Fatalf("CompleteDeliveries of %d: %v", len(batch), err)
+		}
+	}
+	delivered := func(when string) {
+		t.Helper()
+		got, err := s.Activity(ctx, at, at.Add(time.Minute), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Delivered != n {
+			t.Errorf("%s: activity %+v, want %d delivered", when, got, n)
+		}
+	}
+	delivered("outcomes")
+	if _, err := s.other.Exec(ctx, s.sql.SQL(`UPDATE hookrelay.deliveries SET updated_at = updated_at WHERE status = 'done'`)); err != nil {
+		t.Fatal(err)
+	}
+	delivered("an update of the rows done")
+}
