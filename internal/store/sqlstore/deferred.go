@@ -11,9 +11,13 @@ package sqlstore
 
 // deferredInFlight is the FROM item x of the deferred deliveries whose
 // rows are not yet written: (id, event_id, destination, lease_until).
+// Whether a row is written is one probe of the deliveries' key for each:
+// a scalar subquery, which PostgreSQL runs per row, where it would plan
+// NOT EXISTS as an anti-join, free to hash every delivery of the history
+// when the leases' statistics are stale (they churn by the second).
 func deferredInFlight(d Dialect) string {
 	return `(SELECT l.* FROM (` + d.DeferredLeases + `) AS l
-	WHERE NOT EXISTS (SELECT 1 FROM hookrelay.deliveries w WHERE w.id = l.id)) AS x`
+	WHERE (SELECT w.id FROM hookrelay.deliveries w WHERE w.id = l.id) IS NULL) AS x`
 }
 
 // deferredCounts is the statement whose rows are (destination,
