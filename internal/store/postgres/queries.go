@@ -222,6 +222,11 @@ WHERE i.signature_digest IS NOT NULL AND c.provider_event_id IS DISTINCT FROM i.
 	// again after asyncCommit.
 	syncCommit = `SELECT set_config('synchronous_commit', 'on', true)`
 
+	// hashJoins keeps the current transaction's plans off nested loops:
+	// for an ingest, whose joins are all of its own arrays and CTEs, never
+	// of a table.
+	hashJoins = `SELECT set_config('enable_nestloop', 'off', true)`
+
 	// genericPlans lets the current transaction's prepared statements run
 	// on their generic plan. The claim's plan is the same for every
 	// destination and time — walk the due index from its oldest entry —
