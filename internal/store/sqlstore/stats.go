@@ -51,12 +51,7 @@ func (o *Ops) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
 		now = time.Now()
 	}
 	st := store.Stats{Destinations: map[string]store.DestinationStats{}, Sources: map[string]store.SourceStats{}}
-	if err := o.readCounts(ctx, st.Destinations, selectCountsHead+o.b.Dialect.CountsTable+selectCountsTail); err != nil {
-		return store.Stats{}, o.fail(ctx, "stats", err)
-	}
-	// The counts the triggers keep hold a delivery from its row's insert,
-	// which for one leased at ingest and deferred comes with its outcome.
-	if err := o.readCounts(ctx, st.Destinations, deferredCounts(o.b.Dialect)); err != nil {
+	if err := o.statsCounts(ctx, st.Destinations); err != nil {
 		return store.Stats{}, o.fail(ctx, "stats", err)
 	}
 	if err := o.oldestDue(ctx, st.Destinations, now); err != nil {
@@ -68,9 +63,15 @@ func (o *Ops) Stats(ctx context.Context, now time.Time) (store.Stats, error) {
 	return st, nil
 }
 
-// readCounts adds to dests the counts query returns, rows of
-// (destination, status, n).
-func (o *Ops) readCounts(ctx context.Context, dests map[string]store.DestinationStats, query string) error {
+// statsCounts adds to dests the deliveries' counts by destination and
+// status: those the triggers keep, which hold a delivery from its row's
+// insert, and those leased at ingest whose rows are deferred (processing;
+// see deferredCounts), in one statement, so that a row written between
+// the two is counted once.
+func (o *Ops) statsCounts(ctx context.Context, dests map[string]store.DestinationStats) error {
+	query := selectCountsHead + o.b.Dialect.CountsTable + selectCountsTail + `
+UNION ALL
+` + deferredCounts(o.b.Dialect)
 	rows, err := o.b.Read.Query(ctx, query)
 	if err != nil {
 		return err
