@@ -58,12 +58,6 @@ LIMIT ?6`
 	// of a table's identity column past its largest id.
 	resetIdentity = `SELECT setval(pg_get_serial_sequence('%[1]s', 'id'), coalesce(max(id), 0) + 1, false) FROM %[1]s`
 
-	// statsCounts returns the deliveries' counts by destination and
-	// status, those not zero: the sums of the deltas the triggers of
-	// migration 0004 append, a table that FoldCounts keeps small.
-	statsCounts = `SELECT destination, status, sum(n)::bigint FROM hookrelay.delivery_count_deltas
-GROUP BY destination, status HAVING sum(n) <> 0`
-
 	// tryFoldLock takes the advisory lock of a fold for the transaction,
 	// or tells that another holds it.
 	tryFoldLock = `SELECT pg_try_advisory_xact_lock($1)`
@@ -105,27 +99,4 @@ ON CONFLICT (minute) DO UPDATE SET
 	received = a.received + excluded.received,
 	delivered = a.delivered + excluded.delivered,
 	failed = a.failed + excluded.failed`
-
-	// statsOldestDue returns, for each destination of $1, the earliest
-	// next_attempt_at of its pending or failed deliveries due at $2, or
-	// NULL: the first entry of the due index for each.
-	statsOldestDue = `SELECT x.destination, (
-	SELECT min(d.next_attempt_at) FROM hookrelay.deliveries d
-	WHERE d.destination = x.destination AND d.status IN ('pending', 'failed') AND d.next_attempt_at <= $2
-)
-FROM unnest($1::text[]) AS x(destination)`
-
-	statsSources = `SELECT source, received, duplicates, rejected FROM hookrelay.ingest_counts`
-
-	// countIngest adds the counts of parallel arrays to their sources'
-	// rows, in source order so that concurrent flushes lock rows in one
-	// order.
-	countIngest = `INSERT INTO hookrelay.ingest_counts AS c (source, received, duplicates, rejected)
-SELECT source, received, duplicates, rejected
-FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS x(source, received, duplicates, rejected)
-ORDER BY source
-ON CONFLICT (source) DO UPDATE SET
-	received = c.received + excluded.received,
-	duplicates = c.duplicates + excluded.duplicates,
-	rejected = c.rejected + excluded.rejected`
 )
